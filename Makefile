@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Top-level entry of the QUIC patchset overlay.
+#
+#   make            build the modules (W=1, warnings are errors) and user space
+#   make check      build, boot the test VM and run every test
+#   make run        build, boot the VM and run the demo
+#   make bench      build, boot the VM and print micro-benchmark figures
+#   make checkpatch run scripts/checkpatch.pl --strict on our C sources
+#
+# KDIR selects the kernel to build against (default: the newest installed
+# Debian 6.1 amd64 headers, which is what the VM boots).
+
+KDIR ?= $(lastword $(sort $(wildcard /usr/src/linux-headers-6.1.*-amd64)))
+W ?= 1
+KCFLAGS ?= -Werror
+
+SELFTESTS := tools/testing/selftests/net/quic
+VM := $(SELFTESTS)/vm
+KSRC := $(CURDIR)/.cache/linux-source
+
+export KSRC
+
+.PHONY: all modules user ksrc provision check run bench checkpatch clean
+
+all: modules user
+
+modules:
+	@test -n "$(KDIR)" || { echo "no kernel headers: apt-get install linux-headers-amd64, or pass KDIR=" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=$(W) KCFLAGS="$(KCFLAGS)" modules
+
+user: ksrc
+	$(MAKE) -C $(SELFTESTS) KSRC=$(KSRC)
+
+ksrc:
+	@$(VM)/ksrc $(KSRC)
+
+provision:
+	@$(VM)/provision
+
+check: provision
+	$(MAKE) all
+	$(SELFTESTS)/check.sh
+
+run: provision
+	$(MAKE) all
+	$(VM)/run -- $(CURDIR)/$(SELFTESTS)/demo.sh
+
+bench: provision
+	$(MAKE) all
+	$(VM)/run -- $(CURDIR)/$(SELFTESTS)/bench.sh
+
+checkpatch: ksrc
+	$(SELFTESTS)/checkpatch.sh $(KSRC)
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	$(MAKE) -C $(SELFTESTS) clean

@@ -1,0 +1,40 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs inside the test VM, in a chroot of the host root: loads our modules
+# and their dependencies, runs the job, then checks that every module of
+# ours unloads. Results go to $OUT (rc, modules, kernel.log).
+
+set -u
+. "$(dirname "$0")/job.env"
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root TERM=dumb QUIC_VM=1
+cd "$REPO"
+
+echo "vm: kernel $(uname -r), $(nproc) CPUs" >"$OUT/guest.log"
+rm -f "$OUT/rc" "$OUT/modules"
+
+for m in $LOAD_MODULES; do
+	if ! modprobe "$m" 2>>"$OUT/guest.log"; then
+		echo "vm: modprobe $m failed" | tee -a "$OUT/guest.log"
+		echo "load-failed $m" >>"$OUT/modules"
+	fi
+done
+
+"${CMD[@]}"
+rc=$?
+echo "$rc" >"$OUT/rc"
+
+# Every module of ours must unload: a leaked socket or reference keeps
+# its count above zero and makes rmmod fail.
+for m in $OUR_MODULES; do
+	[ -d "/sys/module/$m" ] || continue
+	if rmmod "$m" 2>>"$OUT/guest.log"; then
+		echo "unloaded $m" >>"$OUT/modules"
+	else
+		echo "rmmod-failed $m refcnt=$(cat "/sys/module/$m/refcnt" 2>/dev/null)" \
+			>>"$OUT/modules"
+	fi
+done
+dmesg >"$OUT/kernel.log"
+sync
