@@ -1,0 +1,73 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers of the guest-side scripts (sourced): load a test module and turn
+# the KTAP it prints into result lines, run a kselftest binary and do the
+# same with its TAP output. Results are appended to $RESULTS as
+# "ok <suite>: <name>", "not ok <suite>: <name>" or "skip <suite>: <name>".
+
+RESULTS=${RESULTS:-$OUT/results}
+
+result() {
+	echo "$1 $2: $3" >>"$RESULTS"
+	case "$1" in
+	"not ok") echo "FAIL $2: $3" ;;
+	esac
+}
+
+# tap_to_results SUITE: read TAP/KTAP on stdin, record top-level results.
+tap_to_results() {
+	local suite=$1 line name
+	while IFS= read -r line; do
+		case "$line" in
+		"ok "*|"not ok "*) ;;
+		*) continue ;;
+		esac
+		name=$(echo "$line" | sed -E 's/^(not )?ok [0-9]+ -? ?//')
+		if echo "$line" | grep -q '# SKIP'; then
+			result skip "$suite" "$name"
+		elif [ "${line#not ok}" != "$line" ]; then
+			result "not ok" "$suite" "$name"
+		else
+			result ok "$suite" "$name"
+		fi
+	done
+}
+
+# run_ktap_module MODULE [PARAM...]: load MODULE, parse the KTAP its init
+# printed to the kernel log, unload it.
+run_ktap_module() {
+	local mod=$1 before
+	shift
+	before=$(dmesg | wc -l)
+	echo "== $mod"
+	if ! modprobe "$mod" "$@"; then
+		result "not ok" "$mod" "module loads"
+		return
+	fi
+	dmesg -t | tail -n +"$((before + 1))" | tee "$OUT/$mod.ktap" |
+		grep -E '^(KTAP|1\.\.|ok |not ok |#)' || true
+	if ! grep -q '^1\.\.' "$OUT/$mod.ktap"; then
+		result "not ok" "$mod" "prints a KTAP plan"
+	fi
+	tap_to_results "$mod" <"$OUT/$mod.ktap"
+	if rmmod "$mod"; then
+		result ok "$mod" "module unloads"
+	else
+		result "not ok" "$mod" "module unloads"
+	fi
+}
+
+# run_kselftest BINARY [ARG...]: run a kselftest_harness.h program.
+run_kselftest() {
+	local bin=$1 suite
+	suite=$(basename "$bin")
+	echo "== $suite"
+	if [ ! -x "$bin" ]; then
+		result "not ok" "$suite" "built"
+		return
+	fi
+	"$@" 2>&1 | tee "$OUT/$suite.tap" | tap_to_results "$suite"
+	if [ "${PIPESTATUS[0]}" -ne 0 ] && ! grep -q '^not ok' "$OUT/$suite.tap"; then
+		result "not ok" "$suite" "exits 0"
+	fi
+}

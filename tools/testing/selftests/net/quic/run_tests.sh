@@ -1,0 +1,27 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Every test of the patchset, run inside the test VM (see vm/run) by
+# check.sh: in-kernel selftests reporting KTAP, then the kselftests.
+
+set -u
+dir=$(cd "$(dirname "$0")" && pwd)
+. "$dir/ktap.sh"
+: >"$RESULTS"
+
+run_ktap_module test_prandom_siphash
+run_ktap_module quic_test
+
+# socket() must autoload quic.ko through its net-pf-*-proto-261 aliases.
+if rmmod quic; then
+	result ok module "quic unloads when idle"
+else
+	result "not ok" module "quic unloads when idle"
+fi
+run_kselftest "$dir/socket"
+if [ -d /sys/module/quic ]; then
+	result ok module "socket(IPPROTO_QUIC) autoloads quic"
+else
+	result "not ok" module "socket(IPPROTO_QUIC) autoloads quic"
+fi
+exit 0
