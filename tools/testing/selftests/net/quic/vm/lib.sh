@@ -4,7 +4,8 @@
 
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$VM_DIR/../../../../../.." && pwd)
-CACHE=${QUIC_VM_CACHE:-$REPO/.cache/vm}
+# Outside the repository: "make clean" deletes every *.ko below it.
+CACHE=${QUIC_VM_CACHE:-/var/cache/quic-vm}
 OUT=${QUIC_VM_OUT:-$REPO/.vm}
 
 log() { echo "vm: $*" >&2; }

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * QUIC: the socket (net/quic/socket.c).
+ */
+
+#ifndef __NET_QUIC_SOCKET_H
+#define __NET_QUIC_SOCKET_H
+
+#include <linux/ipv6.h>
+#include <linux/net.h>
+#include <net/inet_sock.h>
+#include <net/sock.h>
+
+/**
+ * struct quic_sock - a QUIC socket: one connection or one listener
+ * @inet: the inet socket; must come first
+ * @bound: bind() succeeded; a socket binds once
+ *
+ * The bound address and port live in the inet fields (inet_rcv_saddr,
+ * inet_saddr, inet_sport, sk_v6_rcv_saddr), as for the other inet
+ * protocols.
+ */
+struct quic_sock {
+	struct inet_sock	inet;
+	u8			bound;
+};
+
+/**
+ * struct quic6_sock - an AF_INET6 QUIC socket
+ * @quic: the QUIC socket; must come first
+ * @inet6: the IPv6 state; must come last (see inet6_sk_generic())
+ */
+struct quic6_sock {
+	struct quic_sock	quic;
+	struct ipv6_pinfo	inet6;
+};
+
+static inline struct quic_sock *quic_sk(const struct sock *sk)
+{
+	return (struct quic_sock *)sk;
+}
+
+/* The protocols and socket operations registered by protocol.c. */
+extern struct proto quic_prot;
+extern struct proto quic_v6_prot;
+extern const struct proto_ops quic_proto_ops;
+extern const struct proto_ops quic_v6_proto_ops;
+
+#endif /* __NET_QUIC_SOCKET_H */

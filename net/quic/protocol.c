@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * QUIC: module initialisation and per network namespace state.
+ *
+ * Registers the QUIC protocols of both address families and their
+ * socket types, so that socket(AF_INET or AF_INET6, SOCK_STREAM or
+ * SOCK_DGRAM, IPPROTO_QUIC) creates a QUIC socket.
+ */
+
+#include <linux/init.h>
+#include <linux/module.h>
+#include <linux/quic.h>
+#include <linux/string.h>
+#include <net/protocol.h>
+#include <net/sock.h>
+
+#include <net/quic/protocol.h>
+#include <net/quic/socket.h>
+
+unsigned int quic_net_id __read_mostly;
+
+static int __net_init quic_net_init(struct net *net)
+{
+	quic_hash_key_init(&quic_net(net)->hash_key);
+	return 0;
+}
+
+static void __net_exit quic_net_exit(struct net *net)
+{
+	struct quic_net *qn = quic_net(net);
+
+	memzero_explicit(&qn->hash_key, sizeof(qn->hash_key));
+}
+
+static struct pernet_operations quic_net_ops = {
+	.init	= quic_net_init,
+	.exit	= quic_net_exit,
+	.id	= &quic_net_id,
+	.size	= sizeof(struct quic_net),
+};
+
+/* Both socket types behave the same; SO_TYPE reports the one asked for. */
+static struct inet_protosw quic_protosw[] = {
+	{
+		.type		= SOCK_STREAM,
+		.protocol	= IPPROTO_QUIC,
+		.prot		= &quic_prot,
+		.ops		= &quic_proto_ops,
+	},
+	{
+		.type		= SOCK_DGRAM,
+		.protocol	= IPPROTO_QUIC,
+		.prot		= &quic_prot,
+		.ops		= &quic_proto_ops,
+	},
+};
+
+static struct inet_protosw quic_v6_protosw[] = {
+	{
+		.type		= SOCK_STREAM,
+		.protocol	= IPPROTO_QUIC,
+		.prot		= &quic_v6_prot,
+		.ops		= &quic_v6_proto_ops,
+	},
+	{
+		.type		= SOCK_DGRAM,
+		.protocol	= IPPROTO_QUIC,
+		.prot		= &quic_v6_prot,
+		.ops		= &quic_v6_proto_ops,
+	},
+};
+
+static int __init quic_init(void)
+{
+	int err, i;
+
+	err = register_pernet_subsys(&quic_net_ops);
+	if (err)
+		return err;
+
+	err = proto_register(&quic_prot, 1);
+	if (err)
+		goto err_pernet;
+	err = proto_register(&quic_v6_prot, 1);
+	if (err)
+		goto err_proto;
+
+	/* Sockets can be created as soon as a protosw is registered, so the
+	 * steps that can fail come first and the IPv4 ones, which cannot,
+	 * come last.
+	 */
+	for (i = 0; i < ARRAY_SIZE(quic_v6_protosw); i++) {
+		err = inet6_register_protosw(&quic_v6_protosw[i]);
+		if (err)
+			goto err_protosw6;
+	}
+	for (i = 0; i < ARRAY_SIZE(quic_protosw); i++)
+		inet_register_protosw(&quic_protosw[i]);
+	return 0;
+
+err_protosw6:
+	while (--i >= 0)
+		inet6_unregister_protosw(&quic_v6_protosw[i]);
+	proto_unregister(&quic_v6_prot);
+err_proto:
+	proto_unregister(&quic_prot);
+err_pernet:
+	unregister_pernet_subsys(&quic_net_ops);
+	return err;
+}
+
+static void __exit quic_exit(void)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(quic_protosw); i++)
+		inet_unregister_protosw(&quic_protosw[i]);
+	for (i = 0; i < ARRAY_SIZE(quic_v6_protosw); i++)
+		inet6_unregister_protosw(&quic_v6_protosw[i]);
+	proto_unregister(&quic_v6_prot);
+	proto_unregister(&quic_prot);
+	unregister_pernet_subsys(&quic_net_ops);
+}
+
+module_init(quic_init);
+module_exit(quic_exit);
+
+/* The aliases are strings made by the preprocessor, so they need the
+ * numbers themselves: IPPROTO_QUIC and SOCK_* are enum constants.
+ */
+static_assert(IPPROTO_QUIC == 261 && SOCK_STREAM == 1 && SOCK_DGRAM == 2);
+MODULE_ALIAS_NET_PF_PROTO(PF_INET, 261);
+MODULE_ALIAS_NET_PF_PROTO(PF_INET6, 261);
+MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_INET, 261, 1);
+MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_INET, 261, 2);
+MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_INET6, 261, 1);
+MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_INET6, 261, 2);
+MODULE_DESCRIPTION("QUIC transport protocol (RFC 9000) behind sockets");
+MODULE_AUTHOR("The in-kernel QUIC patchset developers");
+MODULE_LICENSE("GPL");

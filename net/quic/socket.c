@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * QUIC: socket operations.
+ *
+ * A QUIC socket can be created, bound, inspected and closed, and takes
+ * socket-level and IP-level options. What needs a connection (connect,
+ * listen, accept, sendmsg, recvmsg, shutdown, the queue ioctls and the
+ * SOL_QUIC options) fails with EOPNOTSUPP until the protocol arrives.
+ */
+
+#include <linux/errno.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/netdevice.h>
+#include <linux/poll.h>
+#include <linux/quic.h>
+#include <linux/sockios.h>
+#include <net/addrconf.h>
+#include <net/inet_common.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <net/route.h>
+#include <net/transp_v6.h>
+#include <asm/ioctls.h>
+
+#include <net/quic/socket.h>
+
+/* inet6_sk_generic() finds the IPv6 state at the end of the object. */
+static_assert(offsetof(struct quic6_sock, inet6) + sizeof(struct ipv6_pinfo) ==
+	      sizeof(struct quic6_sock));
+
+/* setsockopt() rejects larger arguments of SOL_QUIC options. */
+#define QUIC_SOCKOPT_MAX_LEN	4096
+
+/* A bind or connect address in the form a path uses: an IPv4 address
+ * given to an AF_INET6 socket, as sockaddr_in or v4-mapped, is AF_INET.
+ */
+union quic_addr {
+	struct sockaddr		sa;
+	struct sockaddr_in	v4;
+	struct sockaddr_in6	v6;
+};
+
+static int quic_addr_from_user(const struct sock *sk,
+			       const struct sockaddr *uaddr, int len,
+			       union quic_addr *a)
+{
+	const struct sockaddr_in6 *sin6;
+	const struct sockaddr_in *sin;
+
+	memset(a, 0, sizeof(*a));
+	if (len < (int)offsetofend(struct sockaddr, sa_family))
+		return -EINVAL;
+
+	switch (uaddr->sa_family) {
+	case AF_INET:
+		if (len < (int)sizeof(*sin))
+			return -EINVAL;
+		if (sk->sk_family == AF_INET6 && ipv6_only_sock(sk))
+			return -EINVAL;
+		sin = (const struct sockaddr_in *)uaddr;
+		a->v4.sin_family = AF_INET;
+		a->v4.sin_port = sin->sin_port;
+		a->v4.sin_addr = sin->sin_addr;
+		break;
+	case AF_INET6:
+		if (sk->sk_family != AF_INET6)
+			return -EAFNOSUPPORT;
+		if (len < (int)sizeof(*sin6))
+			return -EINVAL;
+		sin6 = (const struct sockaddr_in6 *)uaddr;
+		if (ipv6_addr_v4mapped(&sin6->sin6_addr)) {
+			if (ipv6_only_sock(sk))
+				return -EINVAL;
+			a->v4.sin_family = AF_INET;
+			a->v4.sin_port = sin6->sin6_port;
+			a->v4.sin_addr.s_addr = sin6->sin6_addr.s6_addr32[3];
+			break;
+		}
+		a->v6.sin6_family = AF_INET6;
+		a->v6.sin6_port = sin6->sin6_port;
+		a->v6.sin6_addr = sin6->sin6_addr;
+		a->v6.sin6_scope_id = sin6->sin6_scope_id;
+		break;
+	default:
+		return -EAFNOSUPPORT;
+	}
+
+	if (a->sa.sa_family == AF_INET) {
+		if (ipv4_is_multicast(a->v4.sin_addr.s_addr))
+			return -EINVAL;
+	} else if (ipv6_addr_is_multicast(&a->v6.sin6_addr)) {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int quic_bind_v4(struct sock *sk, const struct sockaddr_in *sin)
+{
+	__be32 addr = sin->sin_addr.s_addr;
+	struct inet_sock *inet = inet_sk(sk);
+	struct net *net = sock_net(sk);
+	struct net_device *dev = NULL;
+	int err = 0;
+
+	if (addr != htonl(INADDR_ANY) && !inet_can_nonlocal_bind(net, inet)) {
+		rcu_read_lock();
+		if (sk->sk_bound_dev_if) {
+			dev = dev_get_by_index_rcu(net, sk->sk_bound_dev_if);
+			if (!dev)
+				err = -ENODEV;
+		}
+		if (!err && inet_addr_type_dev_table(net, dev, addr) != RTN_LOCAL)
+			err = -EADDRNOTAVAIL;
+		rcu_read_unlock();
+		if (err)
+			return err;
+	}
+
+	inet->inet_rcv_saddr = addr;
+	inet->inet_saddr = addr;
+	if (sk->sk_family == AF_INET6) {
+		ipv6_addr_set_v4mapped(addr, &sk->sk_v6_rcv_saddr);
+		inet6_sk(sk)->saddr = sk->sk_v6_rcv_saddr;
+	}
+	return 0;
+}
+
+static int quic_bind_v6(struct sock *sk, const struct sockaddr_in6 *sin6)
+{
+	const struct in6_addr *addr = &sin6->sin6_addr;
+	int type = ipv6_addr_type(addr), err = 0;
+	int ifindex = sk->sk_bound_dev_if;
+	struct inet_sock *inet = inet_sk(sk);
+	struct net *net = sock_net(sk);
+	bool scoped, any;
+	__be32 v4addr;
+
+	any = type == IPV6_ADDR_ANY;
+	scoped = __ipv6_addr_needs_scope_id(type);
+	if (scoped) {
+		if (sin6->sin6_scope_id)
+			ifindex = sin6->sin6_scope_id;
+		if (!ifindex)
+			return -EINVAL;
+	}
+
+	if (!any) {
+		struct net_device *dev = NULL;
+
+		rcu_read_lock();
+		if (ifindex) {
+			dev = dev_get_by_index_rcu(net, ifindex);
+			/* A scope ID naming no interface is a bad address. */
+			if (!dev)
+				err = scoped && sin6->sin6_scope_id ? -EINVAL : -ENODEV;
+		}
+		if (!err && !ipv6_can_nonlocal_bind(net, inet) &&
+		    !ipv6_chk_addr(net, addr, dev, 0))
+			err = -EADDRNOTAVAIL;
+		rcu_read_unlock();
+		if (err)
+			return err;
+	}
+
+	/* As in inet6_bind(): no IPv4 address matches a specific IPv6 one. */
+	v4addr = any ? 0 : LOOPBACK4_IPV6;
+	inet->inet_rcv_saddr = v4addr;
+	inet->inet_saddr = v4addr;
+	sk->sk_v6_rcv_saddr = *addr;
+	inet6_sk(sk)->saddr = *addr;
+	if (scoped)
+		WRITE_ONCE(sk->sk_bound_dev_if, ifindex);
+	return 0;
+}
+
+/* Record the local address and port. Nothing is reserved yet: the port
+ * belongs to the shared kernel UDP socket, which also picks a port for
+ * port 0; until it exists, port 0 stays 0.
+ */
+static int quic_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
+{
+	struct sock *sk = sock->sk;
+	struct inet_sock *inet = inet_sk(sk);
+	struct net *net = sock_net(sk);
+	union quic_addr a;
+	bool any;
+	__be16 port;
+	int err;
+
+	err = quic_addr_from_user(sk, uaddr, addr_len, &a);
+	if (err)
+		return err;
+
+	if (a.sa.sa_family == AF_INET) {
+		port = a.v4.sin_port;
+		any = a.v4.sin_addr.s_addr == htonl(INADDR_ANY);
+	} else {
+		port = a.v6.sin6_port;
+		any = ipv6_addr_any(&a.v6.sin6_addr);
+	}
+	if (port && inet_port_requires_bind_service(net, ntohs(port)) &&
+	    !ns_capable(net->user_ns, CAP_NET_BIND_SERVICE))
+		return -EACCES;
+
+	lock_sock(sk);
+	err = -EINVAL;
+	if (quic_sk(sk)->bound || sk->sk_state != TCP_CLOSE)
+		goto out;
+
+	if (a.sa.sa_family == AF_INET)
+		err = quic_bind_v4(sk, &a.v4);
+	else
+		err = quic_bind_v6(sk, &a.v6);
+	if (err)
+		goto out;
+
+	inet->inet_sport = port;
+	inet->inet_num = ntohs(port);
+	inet->inet_daddr = 0;
+	inet->inet_dport = 0;
+	if (!any)
+		sk->sk_userlocks |= SOCK_BINDADDR_LOCK;
+	if (port)
+		sk->sk_userlocks |= SOCK_BINDPORT_LOCK;
+	sk_dst_reset(sk);
+	WRITE_ONCE(quic_sk(sk)->bound, 1);
+out:
+	release_sock(sk);
+	return err;
+}
+
+/* An AF_INET6 socket on an IPv4 path reports a plain sockaddr_in, as
+ * applications of the QUIC socket API expect.
+ */
+static int quic_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
+{
+	struct sock *sk = sock->sk;
+	struct inet_sock *inet = inet_sk(sk);
+	DECLARE_SOCKADDR(struct sockaddr_in6 *, sin6, uaddr);
+	DECLARE_SOCKADDR(struct sockaddr_in *, sin, uaddr);
+	int len;
+
+	if (peer)
+		return -ENOTCONN;
+
+	lock_sock(sk);
+	if (sk->sk_family == AF_INET6 &&
+	    !ipv6_addr_v4mapped(&sk->sk_v6_rcv_saddr)) {
+		memset(sin6, 0, sizeof(*sin6));
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = inet->inet_sport;
+		sin6->sin6_addr = sk->sk_v6_rcv_saddr;
+		sin6->sin6_scope_id = ipv6_iface_scope_id(&sin6->sin6_addr,
+							  sk->sk_bound_dev_if);
+		len = sizeof(*sin6);
+	} else {
+		memset(sin, 0, sizeof(*sin));
+		sin->sin_family = AF_INET;
+		sin->sin_port = inet->inet_sport;
+		sin->sin_addr.s_addr = inet->inet_rcv_saddr;
+		len = sizeof(*sin);
+	}
+	release_sock(sk);
+	return len;
+}
+
+/* Nothing is ever queued yet: report errors only. */
+static __poll_t quic_poll(struct file *file, struct socket *sock,
+			  poll_table *wait)
+{
+	struct sock *sk = sock->sk;
+	__poll_t mask = 0;
+
+	sock_poll_wait(file, sock, wait);
+	if (READ_ONCE(sk->sk_err) ||
+	    !skb_queue_empty_lockless(&sk->sk_error_queue))
+		mask |= EPOLLERR;
+	return mask;
+}
+
+static int quic_connect(struct socket *sock, struct sockaddr *uaddr,
+			int addr_len, int flags)
+{
+	return -EOPNOTSUPP;
+}
+
+static int quic_listen(struct socket *sock, int backlog)
+{
+	return -EOPNOTSUPP;
+}
+
+static int quic_accept(struct socket *sock, struct socket *newsock, int flags,
+		       bool kern)
+{
+	return -EOPNOTSUPP;
+}
+
+static int quic_shutdown(struct socket *sock, int how)
+{
+	return -EOPNOTSUPP;
+}
+
+static int quic_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
+{
+	return -EOPNOTSUPP;
+}
+
+static int quic_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
+			int flags)
+{
+	return -EOPNOTSUPP;
+}
+
+static int quic_ioctl(struct sock *sk, int cmd, unsigned long arg)
+{
+	switch (cmd) {
+	case SIOCINQ:
+	case SIOCOUTQ:
+	case SIOCOUTQNSD:
+		return -EOPNOTSUPP;
+	}
+	return -ENOIOCTLCMD;
+}
+
+#define QUIC_OPT_SET	BIT(0)
+#define QUIC_OPT_GET	BIT(1)
+
+/* The directions each SOL_QUIC option exists in. */
+static const u8 quic_sockopt_dirs[] = {
+	[QUIC_SOCKOPT_EVENT]			= QUIC_OPT_SET | QUIC_OPT_GET,
+	[QUIC_SOCKOPT_STREAM_OPEN]		= QUIC_OPT_GET,
+	[QUIC_SOCKOPT_STREAM_RESET]		= QUIC_OPT_SET,
+	[QUIC_SOCKOPT_STREAM_STOP_SENDING]	= QUIC_OPT_SET,
+	[QUIC_SOCKOPT_CONNECTION_ID]		= QUIC_OPT_SET | QUIC_OPT_GET,
+	[QUIC_SOCKOPT_CONNECTION_CLOSE]		= QUIC_OPT_SET | QUIC_OPT_GET,
+	[QUIC_SOCKOPT_CONNECTION_MIGRATION]	= QUIC_OPT_SET,
+	[QUIC_SOCKOPT_KEY_UPDATE]		= QUIC_OPT_SET,
+	[QUIC_SOCKOPT_TRANSPORT_PARAM]		= QUIC_OPT_SET | QUIC_OPT_GET,
+	[QUIC_SOCKOPT_CONFIG]			= QUIC_OPT_SET | QUIC_OPT_GET,
+	[QUIC_SOCKOPT_TOKEN]			= QUIC_OPT_SET | QUIC_OPT_GET,
+	[QUIC_SOCKOPT_ALPN]			= QUIC_OPT_SET | QUIC_OPT_GET,
+	[QUIC_SOCKOPT_SESSION_TICKET]		= QUIC_OPT_SET | QUIC_OPT_GET,
+	[QUIC_SOCKOPT_CRYPTO_SECRET]		= QUIC_OPT_SET,
+	[QUIC_SOCKOPT_TRANSPORT_PARAM_EXT]	= QUIC_OPT_SET | QUIC_OPT_GET,
+};
+
+static bool quic_sockopt_exists(int optname, u8 dir)
+{
+	if (optname < 0 || optname >= (int)ARRAY_SIZE(quic_sockopt_dirs))
+		return false;
+	return quic_sockopt_dirs[optname] & dir;
+}
+
+static int quic_setsockopt(struct sock *sk, int level, int optname,
+			   sockptr_t optval, unsigned int optlen)
+{
+	if (level == SOL_QUIC) {
+		if (!quic_sockopt_exists(optname, QUIC_OPT_SET))
+			return -ENOPROTOOPT;
+		if (optlen > QUIC_SOCKOPT_MAX_LEN)
+			return -EINVAL;
+		return -EOPNOTSUPP;
+	}
+
+	if (sk->sk_family == AF_INET6 && level == SOL_IPV6) {
+		/* ipv6_setsockopt() refuses this once inet_num is set,
+		 * which a bind to port 0 leaves at 0 for now.
+		 */
+		if (optname == IPV6_V6ONLY && READ_ONCE(quic_sk(sk)->bound))
+			return -EINVAL;
+		return ipv6_setsockopt(sk, level, optname, optval, optlen);
+	}
+	return ip_setsockopt(sk, level, optname, optval, optlen);
+}
+
+static int quic_getsockopt(struct sock *sk, int level, int optname,
+			   char __user *optval, int __user *optlen)
+{
+	int len;
+
+	if (level == SOL_QUIC) {
+		if (!quic_sockopt_exists(optname, QUIC_OPT_GET))
+			return -ENOPROTOOPT;
+		if (get_user(len, optlen))
+			return -EFAULT;
+		if (len < 0)
+			return -EINVAL;
+		return -EOPNOTSUPP;
+	}
+
+	if (sk->sk_family == AF_INET6 && level == SOL_IPV6)
+		return ipv6_getsockopt(sk, level, optname, optval, optlen);
+	return ip_getsockopt(sk, level, optname, optval, optlen);
+}
+
+static int quic_init_sock(struct sock *sk)
+{
+	sock_prot_inuse_add(sock_net(sk), sk->sk_prot, 1);
+	return 0;
+}
+
+static void quic_destroy_sock(struct sock *sk)
+{
+	sock_prot_inuse_add(sock_net(sk), sk->sk_prot, -1);
+}
+
+static void quic_close(struct sock *sk, long timeout)
+{
+	lock_sock(sk);
+	WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);
+	release_sock(sk);
+	sk_common_release(sk);
+}
+
+/* Called by sk_common_release(); nothing is hashed yet. */
+static void quic_unhash(struct sock *sk)
+{
+}
+
+struct proto quic_prot = {
+	.name		= "QUIC",
+	.owner		= THIS_MODULE,
+	.close		= quic_close,
+	.init		= quic_init_sock,
+	.destroy	= quic_destroy_sock,
+	.ioctl		= quic_ioctl,
+	.setsockopt	= quic_setsockopt,
+	.getsockopt	= quic_getsockopt,
+	.unhash		= quic_unhash,
+	.obj_size	= sizeof(struct quic_sock),
+};
+
+struct proto quic_v6_prot = {
+	.name		= "QUICv6",
+	.owner		= THIS_MODULE,
+	.close		= quic_close,
+	.init		= quic_init_sock,
+	.destroy	= quic_destroy_sock,
+	.ioctl		= quic_ioctl,
+	.setsockopt	= quic_setsockopt,
+	.getsockopt	= quic_getsockopt,
+	.unhash		= quic_unhash,
+	.obj_size	= sizeof(struct quic6_sock),
+};
+
+const struct proto_ops quic_proto_ops = {
+	.family		= PF_INET,
+	.owner		= THIS_MODULE,
+	.release	= inet_release,
+	.bind		= quic_bind,
+	.connect	= quic_connect,
+	.socketpair	= sock_no_socketpair,
+	.accept		= quic_accept,
+	.getname	= quic_getname,
+	.poll		= quic_poll,
+	.ioctl		= inet_ioctl,
+	.gettstamp	= sock_gettstamp,
+	.listen		= quic_listen,
+	.shutdown	= quic_shutdown,
+	.setsockopt	= sock_common_setsockopt,
+	.getsockopt	= sock_common_getsockopt,
+	.sendmsg	= quic_sendmsg,
+	.recvmsg	= quic_recvmsg,
+	.mmap		= sock_no_mmap,
+};
+
+const struct proto_ops quic_v6_proto_ops = {
+	.family		= PF_INET6,
+	.owner		= THIS_MODULE,
+	.release	= inet6_release,
+	.bind		= quic_bind,
+	.connect	= quic_connect,
+	.socketpair	= sock_no_socketpair,
+	.accept		= quic_accept,
+	.getname	= quic_getname,
+	.poll		= quic_poll,
+	.ioctl		= inet6_ioctl,
+	.gettstamp	= sock_gettstamp,
+	.listen		= quic_listen,
+	.shutdown	= quic_shutdown,
+	.setsockopt	= sock_common_setsockopt,
+	.getsockopt	= sock_common_getsockopt,
+	.sendmsg	= quic_sendmsg,
+	.recvmsg	= quic_recvmsg,
+	.mmap		= sock_no_mmap,
+};
