@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * quic_test: self-tests of the pure pieces of net/quic.
+ *
+ * Loading the module runs every suite and reports to the kernel log in the
+ * shape that tools/testing/selftests/net/quic/ktap.sh reads: one KTAP
+ * version line, then per suite a subtest header, a plan and one result line
+ * per case, all unindented, and a summary:
+ *
+ *	KTAP version 1
+ *	# Subtest: quic_hash
+ *	1..2
+ *	ok 1 first_case
+ *	not ok 2 second_case # why it failed
+ *	# quic_hash: pass:1 fail:1
+ *
+ * With bench=1 it prints "# bench: ..." figures instead and asserts nothing.
+ * Loading always succeeds, so the module can be unloaded and loaded again.
+ */
+
+#define pr_fmt(fmt) fmt
+
+#include <linux/kernel.h>
+#include <linux/math64.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/printk.h>
+#include <linux/sched.h>
+#include <linux/stdarg.h>
+#include <linux/string.h>
+
+#include "test.h"
+
+static bool bench;
+module_param(bench, bool, 0444);
+MODULE_PARM_DESC(bench, "Print micro-benchmark figures instead of running the tests");
+
+static const struct quic_test_suite *const quic_test_suites[] = {
+	&quic_hash_suite,
+};
+
+/**
+ * quic_test_fail() - record why a test case failed
+ * @t: the running case
+ * @fmt: printf-style reason, one short line
+ *
+ * Only the first reason of a case is kept.
+ *
+ * Return: -EINVAL, for the case to return.
+ */
+int quic_test_fail(struct quic_test *t, const char *fmt, ...)
+{
+	va_list args;
+
+	if (!t->reason[0]) {
+		va_start(args, fmt);
+		vsnprintf(t->reason, sizeof(t->reason), fmt, args);
+		va_end(args);
+	}
+	return -EINVAL;
+}
+
+/* Print @num / @den with one decimal, rounded; den must not be 0. */
+static void quic_test_print_tenths(const char *what, u64 num, u64 den,
+				   const char *unit)
+{
+	u64 tenths = div64_u64(num * 10 + den / 2, den);
+	u32 rem;
+
+	tenths = div_u64_rem(tenths, 10, &rem);
+	pr_info("# bench: %s %llu.%u%s\n", what, tenths, rem, unit);
+}
+
+/**
+ * quic_test_bench_time() - print the cost of one operation
+ * @what: what was measured, e.g. "quic_fast_hash_bytes(8)"
+ * @ns: nanoseconds taken by @ops operations
+ * @ops: number of operations
+ */
+void quic_test_bench_time(const char *what, u64 ns, u64 ops)
+{
+	quic_test_print_tenths(what, ns, ops ?: 1, " ns/op");
+}
+
+/**
+ * quic_test_bench_ratio() - print the ratio of two measured times
+ * @what: what is compared, e.g. "ratio keyed/fast (8 bytes)"
+ * @num: the time of the slower operation
+ * @den: the time of the faster operation
+ */
+void quic_test_bench_ratio(const char *what, u64 num, u64 den)
+{
+	quic_test_print_tenths(what, num, den ?: 1, "");
+}
+
+static void quic_test_run_suite(const struct quic_test_suite *s)
+{
+	unsigned int i, pass = 0;
+	struct quic_test t;
+	int err;
+
+	pr_info("# Subtest: %s\n", s->name);
+	pr_info("1..%u\n", s->num_cases);
+	for (i = 0; i < s->num_cases; i++) {
+		const struct quic_test_case *c = &s->cases[i];
+
+		memset(&t, 0, sizeof(t));
+		err = c->run(&t);
+		if (!err) {
+			pr_info("ok %u %s\n", i + 1, c->name);
+			pass++;
+		} else {
+			if (!t.reason[0])
+				snprintf(t.reason, sizeof(t.reason),
+					 "error %d", err);
+			pr_info("not ok %u %s # %s\n", i + 1, c->name, t.reason);
+		}
+		cond_resched();
+	}
+	pr_info("# %s: pass:%u fail:%u\n", s->name, pass, s->num_cases - pass);
+}
+
+static int __init quic_test_init(void)
+{
+	unsigned int i;
+
+	if (bench) {
+		for (i = 0; i < ARRAY_SIZE(quic_test_suites); i++)
+			if (quic_test_suites[i]->bench)
+				quic_test_suites[i]->bench();
+		return 0;
+	}
+
+	pr_info("KTAP version 1\n");
+	for (i = 0; i < ARRAY_SIZE(quic_test_suites); i++)
+		quic_test_run_suite(quic_test_suites[i]);
+	return 0;
+}
+
+static void __exit quic_test_exit(void)
+{
+}
+
+module_init(quic_test_init);
+module_exit(quic_test_exit);
+
+MODULE_DESCRIPTION("Self-tests and micro-benchmarks of the QUIC transport");
+MODULE_LICENSE("GPL");

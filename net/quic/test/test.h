@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * quic_test: a tiny framework for the in-kernel self-tests of net/quic.
+ *
+ * One suite per file, net/quic/test/<topic>.c, defining a struct
+ * quic_test_suite; declare it below, list it in quic_test_suites[] in main.c
+ * and add test/<topic>.o to quic_test-y.  A case returns 0 when it passes,
+ * and otherwise the value of quic_test_fail(), whose message ends up on the
+ * KTAP "not ok" line, or a negative errno.  Cases must not print.
+ */
+
+#ifndef _NET_QUIC_TEST_TEST_H
+#define _NET_QUIC_TEST_TEST_H
+
+#include <linux/compiler.h>
+#include <linux/types.h>
+
+struct quic_test {
+	char reason[96];
+};
+
+struct quic_test_case {
+	const char *name;
+	int (*run)(struct quic_test *t);
+};
+
+#define QUIC_TEST_CASE(fn)	{ .name = #fn, .run = fn }
+
+struct quic_test_suite {
+	const char *name;
+	const struct quic_test_case *cases;
+	unsigned int num_cases;
+	void (*bench)(void);	/* optional, run instead of the cases */
+};
+
+__printf(2, 3) int quic_test_fail(struct quic_test *t, const char *fmt, ...);
+void quic_test_bench_time(const char *what, u64 ns, u64 ops);
+void quic_test_bench_ratio(const char *what, u64 num, u64 den);
+
+extern const struct quic_test_suite quic_hash_suite;
+
+#endif /* _NET_QUIC_TEST_TEST_H */
