@@ -18,6 +18,16 @@ bench_module() {
 
 echo "== kernel $(uname -r), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)"
 echo "== prandom_siphash (ns per call; lower is faster)"
-bench_module test_prandom_siphash
+bench_module test_prandom_siphash | tee /tmp/bench-prandom
+# Ratios against prandom_siphash_u32, measured in the same boot.
+awk '$1 == "prandom_siphash_u32" { base = $2 }
+     { ns[$1] = $2 }
+     END {
+	if (!base)
+		exit
+	for (f in ns)
+		if (f != "prandom_siphash_u32")
+			printf "  ratio %s/prandom_siphash_u32 %.2f\n", f, ns[f] / base
+     }' /tmp/bench-prandom | sort
 echo "== QUIC hashing (ns per lookup hash)"
 bench_module quic_test
