@@ -8,7 +8,7 @@
 set -u
 . "$(dirname "$0")/job.env"
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-export HOME=/root TERM=dumb QUIC_VM=1 REPO OUT
+export HOME=/tmp TERM=dumb QUIC_VM=1 REPO OUT
 cd "$REPO"
 
 echo "vm: kernel $(uname -r), $(nproc) CPUs" >"$OUT/guest.log"
