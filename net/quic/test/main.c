@@ -146,3 +146,4 @@ module_exit(quic_test_exit);
 
 MODULE_DESCRIPTION("Self-tests and micro-benchmarks of the QUIC transport");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(QUIC_INTERNAL);
