@@ -8,10 +8,10 @@
 #   make bench      build, boot the VM and print micro-benchmark figures
 #   make checkpatch run scripts/checkpatch.pl --strict on our C sources
 #
-# KDIR selects the kernel to build against (default: the newest installed
-# Debian 6.1 amd64 headers, which is what the VM boots).
+# KDIR selects the kernel to build against (default: the headers of the
+# kernel the test VM boots, the one Debian's linux-image-amd64 points to).
 
-KDIR ?= $(lastword $(sort $(wildcard /usr/src/linux-headers-6.1.*-amd64)))
+KDIR ?= $(wildcard /usr/src/linux-headers-$(shell tools/testing/selftests/net/quic/vm/kver))
 W ?= 1
 KCFLAGS ?= -Werror
 

@@ -10,7 +10,6 @@
 #ifndef _NET_QUIC_VARINT_H
 #define _NET_QUIC_VARINT_H
 
-#include <linux/log2.h>
 #include <linux/types.h>
 
 /* Largest value a varint can carry: 2^62 - 1. */
@@ -120,12 +119,33 @@ static inline u8 *quic_uint_put(u8 *p, u64 v, u32 size)
  * For fields reserved before their value is known, such as the Length
  * field of a long header.
  *
- * Return: the byte after the varint.
+ * Return: the byte after the varint, or NULL (nothing written) if @n is
+ * not a varint size or @v does not fit.
  */
 static inline u8 *quic_varint_put_len(u8 *p, u64 v, u32 n)
 {
+	u8 prefix;
+
+	switch (n) {
+	case 1:
+		prefix = 0x00;
+		break;
+	case 2:
+		prefix = 0x40;
+		break;
+	case 4:
+		prefix = 0x80;
+		break;
+	case 8:
+		prefix = 0xc0;
+		break;
+	default:
+		return NULL;
+	}
+	if (quic_varint_len(v) > n || !quic_varint_len(v))
+		return NULL;
 	p = quic_uint_put(p, v, n);
-	p[-(int)n] |= (u8)(ilog2(n) << 6);
+	p[-(int)n] |= prefix;
 	return p;
 }
 
@@ -134,7 +154,8 @@ static inline u8 *quic_varint_put_len(u8 *p, u64 v, u32 n)
  * @p: where to write; the caller has checked quic_varint_len(@v) bytes fit
  * @v: the value, at most QUIC_VARINT_MAX
  *
- * Return: the byte after the varint.
+ * Return: the byte after the varint, or NULL (nothing written) if @v
+ * exceeds QUIC_VARINT_MAX.
  */
 static inline u8 *quic_varint_put(u8 *p, u64 v)
 {

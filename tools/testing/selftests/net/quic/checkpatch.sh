@@ -5,16 +5,24 @@
 # Exits non-zero on any error or warning. $1: extracted kernel source
 # (see vm/ksrc).
 
-set -u
+set -u -o pipefail
 ksrc=${1:?usage: checkpatch.sh KSRC}
 repo=$(cd "$(dirname "$0")/../../../../.." && pwd)
 cd "$repo"
 "$repo/tools/testing/selftests/net/quic/vm/ksrc" "$ksrc" || exit 1
 
-mapfile -t files < <(git ls-files -co --exclude-standard -- '*.c' '*.h' | grep -v '\.mod\.c$')
-[ ${#files[@]} -gt 0 ] || exit 0
-perl "$ksrc/scripts/checkpatch.pl" --strict --no-tree --terse --show-types \
-	--ignore FILE_PATH_CHANGES \
-	-f "${files[@]}" | tee /dev/stderr |
-	grep -qE ':[0-9]+: (ERROR|WARNING):' && exit 1
+files=$(git ls-files -co --exclude-standard -- '*.c' '*.h') ||
+	{ echo "checkpatch.sh: git ls-files failed" >&2; exit 1; }
+mapfile -t files < <(grep -v '\.mod\.c$' <<<"$files")
+[ ${#files[@]} -gt 0 ] && [ -n "${files[0]}" ] ||
+	{ echo "checkpatch.sh: no C files found" >&2; exit 1; }
+out=$(perl "$ksrc/scripts/checkpatch.pl" --strict --no-tree --terse --show-types \
+	--ignore FILE_PATH_CHANGES -f "${files[@]}")
+status=$?
+echo "$out"
+# checkpatch exits 1 on any report; only errors and warnings fail us.
+if grep -qE ':[0-9]+: (ERROR|WARNING):' <<<"$out"; then
+	exit 1
+fi
+[ "$status" -le 1 ] || { echo "checkpatch.sh: checkpatch.pl failed ($status)" >&2; exit 1; }
 exit 0

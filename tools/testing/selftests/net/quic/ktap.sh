@@ -36,18 +36,22 @@ tap_to_results() {
 # run_ktap_module MODULE [PARAM...]: load MODULE, parse the KTAP its init
 # printed to the kernel log, unload it.
 run_ktap_module() {
-	local mod=$1 before
+	local mod=$1 mark planned got
 	shift
-	before=$(dmesg | wc -l)
+	mark="quic-selftest-start-$mod-$$"
 	echo "== $mod"
+	echo "$mark" >/dev/kmsg
 	if ! modprobe "$mod" "$@"; then
 		result "not ok" "$mod" "module loads"
 		return
 	fi
-	dmesg -t | tail -n +"$((before + 1))" | tee "$OUT/$mod.ktap" |
-		grep -E '^(KTAP|1\.\.|ok |not ok |#)' || true
-	if ! grep -q '^1\.\.' "$OUT/$mod.ktap"; then
-		result "not ok" "$mod" "prints a KTAP plan"
+	dmesg -t | sed -n "/$mark/,\$p" | tail -n +2 >"$OUT/$mod.ktap"
+	grep -E '^(KTAP|1\.\.|ok |not ok |#)' "$OUT/$mod.ktap" || true
+	planned=$(sed -n 's/^1\.\.\([0-9]*\).*/\1/p' "$OUT/$mod.ktap" |
+		  awk '{ n += $1 } END { print n + 0 }')
+	got=$(grep -cE '^(ok|not ok) ' "$OUT/$mod.ktap")
+	if [ "$planned" -eq 0 ] || [ "$planned" -ne "$got" ]; then
+		result "not ok" "$mod" "reports every planned test ($got of $planned)"
 	fi
 	tap_to_results "$mod" <"$OUT/$mod.ktap"
 	if rmmod "$mod"; then

@@ -12,7 +12,7 @@ export HOME=/tmp TERM=dumb QUIC_VM=1 REPO OUT
 cd "$REPO"
 
 echo "vm: kernel $(uname -r), $(nproc) CPUs" >"$OUT/guest.log"
-rm -f "$OUT/rc" "$OUT/modules"
+rm -f "$OUT/rc" "$OUT/done" "$OUT/modules"
 
 for m in $LOAD_MODULES; do
 	if ! modprobe "$m" 2>>"$OUT/guest.log"; then
@@ -22,8 +22,7 @@ for m in $LOAD_MODULES; do
 done
 
 "${CMD[@]}"
-rc=$?
-echo "$rc" >"$OUT/rc"
+echo "$?" >"$OUT/rc"
 
 # Every module of ours must unload: a leaked socket or reference keeps
 # its count above zero and makes rmmod fail.
@@ -37,4 +36,6 @@ for m in $OUR_MODULES; do
 	fi
 done
 dmesg >"$OUT/kernel.log"
+# Written last: a guest that hangs or dies while unloading has no marker.
+echo done >"$OUT/done"
 sync
