@@ -271,10 +271,13 @@ EXPORT_SYMBOL_GPL(prandom_siphash_reseed);
 
 static void prandom_siphash_schedule_reseed(void)
 {
-	/* Jitter, so that the reseed moment cannot be predicted either. */
+	/*
+	 * Jitter, so that the reseed moment cannot be predicted either. Not
+	 * get_random_u32_below(): mainline 6.1.0 does not have it.
+	 */
 	unsigned long delay = PRANDOM_SIPHASH_RESEED_INTERVAL -
 			      PRANDOM_SIPHASH_RESEED_JITTER / 2 +
-			      get_random_u32_below(PRANDOM_SIPHASH_RESEED_JITTER);
+			      prandom_siphash_u32_below(PRANDOM_SIPHASH_RESEED_JITTER);
 
 	queue_delayed_work(system_power_efficient_wq,
 			   &prandom_siphash_reseed_work, delay);
