@@ -98,7 +98,7 @@ enum quic_tparam_bit {
 #define QUIC_TPARAM_MAX_ACK_DELAY_EXPONENT	20
 #define QUIC_TPARAM_MAX_MAX_ACK_DELAY_MS	((1U << 14) - 1)
 #define QUIC_TPARAM_MIN_ACTIVE_CID_LIMIT	2
-#define QUIC_TPARAM_MAX_STREAMS			(1ULL << 60)
+#define QUIC_TPARAM_MAX_STREAMS			BIT_ULL(60)
 
 /**
  * struct quic_preferred_address - the preferred_address parameter

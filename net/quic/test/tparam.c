@@ -958,8 +958,7 @@ static u64 xorshift64(u64 *s)
 	return *s;
 }
 
-/*
- * Random inputs, and mutations of a valid encoding: the decoder must never
+/* Random inputs, and mutations of a valid encoding: the decoder must never
  * fault, and whatever it accepts must hold only valid values and encode
  * again.
  */
