@@ -38,6 +38,7 @@ MODULE_PARM_DESC(bench, "Print micro-benchmark figures instead of running the te
 static const struct quic_test_suite *const quic_test_suites[] = {
 	&quic_hash_suite,
 	&quic_tparam_suite,
+	&quic_packet_suite,
 };
 
 /**
