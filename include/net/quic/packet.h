@@ -12,6 +12,8 @@
 #ifndef _NET_QUIC_PACKET_H
 #define _NET_QUIC_PACKET_H
 
+#include <linux/bits.h>
+#include <linux/limits.h>
 #include <linux/quic.h>
 #include <linux/types.h>
 #include <net/quic/cid.h>
