@@ -39,6 +39,8 @@ static const struct quic_test_suite *const quic_test_suites[] = {
 	&quic_hash_suite,
 	&quic_tparam_suite,
 	&quic_packet_suite,
+	&quic_varint_suite,
+	&quic_frame_suite,
 };
 
 /**

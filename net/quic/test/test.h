@@ -40,5 +40,7 @@ void quic_test_bench_ratio(const char *what, u64 num, u64 den);
 extern const struct quic_test_suite quic_hash_suite;
 extern const struct quic_test_suite quic_tparam_suite;
 extern const struct quic_test_suite quic_packet_suite;
+extern const struct quic_test_suite quic_varint_suite;
+extern const struct quic_test_suite quic_frame_suite;
 
 #endif /* _NET_QUIC_TEST_TEST_H */
