@@ -41,6 +41,8 @@ static const struct quic_test_suite *const quic_test_suites[] = {
 	&quic_packet_suite,
 	&quic_varint_suite,
 	&quic_frame_suite,
+	&quic_ackrange_suite,
+	&quic_sent_suite,
 };
 
 /**

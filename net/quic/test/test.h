@@ -42,5 +42,7 @@ extern const struct quic_test_suite quic_tparam_suite;
 extern const struct quic_test_suite quic_packet_suite;
 extern const struct quic_test_suite quic_varint_suite;
 extern const struct quic_test_suite quic_frame_suite;
+extern const struct quic_test_suite quic_ackrange_suite;
+extern const struct quic_test_suite quic_sent_suite;
 
 #endif /* _NET_QUIC_TEST_TEST_H */
