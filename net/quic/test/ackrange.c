@@ -442,7 +442,7 @@ static int ackrange_model(struct quic_test *t)
 {
 	struct quic_ackrange *set = set_new();
 	unsigned long *got = bitmap_zalloc(MODEL_PNS, GFP_KERNEL);
-	u32 x = 0x9e3779b9, op;
+	u32 x = 0x9e3779b9, op, full = 0;
 	int err = 0;
 
 	if (!set || !got) {
@@ -474,8 +474,11 @@ static int ackrange_model(struct quic_test *t)
 			err = quic_test_fail(t, "pn %u accepted twice", pn);
 		if (!err && op % 256 == 0)
 			err = check_model(t, set, got);
+		full += quic_ackrange_count(set) == QUIC_ACK_MAX_RANGES;
 	}
 	err = err ?: check_model(t, set, got);
+	if (!err && !full)
+		err = quic_test_fail(t, "the set never filled up");
 out:
 	bitmap_free(got);
 	kfree(set);
