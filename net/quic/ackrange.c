@@ -137,6 +137,7 @@ int quic_ackrange_add(struct quic_ackrange *set, u64 pn, u64 now)
 	if (pn < set->floor || pn > QUIC_VARINT_MAX)
 		return -EEXIST;
 
+	/* Only numbers below the largest can be refused past this point. */
 	if (!set->any || pn > set->largest) {
 		set->any = true;
 		set->largest = pn;
