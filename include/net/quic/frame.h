@@ -18,6 +18,7 @@
 
 #include <linux/bits.h>
 #include <linux/types.h>
+#include <net/quic/ackrange.h>
 
 enum quic_frame_type {
 	QUIC_FRAME_PADDING			= 0x00,
@@ -58,16 +59,6 @@ enum quic_frame_type {
 #define QUIC_FRAME_PATH_DATA_LEN	8
 /* Largest MAX_STREAMS / STREAMS_BLOCKED count (RFC 9000 19.11, 19.14). */
 #define QUIC_FRAME_MAX_STREAMS		BIT_ULL(60)
-
-/**
- * struct quic_ack_range - one range of acknowledged packet numbers
- * @smallest: smallest packet number of the range
- * @largest: largest packet number of the range, inclusive
- */
-struct quic_ack_range {
-	u64	smallest;
-	u64	largest;
-};
 
 /**
  * struct quic_frame_ack - ACK and ACK_ECN (0x02, 0x03)
