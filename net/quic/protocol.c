@@ -22,13 +22,16 @@ unsigned int quic_net_id __read_mostly;
 static int __net_init quic_net_init(struct net *net)
 {
 	quic_hash_key_init(&quic_net(net)->hash_key);
-	return 0;
+	quic_udp_net_init(net);
+	return quic_mib_net_init(net);
 }
 
 static void __net_exit quic_net_exit(struct net *net)
 {
 	struct quic_net *qn = quic_net(net);
 
+	quic_udp_net_exit(net);
+	quic_mib_net_exit(net);
 	memzero_explicit(&qn->hash_key, sizeof(qn->hash_key));
 }
 
@@ -74,9 +77,12 @@ static int __init quic_init(void)
 {
 	int err, i;
 
-	err = register_pernet_subsys(&quic_net_ops);
+	err = quic_udp_init();
 	if (err)
 		return err;
+	err = register_pernet_subsys(&quic_net_ops);
+	if (err)
+		goto err_udp;
 
 	err = proto_register(&quic_prot, 1);
 	if (err)
@@ -106,6 +112,8 @@ err_proto:
 	proto_unregister(&quic_prot);
 err_pernet:
 	unregister_pernet_subsys(&quic_net_ops);
+err_udp:
+	quic_udp_exit();
 	return err;
 }
 
@@ -120,6 +128,7 @@ static void __exit quic_exit(void)
 	proto_unregister(&quic_v6_prot);
 	proto_unregister(&quic_prot);
 	unregister_pernet_subsys(&quic_net_ops);
+	quic_udp_exit();
 }
 
 module_init(quic_init);

@@ -2,8 +2,9 @@
 /*
  * QUIC: socket operations.
  *
- * A QUIC socket can be created, bound, inspected and closed, and takes
- * socket-level and IP-level options. What needs a connection (connect,
+ * A QUIC socket can be created, bound (to a port of a shared kernel UDP
+ * socket, see udp.c), inspected and closed, and takes socket-level and
+ * IP-level options. What needs a connection (connect,
  * listen, accept, sendmsg, recvmsg, shutdown, the queue ioctls and the
  * SOL_QUIC options) fails with EOPNOTSUPP until the protocol arrives.
  */
@@ -24,6 +25,7 @@
 #include <asm/ioctls.h>
 
 #include <net/quic/socket.h>
+#include <net/quic/udp.h>
 
 /* inet6_sk_generic() finds the IPv6 state at the end of the object. */
 static_assert(offsetof(struct quic6_sock, inet6) + sizeof(struct ipv6_pinfo) ==
@@ -174,49 +176,57 @@ static int quic_bind_v6(struct sock *sk, const struct sockaddr_in6 *sin6)
 	return 0;
 }
 
-/* Record the local address and port. Nothing is reserved yet: the port
- * belongs to the shared kernel UDP socket, which also picks a port for
- * port 0; until it exists, port 0 stays 0.
+/* Bind @sk to @a, under the socket lock. The port belongs to the shared
+ * UDP socket of the address, which also picks one for port 0; sockets
+ * that bind the same address and port share it.
  */
-static int quic_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
+static int __quic_bind(struct sock *sk, const union quic_addr *a)
 {
-	struct sock *sk = sock->sk;
+	int ifindex = sk->sk_bound_dev_if;
 	struct inet_sock *inet = inet_sk(sk);
-	struct net *net = sock_net(sk);
-	union quic_addr a;
-	bool any;
+	struct quic_udp_key key;
+	struct quic_udp_sock *us;
 	__be16 port;
+	bool any;
 	int err;
 
-	err = quic_addr_from_user(sk, uaddr, addr_len, &a);
-	if (err)
-		return err;
-
-	if (a.sa.sa_family == AF_INET) {
-		port = a.v4.sin_port;
-		any = a.v4.sin_addr.s_addr == htonl(INADDR_ANY);
-	} else {
-		port = a.v6.sin6_port;
-		any = ipv6_addr_any(&a.v6.sin6_addr);
-	}
-	if (port && inet_port_requires_bind_service(net, ntohs(port)) &&
-	    !ns_capable(net->user_ns, CAP_NET_BIND_SERVICE))
-		return -EACCES;
-
-	lock_sock(sk);
-	err = -EINVAL;
 	if (quic_sk(sk)->bound || sk->sk_state != TCP_CLOSE)
-		goto out;
+		return -EINVAL;
 
-	if (a.sa.sa_family == AF_INET)
-		err = quic_bind_v4(sk, &a.v4);
-	else
-		err = quic_bind_v6(sk, &a.v6);
-	if (err)
-		goto out;
+	if (a->sa.sa_family == AF_INET) {
+		err = quic_bind_v4(sk, &a->v4);
+		if (err)
+			return err;
+		port = a->v4.sin_port;
+		any = a->v4.sin_addr.s_addr == htonl(INADDR_ANY);
+		quic_udp_key_init(&key, AF_INET, &a->v4.sin_addr, port, false,
+				  sk->sk_bound_dev_if);
+	} else {
+		err = quic_bind_v6(sk, &a->v6);
+		if (err)
+			return err;
+		port = a->v6.sin6_port;
+		any = ipv6_addr_any(&a->v6.sin6_addr);
+		quic_udp_key_init(&key, AF_INET6, &a->v6.sin6_addr, port,
+				  ipv6_only_sock(sk), sk->sk_bound_dev_if);
+	}
 
-	inet->inet_sport = port;
-	inet->inet_num = ntohs(port);
+	us = quic_udp_sock_get(sock_net(sk), &key);
+	if (IS_ERR(us)) {
+		/* Back to unbound. */
+		inet->inet_rcv_saddr = 0;
+		inet->inet_saddr = 0;
+		if (sk->sk_family == AF_INET6) {
+			sk->sk_v6_rcv_saddr = in6addr_any;
+			inet6_sk(sk)->saddr = in6addr_any;
+		}
+		WRITE_ONCE(sk->sk_bound_dev_if, ifindex);
+		return PTR_ERR(us);
+	}
+
+	quic_sk(sk)->udp = us;
+	inet->inet_sport = us->key.port;
+	inet->inet_num = ntohs(us->key.port);
 	inet->inet_daddr = 0;
 	inet->inet_dport = 0;
 	if (!any)
@@ -225,10 +235,59 @@ static int quic_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 		sk->sk_userlocks |= SOCK_BINDPORT_LOCK;
 	sk_dst_reset(sk);
 	WRITE_ONCE(quic_sk(sk)->bound, 1);
-out:
+	return 0;
+}
+
+static int quic_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
+{
+	struct sock *sk = sock->sk;
+	struct net *net = sock_net(sk);
+	union quic_addr a;
+	__be16 port;
+	int err;
+
+	err = quic_addr_from_user(sk, uaddr, addr_len, &a);
+	if (err)
+		return err;
+
+	port = a.sa.sa_family == AF_INET ? a.v4.sin_port : a.v6.sin6_port;
+	if (port && inet_port_requires_bind_service(net, ntohs(port)) &&
+	    !ns_capable(net->user_ns, CAP_NET_BIND_SERVICE))
+		return -EACCES;
+
+	lock_sock(sk);
+	err = __quic_bind(sk, &a);
 	release_sock(sk);
 	return err;
 }
+
+/**
+ * quic_sock_autobind() - bind a socket that is not bound yet
+ * @sk: the socket, locked by the caller
+ * @family: the family of the path: %AF_INET, or %AF_INET6 on an AF_INET6
+ *	socket
+ *
+ * For connect() and listen(): binds to the wildcard address of @family and
+ * a port the kernel picks. A bound socket is left alone.
+ *
+ * Return: 0, or the error bind() would give.
+ */
+int quic_sock_autobind(struct sock *sk, int family)
+{
+	union quic_addr a;
+
+	if (quic_sk(sk)->bound)
+		return 0;
+	if (family != AF_INET && (family != AF_INET6 ||
+				  sk->sk_family != AF_INET6))
+		return -EAFNOSUPPORT;
+	if (family == AF_INET && ipv6_only_sock(sk))
+		return -EINVAL;
+	memset(&a, 0, sizeof(a));
+	a.sa.sa_family = family;
+	return __quic_bind(sk, &a);
+}
+EXPORT_SYMBOL_NS_GPL(quic_sock_autobind, QUIC_INTERNAL);
 
 /* An AF_INET6 socket on an IPv4 path reports a plain sockaddr_in, as
  * applications of the QUIC socket API expect.
@@ -365,7 +424,7 @@ static int quic_setsockopt(struct sock *sk, int level, int optname,
 
 	if (sk->sk_family == AF_INET6 && level == SOL_IPV6) {
 		/* ipv6_setsockopt() refuses this once inet_num is set,
-		 * which a bind to port 0 leaves at 0 for now.
+		 * as it is after bind(); be explicit about it.
 		 */
 		if (optname == IPV6_V6ONLY && READ_ONCE(quic_sk(sk)->bound))
 			return -EINVAL;
@@ -402,6 +461,12 @@ static int quic_init_sock(struct sock *sk)
 
 static void quic_destroy_sock(struct sock *sk)
 {
+	struct quic_sock *qs = quic_sk(sk);
+
+	if (qs->udp) {
+		quic_udp_sock_put(qs->udp);
+		qs->udp = NULL;
+	}
 	sock_prot_inuse_add(sock_net(sk), sk->sk_prot, -1);
 }
 

@@ -6,16 +6,31 @@
 #ifndef __NET_QUIC_PROTOCOL_H
 #define __NET_QUIC_PROTOCOL_H
 
+#include <linux/mutex.h>
+#include <linux/types.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 #include <net/quic/hash.h>
+#include <net/quic/mib.h>
+#include <net/quic/udp.h>
+
+struct proc_dir_entry;
 
 /**
  * struct quic_net - per network namespace state
  * @hash_key: secret key of the tables keyed by values a peer chooses
+ * @mib: the MIB counters (mib.c)
+ * @proc_dir: /proc/net/quic
+ * @udp_lock: serialises creation, lookup and release of @udp_socks
+ * @udp_socks: the shared UDP sockets (udp.c), keyed by local address
+ *	and port with @hash_key, as a user chooses the address
  */
 struct quic_net {
-	struct quic_hash_key	hash_key;
+	struct quic_hash_key		hash_key;
+	DEFINE_SNMP_STAT(struct quic_mib, mib);
+	struct proc_dir_entry		*proc_dir;
+	struct mutex			udp_lock;	/* the UDP socket table */
+	struct hlist_head		udp_socks[1 << QUIC_UDP_HASH_BITS];
 };
 
 extern unsigned int quic_net_id;

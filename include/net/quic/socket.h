@@ -11,10 +11,13 @@
 #include <net/inet_sock.h>
 #include <net/sock.h>
 
+struct quic_udp_sock;
+
 /**
  * struct quic_sock - a QUIC socket: one connection or one listener
  * @inet: the inet socket; must come first
  * @bound: bind() succeeded; a socket binds once
+ * @udp: the shared UDP socket of the bound address, once bound
  *
  * The bound address and port live in the inet fields (inet_rcv_saddr,
  * inet_saddr, inet_sport, sk_v6_rcv_saddr), as for the other inet
@@ -23,6 +26,7 @@
 struct quic_sock {
 	struct inet_sock	inet;
 	u8			bound;
+	struct quic_udp_sock	*udp;
 };
 
 /**
@@ -45,5 +49,7 @@ extern struct proto quic_prot;
 extern struct proto quic_v6_prot;
 extern const struct proto_ops quic_proto_ops;
 extern const struct proto_ops quic_v6_proto_ops;
+
+int quic_sock_autobind(struct sock *sk, int family);
 
 #endif /* __NET_QUIC_SOCKET_H */

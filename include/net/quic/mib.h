@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * QUIC: per network namespace MIB counters (net/quic/mib.c), shown in
+ * /proc/net/quic/snmp.
+ */
+
+#ifndef __NET_QUIC_MIB_H
+#define __NET_QUIC_MIB_H
+
+#include <net/net_namespace.h>
+#include <net/snmp.h>
+
+/**
+ * enum quic_mib_field - the QUIC counters
+ * @QUIC_MIB_PKT_IN: UDP datagrams received on a QUIC UDP socket
+ * @QUIC_MIB_PKT_OUT: UDP datagrams sent from a QUIC UDP socket
+ * @QUIC_MIB_DROP_MALFORMED: received datagrams dropped as malformed
+ * @QUIC_MIB_DROP_NOCONN: received datagrams dropped for want of a
+ *	connection or listener to take them
+ * @QUIC_MIB_DROP_DECRYPT: received packets dropped because they failed to
+ *	decrypt
+ * @QUIC_MIB_CONN_OPENED: connections that reached the ESTABLISHED state
+ * @QUIC_MIB_CONN_CLOSED: connections closed
+ * @QUIC_MIB_MAX: the number of counters
+ */
+enum quic_mib_field {
+	QUIC_MIB_PKT_IN,
+	QUIC_MIB_PKT_OUT,
+	QUIC_MIB_DROP_MALFORMED,
+	QUIC_MIB_DROP_NOCONN,
+	QUIC_MIB_DROP_DECRYPT,
+	QUIC_MIB_CONN_OPENED,
+	QUIC_MIB_CONN_CLOSED,
+	QUIC_MIB_MAX
+};
+
+/**
+ * struct quic_mib - one CPU's copy of the counters
+ * @mibs: the counters, indexed by &enum quic_mib_field
+ */
+struct quic_mib {
+	unsigned long	mibs[QUIC_MIB_MAX];
+};
+
+/* Safe in any context, preemptible or not. */
+#define QUIC_INC_STATS(net, field) \
+	SNMP_INC_STATS(quic_net(net)->mib, field)
+
+int quic_mib_net_init(struct net *net);
+void quic_mib_net_exit(struct net *net);
+
+#endif /* __NET_QUIC_MIB_H */

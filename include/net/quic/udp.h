@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * QUIC: the shared kernel UDP sockets under QUIC sockets (net/quic/udp.c).
+ */
+
+#ifndef __NET_QUIC_UDP_H
+#define __NET_QUIC_UDP_H
+
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/refcount.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+#include <net/net_namespace.h>
+
+/* Buckets of a namespace's table of UDP sockets: 2^bits. */
+#define QUIC_UDP_HASH_BITS	6
+
+/**
+ * struct quic_udp_key - what tells two shared UDP sockets apart
+ * @addr: the local address; an IPv4 one in @addr.v4 with the rest zero
+ * @port: the local port, never 0 once the socket exists
+ * @family: %AF_INET or %AF_INET6 (the family of @addr, not of the QUIC
+ *	socket: an IPv4 address bound on an AF_INET6 socket is %AF_INET)
+ * @v6only: for the IPv6 wildcard address, whether the UDP socket is
+ *	IPV6_V6ONLY; 0 for every other address
+ * @ifindex: the interface the socket is bound to, or 0
+ *
+ * Compared and hashed as bytes: build it with quic_udp_key_init(), which
+ * zeroes the padding.
+ */
+struct quic_udp_key {
+	union {
+		struct in_addr	v4;
+		struct in6_addr	v6;
+	} addr;
+	__be16		port;
+	u8		family;
+	u8		v6only;
+	int		ifindex;
+};
+
+/**
+ * struct quic_udp_sock - one kernel UDP socket shared by QUIC sockets
+ * @node: link in the namespace's table, under &quic_net.udp_lock
+ * @key: the local address and port
+ * @sock: the kernel UDP socket; NULL once released
+ * @refcnt: QUIC sockets (and later connections and paths) using it
+ * @release_work: releases the UDP socket once @refcnt drops to zero
+ * @net: the namespace
+ * @rcu: frees the structure after the receive path is done with it
+ *
+ * Receive reaches it through the UDP socket's sk_user_data, under RCU, so
+ * it is freed after a grace period.
+ */
+struct quic_udp_sock {
+	struct hlist_node	node;
+	struct quic_udp_key	key;
+	struct socket		*sock;
+	refcount_t		refcnt;
+	struct work_struct	release_work;
+	struct net		*net;
+	struct rcu_head		rcu;
+};
+
+struct quic_udp_sock *quic_udp_sock_get(struct net *net,
+					const struct quic_udp_key *key);
+void quic_udp_sock_put(struct quic_udp_sock *us);
+int quic_udp_rcv(struct sock *udp_sk, struct sk_buff *skb);
+
+void quic_udp_key_init(struct quic_udp_key *key, int family,
+		       const void *addr, __be16 port, bool v6only,
+		       int ifindex);
+
+void quic_udp_net_init(struct net *net);
+void quic_udp_net_exit(struct net *net);
+int quic_udp_init(void);
+void quic_udp_exit(void);
+
+#endif /* __NET_QUIC_UDP_H */

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * QUIC: per network namespace MIB counters and /proc/net/quic/snmp.
+ *
+ * The counters are per-CPU and summed when read; /proc/net/quic/snmp shows
+ * one "Name value" line per counter, in the style of /proc/net/snmp6.
+ */
+
+#include <linux/percpu.h>
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
+#include <net/ip.h>
+
+#include <net/quic/mib.h>
+#include <net/quic/protocol.h>
+
+static const struct snmp_mib quic_snmp_list[] = {
+	SNMP_MIB_ITEM("QuicInPackets", QUIC_MIB_PKT_IN),
+	SNMP_MIB_ITEM("QuicOutPackets", QUIC_MIB_PKT_OUT),
+	SNMP_MIB_ITEM("QuicInDropMalformed", QUIC_MIB_DROP_MALFORMED),
+	SNMP_MIB_ITEM("QuicInDropNoConnection", QUIC_MIB_DROP_NOCONN),
+	SNMP_MIB_ITEM("QuicInDropDecrypt", QUIC_MIB_DROP_DECRYPT),
+	SNMP_MIB_ITEM("QuicConnOpened", QUIC_MIB_CONN_OPENED),
+	SNMP_MIB_ITEM("QuicConnClosed", QUIC_MIB_CONN_CLOSED),
+};
+
+static_assert(ARRAY_SIZE(quic_snmp_list) == QUIC_MIB_MAX);
+
+static int quic_snmp_seq_show(struct seq_file *seq, void *v)
+{
+	struct quic_net *qn = quic_net(seq->private);
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(quic_snmp_list); i++)
+		seq_printf(seq, "%-32s\t%lu\n", quic_snmp_list[i].name,
+			   snmp_fold_field(qn->mib, quic_snmp_list[i].entry));
+	return 0;
+}
+
+/**
+ * quic_mib_net_init() - allocate a namespace's counters and proc files
+ * @net: the namespace
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int quic_mib_net_init(struct net *net)
+{
+	struct quic_net *qn = quic_net(net);
+
+	qn->mib = alloc_percpu(struct quic_mib);
+	if (!qn->mib)
+		return -ENOMEM;
+#ifdef CONFIG_PROC_FS
+	qn->proc_dir = proc_net_mkdir(net, "quic", net->proc_net);
+	if (!qn->proc_dir)
+		goto err;
+	if (!proc_create_net_single("snmp", 0444, qn->proc_dir,
+				    quic_snmp_seq_show, NULL)) {
+		remove_proc_subtree("quic", net->proc_net);
+		goto err;
+	}
+#endif
+	return 0;
+#ifdef CONFIG_PROC_FS
+err:
+	free_percpu(qn->mib);
+	qn->mib = NULL;
+	return -ENOMEM;
+#endif
+}
+
+/**
+ * quic_mib_net_exit() - free a namespace's counters and proc files
+ * @net: the namespace
+ */
+void quic_mib_net_exit(struct net *net)
+{
+	struct quic_net *qn = quic_net(net);
+
+#ifdef CONFIG_PROC_FS
+	remove_proc_subtree("quic", net->proc_net);
+#endif
+	free_percpu(qn->mib);
+	qn->mib = NULL;
+}

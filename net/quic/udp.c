@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * QUIC: the kernel UDP sockets under QUIC sockets.
+ *
+ * QUIC sockets on one local address and port share one kernel UDP socket
+ * (socket-api.md, section 3). Each network namespace keeps them in a small
+ * table keyed by (family, address, port, V6ONLY, interface), hashed with
+ * the namespace's SipHash key since users choose the address. The table
+ * is only used in process context (bind and release) under a mutex; the
+ * receive path finds its quic_udp_sock through the UDP socket's
+ * sk_user_data under RCU.
+ *
+ * The UDP sockets follow the rules of ordinary UDP sockets, because they
+ * are ordinary UDP sockets: a specific address and the wildcard address
+ * of the same family cannot both hold a port, and neither can "::"
+ * without IPV6_V6ONLY and "0.0.0.0". An IPv6 wildcard UDP socket takes
+ * IPV6_V6ONLY from the QUIC socket, so "::" with V6ONLY and "0.0.0.0" can
+ * share a port, as they can for UDP; "::" with and without V6ONLY are
+ * different sockets (and so conflict). Port 0 always makes a new UDP
+ * socket, on a port the kernel picks.
+ *
+ * A quic_udp_sock lives while it has references: taken by bind (later by
+ * connections and paths), dropped by close, in any context. The last
+ * reference queues a work item that unhashes and releases the UDP socket
+ * (which sleeps) and frees the structure after an RCU grace period.
+ */
+
+#include <linux/errno.h>
+#include <linux/prandom_siphash.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/udp.h>
+#include <net/inet_sock.h>
+#include <net/sock.h>
+#include <net/udp.h>
+#include <net/udp_tunnel.h>
+
+#include <net/quic/mib.h>
+#include <net/quic/protocol.h>
+#include <net/quic/udp.h>
+
+/* Any non-zero type: the UDP core calls encap_rcv only when one is set.
+ * The other tunnels that are not xfrm encapsulations use 1 as well.
+ */
+#define QUIC_UDP_ENCAP_TYPE	1
+
+/* RFC 8999, section 5.1: header form bit; a long header has the first
+ * byte, a 32-bit version and the two connection ID length bytes.
+ */
+#define QUIC_HDR_FORM_LONG	0x80
+#define QUIC_LONG_HDR_MIN_LEN	7
+
+static struct workqueue_struct *quic_udp_wq;
+
+/**
+ * quic_udp_key_init() - build the key of a shared UDP socket
+ * @key: the key to fill
+ * @family: %AF_INET or %AF_INET6
+ * @addr: a struct in_addr or struct in6_addr, by @family
+ * @port: the port, 0 for one the kernel picks
+ * @v6only: IPV6_V6ONLY of the QUIC socket; used for "::" only
+ * @ifindex: the interface to bind to, or 0
+ */
+void quic_udp_key_init(struct quic_udp_key *key, int family,
+		       const void *addr, __be16 port, bool v6only,
+		       int ifindex)
+{
+	memset(key, 0, sizeof(*key));
+	key->family = family;
+	key->port = port;
+	key->ifindex = ifindex;
+	if (family == AF_INET) {
+		memcpy(&key->addr.v4, addr, sizeof(key->addr.v4));
+	} else {
+		memcpy(&key->addr.v6, addr, sizeof(key->addr.v6));
+		key->v6only = v6only && ipv6_addr_any(&key->addr.v6);
+	}
+}
+EXPORT_SYMBOL_NS_GPL(quic_udp_key_init, QUIC_INTERNAL);
+
+static struct hlist_head *quic_udp_bucket(struct quic_net *qn,
+					  const struct quic_udp_key *key)
+{
+	u32 h = quic_keyed_hash(&qn->hash_key, key, sizeof(*key));
+
+	return &qn->udp_socks[quic_hash_bucket(h, QUIC_UDP_HASH_BITS)];
+}
+
+/* RFC 8999 invariants, and no more: a packet has a first byte; a long
+ * header has its version and both connection IDs within the datagram.
+ * The CID lengths are not capped at 20 here: Version Negotiation answers
+ * unknown versions, whose CIDs may be up to 255 bytes long.
+ */
+static bool quic_udp_payload_ok(const struct sk_buff *skb, u32 len)
+{
+	const u32 off = sizeof(struct udphdr);
+	u32 dcil, scil;
+	const u8 *p;
+	u8 byte;
+
+	if (!len)
+		return false;
+	p = skb_header_pointer(skb, off, 1, &byte);
+	if (!p)
+		return false;
+	if (!(*p & QUIC_HDR_FORM_LONG))
+		return true;
+	if (len < QUIC_LONG_HDR_MIN_LEN)
+		return false;
+	p = skb_header_pointer(skb, off + 5, 1, &byte);
+	if (!p)
+		return false;
+	dcil = *p;
+	if (len < QUIC_LONG_HDR_MIN_LEN + dcil)
+		return false;
+	p = skb_header_pointer(skb, off + 6 + dcil, 1, &byte);
+	if (!p)
+		return false;
+	scil = *p;
+	return len >= QUIC_LONG_HDR_MIN_LEN + dcil + scil;
+}
+
+/**
+ * quic_udp_rcv() - receive a UDP datagram on a shared UDP socket
+ * @udp_sk: the kernel UDP socket
+ * @skb: the datagram, its data at the UDP header, checksum verified
+ *
+ * The encap_rcv hook of the shared UDP sockets, called under RCU in
+ * softirq context. Every datagram is counted and consumed: nothing falls
+ * through to the UDP socket's queue, which nobody reads. There are no
+ * connections yet, so after the sanity checks every datagram is dropped
+ * as "no connection".
+ *
+ * Return: 0, the datagram was consumed.
+ */
+int quic_udp_rcv(struct sock *udp_sk, struct sk_buff *skb)
+{
+	struct net *net = sock_net(udp_sk);
+	enum skb_drop_reason reason;
+	u32 len = 0;
+
+	PRANDOM_SIPHASH_ADD_NOISE(skb->len, skb, skb->tstamp, jiffies);
+	QUIC_INC_STATS(net, QUIC_MIB_PKT_IN);
+
+	if (skb->len > sizeof(struct udphdr))
+		len = skb->len - sizeof(struct udphdr);
+	if (!quic_udp_payload_ok(skb, len)) {
+		QUIC_INC_STATS(net, QUIC_MIB_DROP_MALFORMED);
+		reason = SKB_DROP_REASON_PKT_TOO_SMALL;
+	} else {
+		QUIC_INC_STATS(net, QUIC_MIB_DROP_NOCONN);
+		reason = SKB_DROP_REASON_NO_SOCKET;
+	}
+	kfree_skb_reason(skb, reason);
+	return 0;
+}
+
+/* Unhash @us and release its UDP socket, under the table mutex. Not
+ * udp_tunnel_sock_release(): its synchronize_rcu() protects tunnels that
+ * free their sk_user_data at once, and ours is freed by kfree_rcu().
+ */
+static void quic_udp_sock_release(struct quic_udp_sock *us)
+{
+	struct socket *sock = us->sock;
+
+	if (!sock)
+		return;
+	hlist_del(&us->node);
+	us->sock = NULL;
+	rcu_assign_sk_user_data(sock->sk, NULL);
+	kernel_sock_shutdown(sock, SHUT_RDWR);
+	sock_release(sock);
+}
+
+static void quic_udp_sock_release_work(struct work_struct *work)
+{
+	struct quic_udp_sock *us = container_of(work, struct quic_udp_sock,
+						release_work);
+	struct quic_net *qn = quic_net(us->net);
+
+	mutex_lock(&qn->udp_lock);
+	quic_udp_sock_release(us);
+	mutex_unlock(&qn->udp_lock);
+	kfree_rcu(us, rcu);
+}
+
+static struct quic_udp_sock *quic_udp_sock_create(struct net *net,
+						  const struct quic_udp_key *key)
+{
+	struct udp_tunnel_sock_cfg tcfg = {};
+	struct udp_port_cfg cfg = {};
+	struct quic_udp_sock *us;
+	struct socket *sock;
+	int err;
+
+	us = kzalloc(sizeof(*us), GFP_KERNEL);
+	if (!us)
+		return ERR_PTR(-ENOMEM);
+
+	cfg.family = key->family;
+	if (key->family == AF_INET) {
+		cfg.local_ip = key->addr.v4;
+	} else {
+		cfg.local_ip6 = key->addr.v6;
+		cfg.ipv6_v6only = key->v6only;
+		cfg.use_udp6_tx_checksums = 1;
+		cfg.use_udp6_rx_checksums = 1;
+	}
+	cfg.use_udp_checksums = 1;
+	cfg.local_udp_port = key->port;
+	cfg.bind_ifindex = key->ifindex;
+	err = udp_sock_create(net, &cfg, &sock);
+	if (err) {
+		kfree(us);
+		return ERR_PTR(err);
+	}
+
+	us->key = *key;
+	us->key.port = inet_sk(sock->sk)->inet_sport;
+	us->sock = sock;
+	us->net = net;
+	refcount_set(&us->refcnt, 1);
+	INIT_WORK(&us->release_work, quic_udp_sock_release_work);
+
+	tcfg.sk_user_data = us;
+	tcfg.encap_type = QUIC_UDP_ENCAP_TYPE;
+	tcfg.encap_rcv = quic_udp_rcv;
+	setup_udp_tunnel_sock(net, sock, &tcfg);
+	return us;
+}
+
+/* Release now the sockets on @port whose last user is gone but whose
+ * release work has not run, so that the port can be bound again at once.
+ */
+static bool quic_udp_release_dead(struct quic_net *qn, __be16 port)
+{
+	struct quic_udp_sock *us;
+	struct hlist_node *tmp;
+	bool found = false;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(qn->udp_socks); i++) {
+		hlist_for_each_entry_safe(us, tmp, &qn->udp_socks[i], node) {
+			if (us->key.port != port || refcount_read(&us->refcnt))
+				continue;
+			quic_udp_sock_release(us);
+			found = true;
+		}
+	}
+	return found;
+}
+
+/**
+ * quic_udp_sock_get() - find or create the UDP socket of a local address
+ * @net: the namespace
+ * @key: the local address and port (from quic_udp_key_init())
+ *
+ * With a port of 0, always creates a new UDP socket on a port the kernel
+ * picks; &quic_udp_sock.key holds it. Process context only: it sleeps.
+ *
+ * Return: a reference on the socket, to drop with quic_udp_sock_put(), or
+ * an ERR_PTR(): -EADDRINUSE if a socket that QUIC does not share holds
+ * the port, otherwise the error of creating or binding the UDP socket.
+ */
+struct quic_udp_sock *quic_udp_sock_get(struct net *net,
+					const struct quic_udp_key *key)
+{
+	struct quic_net *qn = quic_net(net);
+	struct quic_udp_sock *us;
+
+	mutex_lock(&qn->udp_lock);
+	if (key->port) {
+		hlist_for_each_entry(us, quic_udp_bucket(qn, key), node) {
+			if (!memcmp(&us->key, key, sizeof(*key)) &&
+			    refcount_inc_not_zero(&us->refcnt))
+				goto out;
+		}
+	}
+	us = quic_udp_sock_create(net, key);
+	if (IS_ERR(us) && PTR_ERR(us) == -EADDRINUSE && key->port &&
+	    quic_udp_release_dead(qn, key->port))
+		us = quic_udp_sock_create(net, key);
+	if (!IS_ERR(us))
+		hlist_add_head(&us->node, quic_udp_bucket(qn, &us->key));
+out:
+	mutex_unlock(&qn->udp_lock);
+	return us;
+}
+EXPORT_SYMBOL_NS_GPL(quic_udp_sock_get, QUIC_INTERNAL);
+
+/**
+ * quic_udp_sock_put() - drop a reference on a shared UDP socket
+ * @us: the socket, from quic_udp_sock_get()
+ *
+ * Any context. The last reference queues the release of the UDP socket.
+ */
+void quic_udp_sock_put(struct quic_udp_sock *us)
+{
+	if (refcount_dec_and_test(&us->refcnt))
+		queue_work(quic_udp_wq, &us->release_work);
+}
+EXPORT_SYMBOL_NS_GPL(quic_udp_sock_put, QUIC_INTERNAL);
+
+/**
+ * quic_udp_net_init() - set up a namespace's table of UDP sockets
+ * @net: the namespace
+ */
+void quic_udp_net_init(struct net *net)
+{
+	struct quic_net *qn = quic_net(net);
+	int i;
+
+	mutex_init(&qn->udp_lock);
+	for (i = 0; i < ARRAY_SIZE(qn->udp_socks); i++)
+		INIT_HLIST_HEAD(&qn->udp_socks[i]);
+}
+
+/**
+ * quic_udp_net_exit() - wait for a namespace's UDP sockets to go away
+ * @net: the namespace
+ *
+ * Every QUIC socket holds a reference on its namespace, so by now all of
+ * them are closed; only queued releases may remain.
+ */
+void quic_udp_net_exit(struct net *net)
+{
+	struct quic_net *qn = quic_net(net);
+	int i;
+
+	flush_workqueue(quic_udp_wq);
+	for (i = 0; i < ARRAY_SIZE(qn->udp_socks); i++)
+		WARN_ON_ONCE(!hlist_empty(&qn->udp_socks[i]));
+}
+
+/**
+ * quic_udp_init() - module-wide setup of the UDP socket layer
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int quic_udp_init(void)
+{
+	quic_udp_wq = alloc_workqueue("quic_udp", 0, 0);
+	return quic_udp_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * quic_udp_exit() - module-wide teardown of the UDP socket layer
+ */
+void quic_udp_exit(void)
+{
+	destroy_workqueue(quic_udp_wq);
+}
