@@ -24,4 +24,5 @@ if [ -d /sys/module/quic ]; then
 else
 	result "not ok" module "socket(IPPROTO_QUIC) autoloads quic"
 fi
+run_kselftest "$dir/udp"
 exit 0
