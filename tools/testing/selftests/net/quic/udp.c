@@ -419,11 +419,13 @@ TEST_F(udp, hostile_input)
 	}
 
 #define SEND(len) do {							\
+	size_t n_ = (len);						\
+									\
 	ASSERT_TRUE(send_to(self->sender, variant->family,		\
-			    variant->loopback, port, buf, (len))) {	\
-		TH_LOG("send %zu: %s", (size_t)(len), strerror(errno));	\
+			    variant->loopback, port, buf, n_)) {	\
+		TH_LOG("send %zu: %s", n_, strerror(errno));		\
 	}								\
-	if (malformed(buf, (len)))					\
+	if (malformed(buf, n_))						\
 		want_bad++;						\
 	else								\
 		want_noconn++;						\
@@ -584,7 +586,7 @@ TEST(snmp_names)
 	/* The proc files exist once quic.ko is loaded. */
 	fd = socket(AF_INET, SOCK_DGRAM, IPPROTO_QUIC);
 	ASSERT_GE(fd, 0);
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		EXPECT_LE(0, snmp_value(names[i])) {
 			TH_LOG("%s", names[i]);
 		}
