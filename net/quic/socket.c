@@ -34,15 +34,6 @@ static_assert(offsetof(struct quic6_sock, inet6) + sizeof(struct ipv6_pinfo) ==
 /* setsockopt() rejects larger arguments of SOL_QUIC options. */
 #define QUIC_SOCKOPT_MAX_LEN	4096
 
-/* A bind or connect address in the form a path uses: an IPv4 address
- * given to an AF_INET6 socket, as sockaddr_in or v4-mapped, is AF_INET.
- */
-union quic_addr {
-	struct sockaddr		sa;
-	struct sockaddr_in	v4;
-	struct sockaddr_in6	v6;
-};
-
 static int quic_addr_from_user(const struct sock *sk,
 			       const struct sockaddr *uaddr, int len,
 			       union quic_addr *a)

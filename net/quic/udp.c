@@ -31,6 +31,10 @@
 #include <linux/slab.h>
 #include <linux/udp.h>
 #include <net/inet_sock.h>
+#include <net/ip.h>
+#include <net/ip6_route.h>
+#include <net/ipv6_stubs.h>
+#include <net/route.h>
 #include <net/sock.h>
 #include <net/udp.h>
 #include <net/udp_tunnel.h>
@@ -183,6 +187,102 @@ static void quic_udp_sock_release_work(struct work_struct *work)
 	mutex_unlock(&qn->udp_lock);
 	kfree_rcu(us, rcu);
 }
+
+static int quic_udp_xmit4(struct quic_udp_sock *us, struct sk_buff *skb,
+			  const struct sockaddr_in *saddr,
+			  const struct sockaddr_in *daddr, u8 tos)
+{
+	struct sock *sk = us->sock->sk;
+	struct net *net = sock_net(sk);
+	struct flowi4 fl4 = {};
+	struct rtable *rt;
+
+	fl4.flowi4_oif = sk->sk_bound_dev_if;
+	fl4.flowi4_tos = RT_TOS(tos);
+	fl4.flowi4_proto = IPPROTO_UDP;
+	fl4.flowi4_mark = sk->sk_mark;
+	fl4.daddr = daddr->sin_addr.s_addr;
+	fl4.saddr = saddr->sin_addr.s_addr;
+	fl4.fl4_dport = daddr->sin_port;
+	fl4.fl4_sport = us->key.port;
+	rt = ip_route_output_key(net, &fl4);
+	if (IS_ERR(rt)) {
+		kfree_skb(skb);
+		return PTR_ERR(rt);
+	}
+	udp_tunnel_xmit_skb(rt, sk, skb, fl4.saddr, fl4.daddr, tos,
+			    ip4_dst_hoplimit(&rt->dst), 0, us->key.port,
+			    daddr->sin_port, false, false);
+	return 0;
+}
+
+static int quic_udp_xmit6(struct quic_udp_sock *us, struct sk_buff *skb,
+			  const struct sockaddr_in6 *saddr,
+			  const struct sockaddr_in6 *daddr, u8 tos)
+{
+	struct sock *sk = us->sock->sk;
+	struct net *net = sock_net(sk);
+	struct dst_entry *dst;
+	struct flowi6 fl6 = {};
+	int type;
+
+	fl6.flowi6_oif = sk->sk_bound_dev_if;
+	type = ipv6_addr_type(&daddr->sin6_addr);
+	if (!fl6.flowi6_oif && __ipv6_addr_needs_scope_id(type))
+		fl6.flowi6_oif = daddr->sin6_scope_id;
+	fl6.flowi6_proto = IPPROTO_UDP;
+	fl6.flowi6_mark = sk->sk_mark;
+	fl6.daddr = daddr->sin6_addr;
+	fl6.saddr = saddr->sin6_addr;
+	fl6.fl6_dport = daddr->sin6_port;
+	fl6.fl6_sport = us->key.port;
+	dst = ipv6_stub->ipv6_dst_lookup_flow(net, sk, &fl6, NULL);
+	if (IS_ERR(dst)) {
+		kfree_skb(skb);
+		return PTR_ERR(dst);
+	}
+	return udp_tunnel6_xmit_skb(dst, sk, skb, dst->dev, &fl6.saddr,
+				    &fl6.daddr, tos, ip6_dst_hoplimit(dst), 0,
+				    us->key.port, daddr->sin6_port, false);
+}
+
+/**
+ * quic_udp_xmit() - send a QUIC datagram from a shared UDP socket
+ * @us: the UDP socket, which the caller holds a reference on
+ * @skb: the UDP payload, with %QUIC_UDP_HEADROOM bytes of headroom
+ * @saddr: the source address (the port is ignored: it is @us's), or the
+ *	wildcard address to let routing choose
+ * @daddr: the destination address and port
+ * @tos: the TOS byte (IPv4) or traffic class (IPv6)
+ *
+ * Routes the datagram and hands it to the UDP tunnel transmit helpers,
+ * which add the UDP and IP headers. An IPv6 destination needs an IPv6 UDP
+ * socket; an IPv4 one may leave from either family.
+ *
+ * Return: 0 once sent or queued, otherwise a negative errno (no route,
+ * family mismatch). @skb is consumed either way.
+ */
+int quic_udp_xmit(struct quic_udp_sock *us, struct sk_buff *skb,
+		  const union quic_addr *saddr, const union quic_addr *daddr,
+		  u8 tos)
+{
+	int err;
+
+	PRANDOM_SIPHASH_ADD_NOISE(skb->len, skb, daddr->v4.sin_port, jiffies);
+	if (daddr->sa.sa_family != saddr->sa.sa_family ||
+	    (daddr->sa.sa_family == AF_INET6 && us->key.family != AF_INET6)) {
+		kfree_skb(skb);
+		return -EAFNOSUPPORT;
+	}
+	if (daddr->sa.sa_family == AF_INET)
+		err = quic_udp_xmit4(us, skb, &saddr->v4, &daddr->v4, tos);
+	else
+		err = quic_udp_xmit6(us, skb, &saddr->v6, &daddr->v6, tos);
+	if (!err)
+		QUIC_INC_STATS(us->net, QUIC_MIB_PKT_OUT);
+	return err;
+}
+EXPORT_SYMBOL_NS_GPL(quic_udp_xmit, QUIC_INTERNAL);
 
 static struct quic_udp_sock *quic_udp_sock_create(struct net *net,
 						  const struct quic_udp_key *key)

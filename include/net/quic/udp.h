@@ -8,12 +8,33 @@
 
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/ipv6.h>
+#include <linux/netdevice.h>
+#include <linux/socket.h>
+#include <linux/udp.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 #include <net/net_namespace.h>
+
+/**
+ * union quic_addr - an address and port in the form a path uses
+ * @sa: the family
+ * @v4: an IPv4 address: also one given to an AF_INET6 socket, as a
+ *	sockaddr_in or v4-mapped
+ * @v6: an IPv6 address that is not v4-mapped
+ */
+union quic_addr {
+	struct sockaddr		sa;
+	struct sockaddr_in	v4;
+	struct sockaddr_in6	v6;
+};
+
+/* Room quic_udp_xmit() needs in front of a QUIC packet. */
+#define QUIC_UDP_HEADROOM	(MAX_HEADER + sizeof(struct ipv6hdr) + \
+				 sizeof(struct udphdr))
 
 /* Buckets of a namespace's table of UDP sockets: 2^bits. */
 #define QUIC_UDP_HASH_BITS	6
@@ -69,6 +90,9 @@ struct quic_udp_sock *quic_udp_sock_get(struct net *net,
 					const struct quic_udp_key *key);
 void quic_udp_sock_put(struct quic_udp_sock *us);
 int quic_udp_rcv(struct sock *udp_sk, struct sk_buff *skb);
+int quic_udp_xmit(struct quic_udp_sock *us, struct sk_buff *skb,
+		  const union quic_addr *saddr, const union quic_addr *daddr,
+		  u8 tos);
 
 void quic_udp_key_init(struct quic_udp_key *key, int family,
 		       const void *addr, __be16 port, bool v6only,
