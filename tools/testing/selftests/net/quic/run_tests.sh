@@ -25,4 +25,10 @@ else
 	result "not ok" module "socket(IPPROTO_QUIC) autoloads quic"
 fi
 run_kselftest "$dir/udp"
+# No UDP socket or anything else of quic.ko outlives the tests.
+if rmmod quic; then
+	result ok module "quic unloads after the tests"
+else
+	result "not ok" module "quic unloads after the tests"
+fi
 exit 0

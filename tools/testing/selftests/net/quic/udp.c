@@ -11,13 +11,17 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <net/if.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -592,6 +596,69 @@ TEST(snmp_names)
 		}
 	}
 	EXPECT_EQ(0, close(fd));
+}
+
+/*
+ * In a new network namespace: fresh counters, a working bind, and a
+ * namespace that goes away with a bound QUIC socket still open until the
+ * process exits. Returns the number of the step that failed, or 0.
+ */
+static int netns_child(void)
+{
+	unsigned char pkt = 0x40;
+	struct snmp before, after;
+	struct ifreq ifr;
+	int fd, q, port, i;
+
+	if (unshare(CLONE_NEWNET))
+		return 1;
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0)
+		return 2;
+	memset(&ifr, 0, sizeof(ifr));
+	strcpy(ifr.ifr_name, "lo");
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr))
+		return 3;
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(fd, SIOCSIFFLAGS, &ifr))
+		return 4;
+	if (!snmp_read(&before) || before.in || before.malformed ||
+	    before.noconn)
+		return 5;
+	q = socket(AF_INET, SOCK_DGRAM, IPPROTO_QUIC);
+	if (q < 0 || bind_err(q, AF_INET, "127.0.0.1", 0))
+		return 6;
+	port = local_port(q);
+	if (port <= 0 || udp_sockets(port) != 1)
+		return 7;
+	if (!send_to(fd, AF_INET, "127.0.0.1", port, &pkt, 1))
+		return 8;
+	for (i = 0; i < 100; i++) {
+		if (!snmp_read(&after))
+			return 9;
+		if (after.in)
+			break;
+		sleep_ms(10);
+	}
+	if (after.in != 1 || after.noconn != 1 || after.malformed)
+		return 10;
+	return 0;
+}
+
+TEST(netns)
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid)
+		_exit(netns_child());
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) {
+		TH_LOG("failed at step %d", WEXITSTATUS(status));
+	}
 }
 
 TEST_HARNESS_MAIN
