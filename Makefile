@@ -31,6 +31,7 @@ modules:
 
 user: ksrc
 	$(MAKE) -C $(SELFTESTS) KSRC=$(KSRC)
+	$(MAKE) -C tools/lib/quic
 
 ksrc:
 	@$(VM)/ksrc $(KSRC)
@@ -56,3 +57,4 @@ checkpatch: ksrc
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C $(SELFTESTS) clean
+	$(MAKE) -C tools/lib/quic clean
