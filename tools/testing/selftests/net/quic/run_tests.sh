@@ -20,6 +20,7 @@ else
 fi
 run_kselftest "$dir/socket"
 run_kselftest "$dir/../../../../lib/quic/test_handshake"
+run_kselftest "$dir/../../../../lib/quic/test_socket"
 if [ -d /sys/module/quic ]; then
 	result ok module "socket(IPPROTO_QUIC) autoloads quic"
 else
