@@ -50,7 +50,9 @@ struct side {
 	uint8_t peer_tp[QUIC_TP_EXT_MAX];
 	size_t peer_tp_len;
 	int tp_sets;
-	int reject_tp;
+	int reject_tp;		/* errors the connection returns */
+	int reject_secret;
+	int reject_local_tp;
 };
 
 static unsigned int test_num, test_failed;
@@ -99,6 +101,8 @@ static int mem_set_secret(void *priv, const struct quic_crypto_secret *sec)
 {
 	struct side *s = priv;
 
+	if (s->reject_secret)
+		return s->reject_secret;
 	if (sec->level >= QUIC_CRYPTO_MAX || sec->level == QUIC_CRYPTO_INITIAL ||
 	    sec->reserved || s->have[sec->level][!!sec->send]) {
 		s->bad_secret = true;
@@ -116,6 +120,8 @@ static int mem_get_local_tp(void *priv, uint8_t *buf, size_t *len)
 {
 	struct side *s = priv;
 
+	if (s->reject_local_tp)
+		return s->reject_local_tp;
 	if (*len < s->local_tp_len)
 		return -EINVAL;
 	memcpy(buf, s->local_tp, s->local_tp_len);
@@ -399,8 +405,12 @@ static void cipher_run(const struct cipher_case *cc, bool psk)
 }
 
 /* Run a pair expected to fail; returns the error and the sides' alerts. */
+struct inject {
+	int tp, secret, local_tp;
+};
+
 static int fail_run(const struct quic_conf_args *ca,
-		    const struct quic_conf_args *sa, int reject_tp,
+		    const struct quic_conf_args *sa, const struct inject *inj,
 		    int *calert, int *salert)
 {
 	struct side c, s;
@@ -417,7 +427,11 @@ static int fail_run(const struct quic_conf_args *ca,
 		side_free(&c);
 		return err;
 	}
-	s.reject_tp = reject_tp;
+	if (inj) {
+		s.reject_tp = inj->tp;
+		s.reject_secret = inj->secret;
+		s.reject_local_tp = inj->local_tp;
+	}
 	err = run(&c, &s, 0, &who);
 	*calert = c.hs.alert;
 	*salert = s.hs.alert;
@@ -602,6 +616,7 @@ static void test_alpn_parse(void)
 static void test_failures(void)
 {
 	struct quic_conf_args ca = { 0 }, sa = { 0 };
+	struct inject inj = { 0 };
 	struct quic_conf conf;
 	char path[128];
 	int err, calert, salert;
@@ -647,7 +662,7 @@ static void test_failures(void)
 
 	ca.alpns = "h3,hq-interop";
 	sa.alpns = "smb";
-	err = fail_run(&ca, &sa, 0, &calert, &salert);
+	err = fail_run(&ca, &sa, NULL, &calert, &salert);
 	report(err == -EPROTO && salert == GNUTLS_A_NO_APPLICATION_PROTOCOL,
 	       "no common ALPN: server fails with no_application_protocol (%d, alert %d)",
 	       err, salert);
@@ -655,15 +670,28 @@ static void test_failures(void)
 	sa.alpns = "h3";
 
 	sa.pkey_file = psk2_file;	/* same identity, other key */
-	err = fail_run(&ca, &sa, 0, &calert, &salert);
+	err = fail_run(&ca, &sa, NULL, &calert, &salert);
 	report(err == -EPROTO && salert >= 0,
 	       "PSK with a different key fails (%d, server alert %d)", err,
 	       salert);
 	sa.pkey_file = psk_file;
 
-	err = fail_run(&ca, &sa, -EINVAL, &calert, &salert);
+	inj.tp = -EINVAL;
+	err = fail_run(&ca, &sa, &inj, &calert, &salert);
 	report(err == -EINVAL,
 	       "transport parameters refused by the connection fail the handshake with that error (%d)",
+	       err);
+	inj.tp = 0;
+	inj.secret = -EPIPE;
+	err = fail_run(&ca, &sa, &inj, &calert, &salert);
+	report(err == -EPIPE,
+	       "a secret refused by the connection fails the handshake with that error (%d)",
+	       err);
+	inj.secret = 0;
+	inj.local_tp = -EINVAL;
+	err = fail_run(&ca, &sa, &inj, &calert, &salert);
+	report(err == -EINVAL,
+	       "local transport parameters unavailable fail the handshake with that error (%d)",
 	       err);
 
 	/* Certificate checked against the test CA, by name. */
@@ -672,11 +700,11 @@ static void test_failures(void)
 	ca.hostname = "localhost";
 	sa.pkey_file = key_file;
 	sa.cert_file = cert_file;
-	err = fail_run(&ca, &sa, 0, &calert, &salert);
+	err = fail_run(&ca, &sa, NULL, &calert, &salert);
 	report(!err, "x509: certificate verifies against its CA and name (%d)",
 	       err);
 	ca.hostname = "example.org";
-	err = fail_run(&ca, &sa, 0, &calert, &salert);
+	err = fail_run(&ca, &sa, NULL, &calert, &salert);
 	report(err == -EPROTO && calert >= 0,
 	       "x509: wrong server name fails verification (%d, client alert %d)",
 	       err, calert);
