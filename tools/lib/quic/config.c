@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1
 /*
  * Building a GnuTLS session for QUIC from the arguments of
  * quic_client_handshake() and quic_server_handshake(): TLS 1.3 only, no

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1
 /*
  * The GnuTLS side of a QUIC handshake (RFC 9001, section 4): GnuTLS runs
  * TLS 1.3 without a record layer; its callbacks give us each handshake

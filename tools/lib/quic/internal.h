@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1 */
 /*
  * libquic internals: the GnuTLS glue (handshake.c) talks to the QUIC
  * connection only through struct quic_hs_ops, so it runs the same against

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1
 /*
  * The kernel side of the handshake and the public entry points: handshake
  * messages go out with sendmsg() and a QUIC_HANDSHAKE_INFO cmsg, come back

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1 */
 /*
  * libquic: the user-space TLS 1.3 handshake for in-kernel QUIC sockets.
  *
