@@ -509,7 +509,9 @@ static int frame_invalid_values(struct quic_test *t)
 static int frame_ack_ranges_cap(struct quic_test *t)
 {
 	static const struct quic_ack_range want[] = {
-		{ 98, 100 }, { 90, 95 }, { 82, 87 }, { 74, 79 }, { 5, 70 },
+		{ .smallest = 98, .largest = 100 }, { .smallest = 90, .largest = 95 },
+		{ .smallest = 82, .largest = 87 }, { .smallest = 74, .largest = 79 },
+		{ .smallest = 5, .largest = 70 },
 	};
 	static const u32 caps[] = { 0, 1, 3, 5, 8 };
 	struct quic_ack_range r[MAX_RANGES];
