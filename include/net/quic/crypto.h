@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * QUIC packet protection (RFC 9001 section 5, RFC 9369 for version 2).
+ *
+ * One struct quic_crypto protects one direction of one encryption level.
+ * It holds the crypto API transforms and requests, allocated when the keys
+ * are installed, so that protecting or unprotecting a packet allocates
+ * nothing.  The functions work on linear buffers in place; the buffers are
+ * mapped with a scatterlist and so must be kmalloc'ed memory (not the stack,
+ * not vmalloc, not module data).
+ *
+ * Calls on one struct quic_crypto must be serialised by the caller (the
+ * socket lock on the packet path): the preallocated requests are shared.
+ * Only synchronous algorithm implementations are requested, so every call
+ * completes before it returns.
+ */
+#ifndef _NET_QUIC_CRYPTO_H
+#define _NET_QUIC_CRYPTO_H
+
+#include <linux/types.h>
+
+#define QUIC_CRYPTO_TAG_LEN		16	/* AEAD tag, every cipher */
+#define QUIC_CRYPTO_SAMPLE_LEN		16	/* header protection sample */
+#define QUIC_CRYPTO_IV_LEN		12	/* AEAD nonce */
+#define QUIC_CRYPTO_KEY_MAX_LEN		32
+#define QUIC_CRYPTO_SECRET_MAX_LEN	48	/* SHA-384 */
+#define QUIC_CRYPTO_PN_MAX_LEN		4
+/* The sample starts this far after the start of the packet number. */
+#define QUIC_CRYPTO_SAMPLE_OFFSET	4
+/* The Key Phase bit of a short header's first byte. */
+#define QUIC_CRYPTO_KEY_PHASE_BIT	0x04
+/* Longest connection ID (RFC 9000 17.2), for the Initial and Retry inputs. */
+#define QUIC_CRYPTO_CID_MAX_LEN		20
+
+struct crypto_aead;
+struct crypto_shash;
+struct crypto_skcipher;
+struct aead_request;
+struct skcipher_request;
+
+/**
+ * struct quic_crypto - keys of one level in one direction
+ * @aead: AEAD transforms of the two key phases, indexed by the phase bit
+ * @aead_req: preallocated requests, one per @aead
+ * @hp: header protection transform ("ecb(aes)" or "chacha20")
+ * @hp_req: preallocated request for @hp
+ * @hash: "hmac(sha256)" or "hmac(sha384)", for key updates
+ * @scratch: QUIC_CRYPTO_SAMPLE_LEN * 2 bytes of kmalloc'ed memory for the
+ *	header protection mask and IV (a scatterlist cannot map the stack)
+ * @secret: the traffic secret of each key phase
+ * @iv: the packet protection IV of each key phase
+ * @cipher_type: TLS_CIPHER_* of <linux/tls.h>, 0 when no keys are set
+ * @version: QUIC version whose labels derived the keys
+ * @secret_len: length of @secret, the hash output size
+ * @key_len: AEAD and header protection key length
+ * @key_phase: the current key phase, 0 or 1
+ * @valid: bit n set when @aead[n] holds keys (the current phase, and after
+ *	a key update the previous one)
+ */
+struct quic_crypto {
+	struct crypto_aead *aead[2];
+	struct aead_request *aead_req[2];
+	struct crypto_skcipher *hp;
+	struct skcipher_request *hp_req;
+	struct crypto_shash *hash;
+	u8 *scratch;
+	u8 secret[2][QUIC_CRYPTO_SECRET_MAX_LEN];
+	u8 iv[2][QUIC_CRYPTO_IV_LEN];
+	u32 cipher_type;
+	u32 version;
+	u32 secret_len;
+	u32 key_len;
+	u8 key_phase;
+	u8 valid;
+};
+
+static inline bool quic_crypto_ready(const struct quic_crypto *c)
+{
+	return c->cipher_type != 0;
+}
+
+int quic_crypto_hkdf_extract(const char *hash, const u8 *salt, u32 salt_len,
+			     const u8 *ikm, u32 ikm_len, u8 *prk);
+int quic_crypto_hkdf_expand_label(const char *hash, const u8 *secret,
+				  u32 secret_len, const char *label,
+				  u8 *out, u32 out_len);
+
+int quic_crypto_set_secret(struct quic_crypto *c, u32 cipher_type,
+			   const u8 *secret, u32 secret_len, u32 version);
+int quic_crypto_initial_keys(struct quic_crypto *rx, struct quic_crypto *tx,
+			     const u8 *dcid, u8 dcid_len, u32 version,
+			     bool is_server);
+int quic_crypto_key_update(struct quic_crypto *c);
+void quic_crypto_free(struct quic_crypto *c);
+
+int quic_crypto_encrypt(struct quic_crypto *c, u8 *pkt, u32 hdr_len,
+			u32 pn_len, u64 pn, u32 payload_len);
+int quic_crypto_hp_remove(struct quic_crypto *c, u8 *pkt, u32 len,
+			  u32 pn_offset, u32 *pn_len, u32 *truncated_pn);
+int quic_crypto_aead_decrypt(struct quic_crypto *c, u8 *pkt, u32 hdr_len,
+			     u64 pn, u32 len);
+
+int quic_crypto_retry_tag(u8 *tag, const u8 *odcid, u8 odcid_len,
+			  const u8 *pkt, u32 len, u32 version);
+
+#endif /* _NET_QUIC_CRYPTO_H */

@@ -1,0 +1,818 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * QUIC packet protection: key schedule, AEAD payload protection, header
+ * protection, key update and the Retry integrity tag (RFC 9001 section 5
+ * and 6, RFC 9369 section 3.3).
+ *
+ * Choices:
+ *
+ * - HKDF is built here on an "hmac(sha256)" or "hmac(sha384)" shash: 6.1
+ *   has no HKDF library.  HKDF-Expand-Label is TLS 1.3's (RFC 8446 7.1)
+ *   with an empty context.
+ *
+ * - Header protection uses an skcipher ("ecb(aes)" on one block, or
+ *   "chacha20" on five zero bytes with the sample as counter and nonce)
+ *   rather than the single-block crypto_cipher API: crypto_cipher is
+ *   internal to the crypto subsystem (CRYPTO_INTERNAL namespace) and not for
+ *   new users, and the skcipher path is the same for both ciphers.  The cost
+ *   is one scatterlist over a small kmalloc'ed scratch buffer per
+ *   struct quic_crypto.
+ *
+ * - Requests are allocated with the keys, one per transform, and only
+ *   synchronous implementations are asked for (CRYPTO_ALG_ASYNC in the
+ *   mask), so that protecting a packet allocates nothing and completes in
+ *   the call.  Asynchronous offload can come later with per-packet request
+ *   space in the skb.
+ *
+ * - A failed tag check wipes the payload: the generic GCM and CCM decrypt
+ *   before they verify, and no unauthenticated plaintext must reach anybody.
+ */
+
+#include <crypto/aead.h>
+#include <crypto/algapi.h>
+#include <crypto/hash.h>
+#include <crypto/sha2.h>
+#include <crypto/skcipher.h>
+#include <linux/err.h>
+#include <linux/module.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/tls.h>
+#include <linux/quic.h>
+#include <net/quic/crypto.h>
+
+struct quic_cipher {
+	u32 type;
+	const char *aead;
+	const char *hp;
+	const char *hash;
+	u32 key_len;
+	u32 secret_len;
+};
+
+static const struct quic_cipher quic_ciphers[] = {
+	{ TLS_CIPHER_AES_GCM_128, "gcm(aes)", "ecb(aes)", "hmac(sha256)",
+	  16, SHA256_DIGEST_SIZE },
+	{ TLS_CIPHER_AES_GCM_256, "gcm(aes)", "ecb(aes)", "hmac(sha384)",
+	  32, SHA384_DIGEST_SIZE },
+	{ TLS_CIPHER_AES_CCM_128, "ccm(aes)", "ecb(aes)", "hmac(sha256)",
+	  16, SHA256_DIGEST_SIZE },
+	{ TLS_CIPHER_CHACHA20_POLY1305, "rfc7539(chacha20,poly1305)",
+	  "chacha20", "hmac(sha256)", 32, SHA256_DIGEST_SIZE },
+};
+
+struct quic_labels {
+	const char *key;
+	const char *iv;
+	const char *hp;
+	const char *ku;
+};
+
+static const struct quic_labels quic_labels_v1 = {
+	"quic key", "quic iv", "quic hp", "quic ku"
+};
+
+static const struct quic_labels quic_labels_v2 = {
+	"quicv2 key", "quicv2 iv", "quicv2 hp", "quicv2 ku"
+};
+
+/* Initial salts: RFC 9001 section 5.2, RFC 9369 section 3.3.1. */
+static const u8 quic_salt_v1[] = {
+	0x38, 0x76, 0x2c, 0xf7, 0xf5, 0x59, 0x34, 0xb3, 0x4d, 0x17,
+	0x9a, 0xe6, 0xa4, 0xc8, 0x0c, 0xad, 0xcc, 0xbb, 0x7f, 0x0a,
+};
+
+static const u8 quic_salt_v2[] = {
+	0x0d, 0xed, 0xe3, 0xde, 0xf7, 0x00, 0xa6, 0xdb, 0x81, 0x93,
+	0x81, 0xbe, 0x6e, 0x26, 0x9d, 0xcb, 0xf9, 0xbd, 0x2e, 0xd9,
+};
+
+/* Retry integrity keys and nonces: RFC 9001 section 5.8, RFC 9369 3.3.3. */
+static const u8 quic_retry_key_v1[] = {
+	0xbe, 0x0c, 0x69, 0x0b, 0x9f, 0x66, 0x57, 0x5a,
+	0x1d, 0x76, 0x6b, 0x54, 0xe3, 0x68, 0xc8, 0x4e,
+};
+
+static const u8 quic_retry_nonce_v1[QUIC_CRYPTO_IV_LEN] = {
+	0x46, 0x15, 0x99, 0xd3, 0x5d, 0x63, 0x2b, 0xf2,
+	0x23, 0x98, 0x25, 0xbb,
+};
+
+static const u8 quic_retry_key_v2[] = {
+	0x8f, 0xb4, 0xb0, 0x1b, 0x56, 0xac, 0x48, 0xe2,
+	0x60, 0xfb, 0xcb, 0xce, 0xad, 0x7c, 0xcc, 0x92,
+};
+
+static const u8 quic_retry_nonce_v2[QUIC_CRYPTO_IV_LEN] = {
+	0xd8, 0x69, 0x69, 0xbc, 0x2d, 0x7c, 0x6d, 0x99,
+	0x90, 0xef, 0xb0, 0x4a,
+};
+
+#define QUIC_HKDF_LABEL_PREFIX	"tls13 "
+#define QUIC_HKDF_LABEL_MAX	32	/* ours are at most 10 bytes */
+#define QUIC_HP_MASK_LEN	5	/* first byte and up to 4 PN bytes */
+#define QUIC_CCM_IV_LEN		16
+
+static const struct quic_cipher *quic_cipher_find(u32 type)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(quic_ciphers); i++)
+		if (quic_ciphers[i].type == type)
+			return &quic_ciphers[i];
+	return NULL;
+}
+
+static const struct quic_labels *quic_labels_find(u32 version)
+{
+	switch (version) {
+	case QUIC_VERSION_V1:
+		return &quic_labels_v1;
+	case QUIC_VERSION_V2:
+		return &quic_labels_v2;
+	}
+	return NULL;
+}
+
+static int quic_hkdf_extract(struct crypto_shash *tfm, const u8 *salt,
+			     u32 salt_len, const u8 *ikm, u32 ikm_len, u8 *prk)
+{
+	SHASH_DESC_ON_STACK(desc, tfm);
+	int err;
+
+	err = crypto_shash_setkey(tfm, salt, salt_len);
+	if (err)
+		return err;
+	desc->tfm = tfm;
+	err = crypto_shash_digest(desc, ikm, ikm_len, prk);
+	shash_desc_zero(desc);
+	return err;
+}
+
+/* HKDF-Expand(secret, HkdfLabel, out_len), RFC 5869 and RFC 8446 7.1:
+ * HkdfLabel = { u16 length; u8 label<7..255> = "tls13 " + label;
+ * u8 context<0..255> = "" }.
+ */
+static int quic_hkdf_expand_label(struct crypto_shash *tfm, const u8 *secret,
+				  u32 secret_len, const char *label,
+				  u8 *out, u32 out_len)
+{
+	u8 info[2 + 1 + sizeof(QUIC_HKDF_LABEL_PREFIX) - 1 +
+		QUIC_HKDF_LABEL_MAX + 1];
+	u32 hlen = crypto_shash_digestsize(tfm), label_len = strlen(label);
+	u32 prefix_len = sizeof(QUIC_HKDF_LABEL_PREFIX) - 1;
+	SHASH_DESC_ON_STACK(desc, tfm);
+	u8 t[SHA512_DIGEST_SIZE];
+	u32 info_len, done = 0;
+	u8 counter;
+	int err;
+
+	if (label_len > QUIC_HKDF_LABEL_MAX || !out_len ||
+	    out_len > 255 * hlen || out_len > U16_MAX || hlen > sizeof(t))
+		return -EINVAL;
+
+	info[0] = out_len >> 8;
+	info[1] = out_len & 0xff;
+	info[2] = prefix_len + label_len;
+	memcpy(&info[3], QUIC_HKDF_LABEL_PREFIX, prefix_len);
+	memcpy(&info[3 + prefix_len], label, label_len);
+	info_len = 3 + prefix_len + label_len;
+	info[info_len++] = 0;	/* empty context */
+
+	err = crypto_shash_setkey(tfm, secret, secret_len);
+	if (err)
+		return err;
+	desc->tfm = tfm;
+	for (counter = 1; done < out_len; counter++) {
+		u32 n = min(hlen, out_len - done);
+
+		err = crypto_shash_init(desc);
+		if (!err && counter > 1)
+			err = crypto_shash_update(desc, t, hlen);
+		if (!err)
+			err = crypto_shash_update(desc, info, info_len);
+		if (!err)
+			err = crypto_shash_finup(desc, &counter, 1, t);
+		if (err)
+			break;
+		memcpy(out + done, t, n);
+		done += n;
+	}
+	memzero_explicit(t, sizeof(t));
+	shash_desc_zero(desc);
+	return err;
+}
+
+/**
+ * quic_crypto_hkdf_extract() - HKDF-Extract (RFC 5869)
+ * @hash: "hmac(sha256)" or "hmac(sha384)"
+ * @salt: the salt
+ * @salt_len: its length
+ * @ikm: the input keying material
+ * @ikm_len: its length
+ * @prk: output, the digest size of @hash
+ *
+ * Allocates a transform per call: for tests and slow paths.
+ *
+ * Return: 0 or a negative errno.
+ */
+int quic_crypto_hkdf_extract(const char *hash, const u8 *salt, u32 salt_len,
+			     const u8 *ikm, u32 ikm_len, u8 *prk)
+{
+	struct crypto_shash *tfm;
+	int err;
+
+	tfm = crypto_alloc_shash(hash, 0, 0);
+	if (IS_ERR(tfm))
+		return PTR_ERR(tfm);
+	err = quic_hkdf_extract(tfm, salt, salt_len, ikm, ikm_len, prk);
+	crypto_free_shash(tfm);
+	return err;
+}
+EXPORT_SYMBOL_NS_GPL(quic_crypto_hkdf_extract, QUIC_INTERNAL);
+
+/**
+ * quic_crypto_hkdf_expand_label() - TLS 1.3 HKDF-Expand-Label, empty context
+ * @hash: "hmac(sha256)" or "hmac(sha384)"
+ * @secret: the secret
+ * @secret_len: its length
+ * @label: the label without the "tls13 " prefix, e.g. "quic key"
+ * @out: output
+ * @out_len: bytes to produce
+ *
+ * Allocates a transform per call: for tests and slow paths.
+ *
+ * Return: 0 or a negative errno.
+ */
+int quic_crypto_hkdf_expand_label(const char *hash, const u8 *secret,
+				  u32 secret_len, const char *label,
+				  u8 *out, u32 out_len)
+{
+	struct crypto_shash *tfm;
+	int err;
+
+	tfm = crypto_alloc_shash(hash, 0, 0);
+	if (IS_ERR(tfm))
+		return PTR_ERR(tfm);
+	err = quic_hkdf_expand_label(tfm, secret, secret_len, label, out,
+				     out_len);
+	crypto_free_shash(tfm);
+	return err;
+}
+EXPORT_SYMBOL_NS_GPL(quic_crypto_hkdf_expand_label, QUIC_INTERNAL);
+
+/**
+ * quic_crypto_free() - release the transforms and wipe the keys
+ * @c: the keys; may be unset or partly set up
+ *
+ * Leaves @c zeroed, ready for quic_crypto_set_secret() again.
+ */
+void quic_crypto_free(struct quic_crypto *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(c->aead); i++) {
+		aead_request_free(c->aead_req[i]);
+		crypto_free_aead(c->aead[i]);
+	}
+	skcipher_request_free(c->hp_req);
+	crypto_free_skcipher(c->hp);
+	crypto_free_shash(c->hash);
+	kfree_sensitive(c->scratch);
+	memzero_explicit(c, sizeof(*c));
+}
+EXPORT_SYMBOL_NS_GPL(quic_crypto_free, QUIC_INTERNAL);
+
+static int quic_crypto_alloc(struct quic_crypto *c,
+			     const struct quic_cipher *cipher)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(c->aead); i++) {
+		c->aead[i] = crypto_alloc_aead(cipher->aead, 0,
+					       CRYPTO_ALG_ASYNC);
+		if (IS_ERR(c->aead[i])) {
+			err = PTR_ERR(c->aead[i]);
+			c->aead[i] = NULL;
+			return err;
+		}
+		err = crypto_aead_setauthsize(c->aead[i], QUIC_CRYPTO_TAG_LEN);
+		if (err)
+			return err;
+		c->aead_req[i] = aead_request_alloc(c->aead[i], GFP_KERNEL);
+		if (!c->aead_req[i])
+			return -ENOMEM;
+		aead_request_set_callback(c->aead_req[i], 0, NULL, NULL);
+	}
+
+	c->hp = crypto_alloc_skcipher(cipher->hp, 0, CRYPTO_ALG_ASYNC);
+	if (IS_ERR(c->hp)) {
+		err = PTR_ERR(c->hp);
+		c->hp = NULL;
+		return err;
+	}
+	c->hp_req = skcipher_request_alloc(c->hp, GFP_KERNEL);
+	if (!c->hp_req)
+		return -ENOMEM;
+	skcipher_request_set_callback(c->hp_req, 0, NULL, NULL);
+
+	c->hash = crypto_alloc_shash(cipher->hash, 0, 0);
+	if (IS_ERR(c->hash)) {
+		err = PTR_ERR(c->hash);
+		c->hash = NULL;
+		return err;
+	}
+
+	c->scratch = kzalloc(QUIC_CRYPTO_SAMPLE_LEN * 2, GFP_KERNEL);
+	if (!c->scratch)
+		return -ENOMEM;
+	return 0;
+}
+
+/* Derive key and IV (and with @hp the header protection key) of key phase
+ * @phase from @secret and load them.
+ */
+static int quic_crypto_install(struct quic_crypto *c, u8 phase,
+			       const u8 *secret, bool hp)
+{
+	const struct quic_labels *l = quic_labels_find(c->version);
+	u8 key[QUIC_CRYPTO_KEY_MAX_LEN];
+	int err;
+
+	err = quic_hkdf_expand_label(c->hash, secret, c->secret_len, l->key,
+				     key, c->key_len);
+	if (!err)
+		err = crypto_aead_setkey(c->aead[phase], key, c->key_len);
+	if (!err)
+		err = quic_hkdf_expand_label(c->hash, secret, c->secret_len,
+					     l->iv, c->iv[phase],
+					     QUIC_CRYPTO_IV_LEN);
+	if (!err && hp)
+		err = quic_hkdf_expand_label(c->hash, secret, c->secret_len,
+					     l->hp, key, c->key_len);
+	if (!err && hp)
+		err = crypto_skcipher_setkey(c->hp, key, c->key_len);
+	memzero_explicit(key, sizeof(key));
+	if (err) {
+		c->valid &= ~BIT(phase);
+		return err;
+	}
+	memcpy(c->secret[phase], secret, c->secret_len);
+	c->valid |= BIT(phase);
+	return 0;
+}
+
+/**
+ * quic_crypto_set_secret() - install the keys of one level and direction
+ * @c: the keys to set; any previous keys in it are released
+ * @cipher_type: TLS_CIPHER_AES_GCM_128, TLS_CIPHER_AES_GCM_256,
+ *	TLS_CIPHER_AES_CCM_128 or TLS_CIPHER_CHACHA20_POLY1305
+ * @secret: the traffic secret from TLS
+ * @secret_len: its length, which must be the cipher suite's hash size
+ *	(48 for AES-256-GCM, 32 for the others)
+ * @version: QUIC_VERSION_V1 or QUIC_VERSION_V2, which selects the labels
+ *
+ * Allocates the transforms and requests (GFP_KERNEL; the crypto API may
+ * load modules): process context only.  The copies of secret material made
+ * on the way are wiped; the caller wipes @secret.  On error @c is left
+ * without keys.
+ *
+ * Return: 0; -EINVAL for an unknown cipher or version or a wrong secret
+ * length; or the errno of the crypto API (-ENOENT if an algorithm is
+ * missing, -ENOMEM).
+ */
+int quic_crypto_set_secret(struct quic_crypto *c, u32 cipher_type,
+			   const u8 *secret, u32 secret_len, u32 version)
+{
+	const struct quic_cipher *cipher = quic_cipher_find(cipher_type);
+	int err;
+
+	quic_crypto_free(c);
+	if (!cipher || !quic_labels_find(version) ||
+	    secret_len != cipher->secret_len)
+		return -EINVAL;
+
+	err = quic_crypto_alloc(c, cipher);
+	if (err)
+		goto fail;
+	c->version = version;
+	c->secret_len = cipher->secret_len;
+	c->key_len = cipher->key_len;
+	err = quic_crypto_install(c, 0, secret, true);
+	if (err)
+		goto fail;
+	c->cipher_type = cipher_type;
+	return 0;
+fail:
+	quic_crypto_free(c);
+	return err;
+}
+EXPORT_SYMBOL_NS_GPL(quic_crypto_set_secret, QUIC_INTERNAL);
+
+/**
+ * quic_crypto_initial_keys() - derive the Initial keys (RFC 9001 5.2)
+ * @rx: receive keys to set
+ * @tx: transmit keys to set
+ * @dcid: the Destination Connection ID of the client's first Initial
+ * @dcid_len: its length, at most 20
+ * @version: QUIC_VERSION_V1 or QUIC_VERSION_V2
+ * @is_server: which side we are: the client sends with "client in"
+ *
+ * Process context only (see quic_crypto_set_secret()).
+ *
+ * Return: 0, -EINVAL for a bad version or length, or a crypto API errno.
+ */
+int quic_crypto_initial_keys(struct quic_crypto *rx, struct quic_crypto *tx,
+			     const u8 *dcid, u8 dcid_len, u32 version,
+			     bool is_server)
+{
+	u8 initial[SHA256_DIGEST_SIZE], client[SHA256_DIGEST_SIZE];
+	u8 server[SHA256_DIGEST_SIZE];
+	struct crypto_shash *tfm;
+	const u8 *salt;
+	int err;
+
+	if (dcid_len > QUIC_CRYPTO_CID_MAX_LEN)
+		return -EINVAL;
+	switch (version) {
+	case QUIC_VERSION_V1:
+		salt = quic_salt_v1;
+		break;
+	case QUIC_VERSION_V2:
+		salt = quic_salt_v2;
+		break;
+	default:
+		return -EINVAL;
+	}
+
+	tfm = crypto_alloc_shash("hmac(sha256)", 0, 0);
+	if (IS_ERR(tfm))
+		return PTR_ERR(tfm);
+	/* Both salts have the same length. */
+	err = quic_hkdf_extract(tfm, salt, sizeof(quic_salt_v1), dcid,
+				dcid_len, initial);
+	if (!err)
+		err = quic_hkdf_expand_label(tfm, initial, sizeof(initial),
+					     "client in", client,
+					     sizeof(client));
+	if (!err)
+		err = quic_hkdf_expand_label(tfm, initial, sizeof(initial),
+					     "server in", server,
+					     sizeof(server));
+	crypto_free_shash(tfm);
+	if (!err)
+		err = quic_crypto_set_secret(rx, TLS_CIPHER_AES_GCM_128,
+					     is_server ? client : server,
+					     SHA256_DIGEST_SIZE, version);
+	if (!err)
+		err = quic_crypto_set_secret(tx, TLS_CIPHER_AES_GCM_128,
+					     is_server ? server : client,
+					     SHA256_DIGEST_SIZE, version);
+	if (err) {
+		quic_crypto_free(rx);
+		quic_crypto_free(tx);
+	}
+	memzero_explicit(initial, sizeof(initial));
+	memzero_explicit(client, sizeof(client));
+	memzero_explicit(server, sizeof(server));
+	return err;
+}
+EXPORT_SYMBOL_NS_GPL(quic_crypto_initial_keys, QUIC_INTERNAL);
+
+/**
+ * quic_crypto_key_update() - move to the next key phase (RFC 9001 6)
+ * @c: 1-RTT keys of one direction
+ *
+ * Derives the next secret with the "quic ku" ("quicv2 ku") label, loads its
+ * key and IV into the other key phase and makes it current.  The header
+ * protection key does not change.  The keys of the phase left behind stay
+ * usable by quic_crypto_aead_decrypt() for reordered packets, until the
+ * following update replaces them.
+ *
+ * May sleep: some AEAD implementations allocate in setkey (the generic
+ * GCM does).  The caller must not be in atomic context.
+ *
+ * Return: 0, -ENOKEY without keys, or a crypto API errno (the key phase is
+ * then unchanged and the old phase's keys are gone).
+ */
+int quic_crypto_key_update(struct quic_crypto *c)
+{
+	u8 next = !c->key_phase, secret[QUIC_CRYPTO_SECRET_MAX_LEN];
+	const struct quic_labels *l;
+	int err;
+
+	if (!quic_crypto_ready(c))
+		return -ENOKEY;
+	l = quic_labels_find(c->version);
+	err = quic_hkdf_expand_label(c->hash, c->secret[c->key_phase],
+				     c->secret_len, l->ku, secret,
+				     c->secret_len);
+	if (!err)
+		err = quic_crypto_install(c, next, secret, false);
+	memzero_explicit(secret, sizeof(secret));
+	if (!err)
+		c->key_phase = next;
+	return err;
+}
+EXPORT_SYMBOL_NS_GPL(quic_crypto_key_update, QUIC_INTERNAL);
+
+/* The nonce: the IV XOR the packet number, left-padded (RFC 9001 5.3). */
+static void quic_crypto_nonce(u8 *nonce, const u8 *iv, u64 pn)
+{
+	unsigned int i;
+
+	memcpy(nonce, iv, QUIC_CRYPTO_IV_LEN);
+	for (i = 0; i < sizeof(pn); i++)
+		nonce[QUIC_CRYPTO_IV_LEN - 1 - i] ^= (u8)(pn >> (8 * i));
+}
+
+/* AEAD in place over @pkt: @hdr_len bytes of associated data followed by
+ * @cryptlen bytes to encrypt or decrypt (with the tag when decrypting).
+ */
+static int quic_crypto_aead(struct quic_crypto *c, u8 phase, u8 *pkt,
+			    u32 hdr_len, u64 pn, u32 cryptlen, bool enc)
+{
+	struct aead_request *req = c->aead_req[phase];
+	u8 iv[QUIC_CCM_IV_LEN] = {};
+	struct scatterlist sg;
+	int err;
+
+	if (c->cipher_type == TLS_CIPHER_AES_CCM_128) {
+		/* ccm(aes) takes L - 1 in iv[0]: a 12-byte nonce leaves
+		 * L = 3 bytes of counter.
+		 */
+		iv[0] = 15 - QUIC_CRYPTO_IV_LEN - 1;
+		quic_crypto_nonce(&iv[1], c->iv[phase], pn);
+	} else {
+		quic_crypto_nonce(iv, c->iv[phase], pn);
+	}
+
+	sg_init_one(&sg, pkt, hdr_len + cryptlen +
+		    (enc ? QUIC_CRYPTO_TAG_LEN : 0));
+	aead_request_set_crypt(req, &sg, &sg, cryptlen, iv);
+	aead_request_set_ad(req, hdr_len);
+	err = enc ? crypto_aead_encrypt(req) : crypto_aead_decrypt(req);
+	memzero_explicit(iv, sizeof(iv));
+	return err;
+}
+
+/* The header protection mask of @sample (RFC 9001 5.4.3 and 5.4.4). */
+static int quic_crypto_hp_mask(struct quic_crypto *c, const u8 *sample,
+			       u8 *mask)
+{
+	u8 *buf = c->scratch, *iv = NULL;
+	struct scatterlist sg;
+	u32 len;
+	int err;
+
+	if (c->cipher_type == TLS_CIPHER_CHACHA20_POLY1305) {
+		/* The chacha20 skcipher's IV is the 32-bit little-endian
+		 * block counter then the 96-bit nonce: exactly the sample.
+		 */
+		iv = c->scratch + QUIC_CRYPTO_SAMPLE_LEN;
+		memcpy(iv, sample, QUIC_CRYPTO_SAMPLE_LEN);
+		memset(buf, 0, QUIC_HP_MASK_LEN);
+		len = QUIC_HP_MASK_LEN;
+	} else {
+		memcpy(buf, sample, QUIC_CRYPTO_SAMPLE_LEN);
+		len = QUIC_CRYPTO_SAMPLE_LEN;
+	}
+	sg_init_one(&sg, buf, len);
+	skcipher_request_set_crypt(c->hp_req, &sg, &sg, len, iv);
+	err = crypto_skcipher_encrypt(c->hp_req);
+	if (!err)
+		memcpy(mask, buf, QUIC_HP_MASK_LEN);
+	return err;
+}
+
+/* Long headers protect the low 4 bits of the first byte, short headers 5. */
+static u8 quic_crypto_first_byte_mask(u8 first)
+{
+	return (first & 0x80) ? 0x0f : 0x1f;
+}
+
+/**
+ * quic_crypto_encrypt() - protect a packet in place
+ * @c: transmit keys
+ * @pkt: the packet: @hdr_len bytes of header ending with the packet number,
+ *	then @payload_len bytes of plaintext, then room for the 16-byte tag
+ * @hdr_len: header length including the packet number
+ * @pn_len: encoded packet number length, 1 to 4, which must agree with the
+ *	low two bits of the first byte
+ * @pn: the full packet number, for the nonce
+ * @payload_len: plaintext length
+ *
+ * Encrypts the payload (the header is the associated data), writes the tag
+ * after it, then applies header protection.  For a short header it first
+ * sets the Key Phase bit to @c's current phase.  The packet must be long
+ * enough for the header protection sample: @pn_len + @payload_len >= 4.
+ * Does not allocate; callable in softirq context.
+ *
+ * Return: 0, -ENOKEY without keys, -EINVAL for inconsistent lengths, or a
+ * crypto API errno.
+ */
+int quic_crypto_encrypt(struct quic_crypto *c, u8 *pkt, u32 hdr_len,
+			u32 pn_len, u64 pn, u32 payload_len)
+{
+	u8 mask[QUIC_HP_MASK_LEN];
+	u32 pn_offset, i;
+	int err;
+
+	if (!quic_crypto_ready(c))
+		return -ENOKEY;
+	if (pn_len < 1 || pn_len > QUIC_CRYPTO_PN_MAX_LEN ||
+	    hdr_len <= pn_len || (pkt[0] & 0x03) + 1 != pn_len)
+		return -EINVAL;
+	pn_offset = hdr_len - pn_len;
+	if ((u64)hdr_len + payload_len + QUIC_CRYPTO_TAG_LEN > U32_MAX ||
+	    pn_len + payload_len < QUIC_CRYPTO_SAMPLE_OFFSET)
+		return -EINVAL;
+
+	if (!(pkt[0] & 0x80)) {
+		pkt[0] &= ~QUIC_CRYPTO_KEY_PHASE_BIT;
+		if (c->key_phase)
+			pkt[0] |= QUIC_CRYPTO_KEY_PHASE_BIT;
+	}
+	err = quic_crypto_aead(c, c->key_phase, pkt, hdr_len, pn, payload_len,
+			       true);
+	if (err)
+		return err;
+	err = quic_crypto_hp_mask(c, pkt + pn_offset +
+				  QUIC_CRYPTO_SAMPLE_OFFSET, mask);
+	if (err)
+		return err;
+	pkt[0] ^= mask[0] & quic_crypto_first_byte_mask(pkt[0]);
+	for (i = 0; i < pn_len; i++)
+		pkt[pn_offset + i] ^= mask[1 + i];
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(quic_crypto_encrypt, QUIC_INTERNAL);
+
+/**
+ * quic_crypto_hp_remove() - remove header protection in place
+ * @c: receive keys
+ * @pkt: the packet
+ * @len: its length (for a long header, up to the end of its Length field's
+ *	payload, not the whole datagram)
+ * @pn_offset: offset of the packet number field (long header: after the
+ *	Length field; short header: 1 + DCID length)
+ * @pn_len: output, the packet number length, 1 to 4
+ * @truncated_pn: output, the packet number as encoded, for the caller to
+ *	expand against the largest one received (RFC 9000 A.3)
+ *
+ * Unmasks the first byte and the packet number.  The reserved bits are
+ * the caller's to check, after the payload has been authenticated.
+ * Does not allocate; callable in softirq context.
+ *
+ * Return: 0, -ENOKEY without keys, -EINVAL when @len is too short to hold
+ * the sample (@pn_offset + 4 + 16 bytes), or a crypto API errno.
+ */
+int quic_crypto_hp_remove(struct quic_crypto *c, u8 *pkt, u32 len,
+			  u32 pn_offset, u32 *pn_len, u32 *truncated_pn)
+{
+	u8 mask[QUIC_HP_MASK_LEN];
+	u32 i, n, pn = 0;
+	int err;
+
+	if (!quic_crypto_ready(c))
+		return -ENOKEY;
+	if (!pn_offset || (u64)pn_offset + QUIC_CRYPTO_SAMPLE_OFFSET +
+			  QUIC_CRYPTO_SAMPLE_LEN > len)
+		return -EINVAL;
+	err = quic_crypto_hp_mask(c, pkt + pn_offset +
+				  QUIC_CRYPTO_SAMPLE_OFFSET, mask);
+	if (err)
+		return err;
+	pkt[0] ^= mask[0] & quic_crypto_first_byte_mask(pkt[0]);
+	n = (pkt[0] & 0x03) + 1;
+	for (i = 0; i < n; i++) {
+		pkt[pn_offset + i] ^= mask[1 + i];
+		pn = (pn << 8) | pkt[pn_offset + i];
+	}
+	*pn_len = n;
+	*truncated_pn = pn;
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(quic_crypto_hp_remove, QUIC_INTERNAL);
+
+/**
+ * quic_crypto_aead_decrypt() - authenticate and decrypt a payload in place
+ * @c: receive keys
+ * @pkt: the packet, header protection already removed
+ * @hdr_len: header length including the packet number
+ * @pn: the full packet number
+ * @len: packet length: header, ciphertext and the 16-byte tag
+ *
+ * A short header selects the keys of its Key Phase bit: the current phase,
+ * or the previous one after quic_crypto_key_update().  The plaintext is
+ * left at @pkt + @hdr_len, @len - @hdr_len - 16 bytes long.  When the tag
+ * does not match, the payload is wiped.  Does not allocate; callable in
+ * softirq context.
+ *
+ * Return: 0; -EBADMSG when authentication fails; -ENOKEY without keys for
+ * that phase; -EINVAL when @len is shorter than the header and tag.
+ */
+int quic_crypto_aead_decrypt(struct quic_crypto *c, u8 *pkt, u32 hdr_len,
+			     u64 pn, u32 len)
+{
+	u8 phase;
+	int err;
+
+	if (!quic_crypto_ready(c))
+		return -ENOKEY;
+	if (!hdr_len || (u64)hdr_len + QUIC_CRYPTO_TAG_LEN > len)
+		return -EINVAL;
+	phase = c->key_phase;
+	if (!(pkt[0] & 0x80))
+		phase = !!(pkt[0] & QUIC_CRYPTO_KEY_PHASE_BIT);
+	if (!(c->valid & BIT(phase)))
+		return -ENOKEY;
+	err = quic_crypto_aead(c, phase, pkt, hdr_len, pn, len - hdr_len,
+			       false);
+	if (err)
+		memset(pkt + hdr_len, 0, len - hdr_len);
+	return err;
+}
+EXPORT_SYMBOL_NS_GPL(quic_crypto_aead_decrypt, QUIC_INTERNAL);
+
+/**
+ * quic_crypto_retry_tag() - compute a Retry Integrity Tag (RFC 9001 5.8)
+ * @tag: output, 16 bytes
+ * @odcid: the Original Destination Connection ID
+ * @odcid_len: its length, at most 20
+ * @pkt: the Retry packet without its tag
+ * @len: its length
+ * @version: QUIC_VERSION_V1 or QUIC_VERSION_V2
+ *
+ * The tag is the AES-128-GCM tag, under the version's fixed key and nonce,
+ * of an empty plaintext with the Retry pseudo-packet (ODCID length, ODCID,
+ * Retry packet) as associated data.  To verify a tag, compare with
+ * crypto_memneq().  Allocates a transform per call: process context only.
+ *
+ * Return: 0, -EINVAL for a bad version or length, or a crypto API errno.
+ */
+int quic_crypto_retry_tag(u8 *tag, const u8 *odcid, u8 odcid_len,
+			  const u8 *pkt, u32 len, u32 version)
+{
+	const u8 *key, *nonce;
+	struct crypto_aead *tfm;
+	struct aead_request *req;
+	struct scatterlist sg;
+	u8 iv[QUIC_CRYPTO_IV_LEN];
+	u32 plen;
+	u8 *buf;
+	int err;
+
+	switch (version) {
+	case QUIC_VERSION_V1:
+		key = quic_retry_key_v1;
+		nonce = quic_retry_nonce_v1;
+		break;
+	case QUIC_VERSION_V2:
+		key = quic_retry_key_v2;
+		nonce = quic_retry_nonce_v2;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (odcid_len > QUIC_CRYPTO_CID_MAX_LEN || !len || len > U16_MAX)
+		return -EINVAL;
+
+	tfm = crypto_alloc_aead("gcm(aes)", 0, CRYPTO_ALG_ASYNC);
+	if (IS_ERR(tfm))
+		return PTR_ERR(tfm);
+	err = crypto_aead_setkey(tfm, key, sizeof(quic_retry_key_v1));
+	if (!err)
+		err = crypto_aead_setauthsize(tfm, QUIC_CRYPTO_TAG_LEN);
+	if (err)
+		goto out_tfm;
+
+	plen = 1 + odcid_len + len;
+	buf = kmalloc(plen + QUIC_CRYPTO_TAG_LEN, GFP_KERNEL);
+	req = aead_request_alloc(tfm, GFP_KERNEL);
+	if (!buf || !req) {
+		err = -ENOMEM;
+		goto out;
+	}
+	buf[0] = odcid_len;
+	memcpy(buf + 1, odcid, odcid_len);
+	memcpy(buf + 1 + odcid_len, pkt, len);
+	memcpy(iv, nonce, sizeof(iv));
+
+	sg_init_one(&sg, buf, plen + QUIC_CRYPTO_TAG_LEN);
+	aead_request_set_callback(req, 0, NULL, NULL);
+	aead_request_set_crypt(req, &sg, &sg, 0, iv);
+	aead_request_set_ad(req, plen);
+	err = crypto_aead_encrypt(req);
+	if (!err)
+		memcpy(tag, buf + plen, QUIC_CRYPTO_TAG_LEN);
+out:
+	aead_request_free(req);
+	kfree(buf);
+out_tfm:
+	crypto_free_aead(tfm);
+	return err;
+}
+EXPORT_SYMBOL_NS_GPL(quic_crypto_retry_tag, QUIC_INTERNAL);
