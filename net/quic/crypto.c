@@ -678,8 +678,10 @@ int quic_crypto_hp_remove(struct quic_crypto *c, u8 *pkt, u32 len,
 
 	if (!quic_crypto_ready(c))
 		return -ENOKEY;
-	if (!pn_offset || (u64)pn_offset + QUIC_CRYPTO_SAMPLE_OFFSET +
-			  QUIC_CRYPTO_SAMPLE_LEN > len)
+	if (!pn_offset || len < QUIC_CRYPTO_SAMPLE_OFFSET +
+				 QUIC_CRYPTO_SAMPLE_LEN ||
+	    pn_offset > len - QUIC_CRYPTO_SAMPLE_OFFSET -
+			QUIC_CRYPTO_SAMPLE_LEN)
 		return -EINVAL;
 	err = quic_crypto_hp_mask(c, pkt + pn_offset +
 				  QUIC_CRYPTO_SAMPLE_OFFSET, mask);
