@@ -13,6 +13,7 @@
  * is copied into kmalloc'ed memory first: module data is vmalloc'ed.
  */
 
+#include <crypto/aead.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/random.h>
@@ -1406,19 +1407,21 @@ static int rt_decrypt(struct quic_test *t, struct quic_crypto *rx, u8 *pkt,
 static int roundtrip(struct quic_test *t, u32 type, u32 secret_len)
 {
 	u8 secret[QUIC_CRYPTO_SECRET_MAX_LEN], *plain, *pkt, *old, *older;
+	u8 *gen0;
 	struct quic_crypto *c;	/* tx, rx */
 	int err;
 
 	get_random_bytes(secret, sizeof(secret));
 	c = kcalloc(2, sizeof(*c), GFP_KERNEL);
 	plain = kmalloc(RT_PAYLOAD_LEN, GFP_KERNEL);
-	pkt = kmalloc(RT_LEN * 3, GFP_KERNEL);
+	pkt = kmalloc(RT_LEN * 4, GFP_KERNEL);
 	if (!c || !plain || !pkt) {
 		err = -ENOMEM;
 		goto out;
 	}
 	old = pkt + RT_LEN;
 	older = pkt + 2 * RT_LEN;
+	gen0 = pkt + 3 * RT_LEN;
 	get_random_bytes(plain, RT_PAYLOAD_LEN);
 	err = quic_crypto_set_secret(&c[0], type, secret, secret_len,
 				     QUIC_VERSION_V1);
@@ -1434,6 +1437,8 @@ static int roundtrip(struct quic_test *t, u32 type, u32 secret_len)
 	err = rt_one(t, &c[0], &c[1], pkt, plain, 7, 0xc3);
 	if (!err)
 		err = rt_decrypt(t, &c[1], pkt, plain, 7, 0);
+	if (!err)
+		err = rt_one(t, &c[0], &c[1], gen0, plain, 0x12345670, 0x43);
 	if (!err)
 		err = rt_one(t, &c[0], &c[1], older, plain, 0x12345678, 0x43);
 	if (!err)
@@ -1465,7 +1470,9 @@ static int roundtrip(struct quic_test *t, u32 type, u32 secret_len)
 	if (err)
 		goto out;
 
-	/* A second update replaces the phase 0 keys. */
+	/* A second update replaces the first generation's phase 0 keys;
+	 * the second generation's phase 1 keys stay for reordered packets.
+	 */
 	err = rt_one(t, &c[0], &c[1], old, plain, 0x1234567b, 0x43);
 	if (!err)
 		err = rt_one(t, &c[0], &c[1], older, plain, 0x12345677, 0x43);
@@ -1481,8 +1488,10 @@ static int roundtrip(struct quic_test *t, u32 type, u32 secret_len)
 		err = rt_decrypt(t, &c[1], pkt, plain, 0x1234567c, 0);
 	if (!err)
 		err = rt_decrypt(t, &c[1], old, plain, 0x1234567b, 0);
+	if (!err)
+		err = rt_decrypt(t, &c[1], older, plain, 0x12345677, 0);
 	if (!err)	/* phase 0 of the first generation: gone */
-		err = rt_decrypt(t, &c[1], older, plain, 0x12345677, -EBADMSG);
+		err = rt_decrypt(t, &c[1], gen0, plain, 0x12345670, -EBADMSG);
 out:
 	if (c) {
 		quic_crypto_free(&c[0]);
@@ -1541,7 +1550,7 @@ static void bench_cipher(const char *name, u32 type, u32 secret_len)
 {
 	u8 secret[QUIC_CRYPTO_SECRET_MAX_LEN] = {};
 	struct quic_crypto *c;
-	char what[64];
+	char what[128];
 	u64 start, ns;
 	unsigned int i;
 	u8 *pkt;
@@ -1560,8 +1569,8 @@ static void bench_cipher(const char *name, u32 type, u32 secret_len)
 			goto out;
 	}
 	ns = ktime_get_ns() - start;
-	snprintf(what, sizeof(what), "quic_crypto_encrypt(%s, 1200 bytes)",
-		 name);
+	snprintf(what, sizeof(what), "quic_crypto_encrypt(%s as %s, 1200 bytes)",
+		 name, crypto_aead_driver_name(c->aead[0]));
 	quic_test_bench_time(what, ns, BENCH_OPS);
 out:
 	if (c)
