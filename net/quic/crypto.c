@@ -272,9 +272,9 @@ void quic_crypto_free(struct quic_crypto *c)
 {
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(c->aead); i++) {
-		aead_request_free(c->aead_req[i]);
-		crypto_free_aead(c->aead[i]);
+	for (i = 0; i < ARRAY_SIZE(c->key); i++) {
+		aead_request_free(c->key[i].req);
+		crypto_free_aead(c->key[i].aead);
 	}
 	skcipher_request_free(c->hp_req);
 	crypto_free_skcipher(c->hp);
@@ -284,28 +284,40 @@ void quic_crypto_free(struct quic_crypto *c)
 }
 EXPORT_SYMBOL_NS_GPL(quic_crypto_free, QUIC_INTERNAL);
 
+static int quic_crypto_alloc_key(struct quic_crypto_key *k,
+				 const struct quic_cipher *cipher)
+{
+	int err;
+
+	if (k->aead)
+		return 0;
+	k->aead = crypto_alloc_aead(cipher->aead, 0, CRYPTO_ALG_ASYNC);
+	if (IS_ERR(k->aead)) {
+		err = PTR_ERR(k->aead);
+		k->aead = NULL;
+		return err;
+	}
+	err = crypto_aead_setauthsize(k->aead, QUIC_CRYPTO_TAG_LEN);
+	if (err)
+		return err;
+	k->req = aead_request_alloc(k->aead, GFP_KERNEL);
+	if (!k->req)
+		return -ENOMEM;
+	aead_request_set_callback(k->req, 0, NULL, NULL);
+	return 0;
+}
+
 static int quic_crypto_alloc(struct quic_crypto *c,
 			     const struct quic_cipher *cipher)
 {
-	unsigned int i;
 	int err;
 
-	for (i = 0; i < ARRAY_SIZE(c->aead); i++) {
-		c->aead[i] = crypto_alloc_aead(cipher->aead, 0,
-					       CRYPTO_ALG_ASYNC);
-		if (IS_ERR(c->aead[i])) {
-			err = PTR_ERR(c->aead[i]);
-			c->aead[i] = NULL;
-			return err;
-		}
-		err = crypto_aead_setauthsize(c->aead[i], QUIC_CRYPTO_TAG_LEN);
-		if (err)
-			return err;
-		c->aead_req[i] = aead_request_alloc(c->aead[i], GFP_KERNEL);
-		if (!c->aead_req[i])
-			return -ENOMEM;
-		aead_request_set_callback(c->aead_req[i], 0, NULL, NULL);
-	}
+	c->cur = 0;
+	c->prev = 1;
+	c->next = 2;
+	err = quic_crypto_alloc_key(&c->key[c->cur], cipher);
+	if (err)
+		return err;
 
 	c->hp = crypto_alloc_skcipher(cipher->hp, 0, CRYPTO_ALG_ASYNC);
 	if (IS_ERR(c->hp)) {
@@ -331,36 +343,35 @@ static int quic_crypto_alloc(struct quic_crypto *c,
 	return 0;
 }
 
-/* Derive key and IV (and with @hp the header protection key) of key phase
- * @phase from @secret and load them.
+/* Derive key and IV (and with @hp the header protection key) from @secret
+ * and load them into @k.
  */
-static int quic_crypto_install(struct quic_crypto *c, u8 phase,
-			       const u8 *secret, bool hp)
+static int quic_crypto_install(struct quic_crypto *c,
+			       struct quic_crypto_key *k, const u8 *secret,
+			       bool hp)
 {
 	const struct quic_labels *l = quic_labels_find(c->version);
 	u8 key[QUIC_CRYPTO_KEY_MAX_LEN];
 	int err;
 
+	k->ready = false;
 	err = quic_hkdf_expand_label(c->hash, secret, c->secret_len, l->key,
 				     key, c->key_len);
 	if (!err)
-		err = crypto_aead_setkey(c->aead[phase], key, c->key_len);
+		err = crypto_aead_setkey(k->aead, key, c->key_len);
 	if (!err)
 		err = quic_hkdf_expand_label(c->hash, secret, c->secret_len,
-					     l->iv, c->iv[phase],
-					     QUIC_CRYPTO_IV_LEN);
+					     l->iv, k->iv, QUIC_CRYPTO_IV_LEN);
 	if (!err && hp)
 		err = quic_hkdf_expand_label(c->hash, secret, c->secret_len,
 					     l->hp, key, c->key_len);
 	if (!err && hp)
 		err = crypto_skcipher_setkey(c->hp, key, c->key_len);
 	memzero_explicit(key, sizeof(key));
-	if (err) {
-		c->valid &= ~BIT(phase);
+	if (err)
 		return err;
-	}
-	memcpy(c->secret[phase], secret, c->secret_len);
-	c->valid |= BIT(phase);
+	memcpy(k->secret, secret, c->secret_len);
+	k->ready = true;
 	return 0;
 }
 
@@ -400,7 +411,7 @@ int quic_crypto_set_secret(struct quic_crypto *c, u32 cipher_type,
 	c->version = version;
 	c->secret_len = cipher->secret_len;
 	c->key_len = cipher->key_len;
-	err = quic_crypto_install(c, 0, secret, true);
+	err = quic_crypto_install(c, &c->key[c->cur], secret, true);
 	if (err)
 		goto fail;
 	c->cipher_type = cipher_type;
@@ -482,39 +493,81 @@ int quic_crypto_initial_keys(struct quic_crypto *rx, struct quic_crypto *tx,
 EXPORT_SYMBOL_NS_GPL(quic_crypto_initial_keys, QUIC_INTERNAL);
 
 /**
- * quic_crypto_key_update() - move to the next key phase (RFC 9001 6)
+ * quic_crypto_key_update_prepare() - derive the next key phase's keys
  * @c: 1-RTT keys of one direction
  *
- * Derives the next secret with the "quic ku" ("quicv2 ku") label, loads its
- * key and IV into the other key phase and makes it current.  The header
- * protection key does not change.  The keys of the phase left behind stay
- * usable by quic_crypto_aead_decrypt() for reordered packets, until the
- * following update replaces them.
+ * Derives the next secret from the current one with the "quic ku"
+ * ("quicv2 ku") label (RFC 9001 6.1) and loads its key and IV, so that
+ * quic_crypto_key_update() and quic_crypto_aead_decrypt() can switch to them
+ * without sleeping.  Call it when the keys are installed and again after
+ * every key update; RFC 9001 6.3 asks for the next keys to be ready before
+ * they are needed, so that a key update shows no timing difference.
  *
- * May sleep: some AEAD implementations allocate in setkey (the generic
- * GCM does).  The caller must not be in atomic context.
+ * Process context only: the first call allocates the transforms of the
+ * spare key slots, and some AEAD implementations allocate in setkey (the
+ * generic GCM does).  Nothing is done when the next keys are ready.
  *
- * Return: 0, -ENOKEY without keys, or a crypto API errno (the key phase is
- * then unchanged and the old phase's keys are gone).
+ * Return: 0, -ENOKEY without keys, or a crypto API errno.
  */
-int quic_crypto_key_update(struct quic_crypto *c)
+int quic_crypto_key_update_prepare(struct quic_crypto *c)
 {
-	u8 next = !c->key_phase, secret[QUIC_CRYPTO_SECRET_MAX_LEN];
+	const struct quic_cipher *cipher = quic_cipher_find(c->cipher_type);
+	struct quic_crypto_key *next = &c->key[c->next];
+	u8 secret[QUIC_CRYPTO_SECRET_MAX_LEN];
 	const struct quic_labels *l;
 	int err;
 
 	if (!quic_crypto_ready(c))
 		return -ENOKEY;
+	if (next->ready)
+		return 0;
+	err = quic_crypto_alloc_key(next, cipher);
+	if (!err)	/* the slot the previous keys rotate into */
+		err = quic_crypto_alloc_key(&c->key[c->prev], cipher);
+	if (err)
+		return err;
 	l = quic_labels_find(c->version);
-	err = quic_hkdf_expand_label(c->hash, c->secret[c->key_phase],
+	err = quic_hkdf_expand_label(c->hash, c->key[c->cur].secret,
 				     c->secret_len, l->ku, secret,
 				     c->secret_len);
 	if (!err)
 		err = quic_crypto_install(c, next, secret, false);
 	memzero_explicit(secret, sizeof(secret));
-	if (!err)
-		c->key_phase = next;
 	return err;
+}
+EXPORT_SYMBOL_NS_GPL(quic_crypto_key_update_prepare, QUIC_INTERNAL);
+
+/**
+ * quic_crypto_key_update() - switch to the next key phase (RFC 9001 6)
+ * @c: 1-RTT keys of one direction, with the next keys prepared
+ *
+ * The current keys become the previous ones (still used by
+ * quic_crypto_aead_decrypt() for reordered packets), the prepared keys
+ * become current and the Key Phase bit flips.  The keys that were previous
+ * are wiped; their slot waits for the next quic_crypto_key_update_prepare().
+ * The header protection key does not change.  Does not sleep or allocate.
+ *
+ * A sender calls it to initiate an update, or to follow the peer's;
+ * quic_crypto_aead_decrypt() calls it itself on the receive side.
+ *
+ * Return: 0, or -ENOKEY when the next keys are not prepared.
+ */
+int quic_crypto_key_update(struct quic_crypto *c)
+{
+	struct quic_crypto_key *old = &c->key[c->prev];
+	u8 slot = c->prev;
+
+	if (!quic_crypto_ready(c) || !c->key[c->next].ready)
+		return -ENOKEY;
+	old->ready = false;
+	memzero_explicit(old->secret, sizeof(old->secret));
+	memzero_explicit(old->iv, sizeof(old->iv));
+	c->prev = c->cur;
+	c->cur = c->next;
+	c->next = slot;
+	c->key_phase = !c->key_phase;
+	c->phase_min_pn = U64_MAX;
+	return 0;
 }
 EXPORT_SYMBOL_NS_GPL(quic_crypto_key_update, QUIC_INTERNAL);
 
@@ -531,10 +584,10 @@ static void quic_crypto_nonce(u8 *nonce, const u8 *iv, u64 pn)
 /* AEAD in place over @pkt: @hdr_len bytes of associated data followed by
  * @cryptlen bytes to encrypt or decrypt (with the tag when decrypting).
  */
-static int quic_crypto_aead(struct quic_crypto *c, u8 phase, u8 *pkt,
-			    u32 hdr_len, u64 pn, u32 cryptlen, bool enc)
+static int quic_crypto_aead(struct quic_crypto *c, struct quic_crypto_key *k,
+			    u8 *pkt, u32 hdr_len, u64 pn, u32 cryptlen, bool enc)
 {
-	struct aead_request *req = c->aead_req[phase];
+	struct aead_request *req = k->req;
 	u8 iv[QUIC_CCM_IV_LEN] = {};
 	struct scatterlist sg;
 	int err;
@@ -544,9 +597,9 @@ static int quic_crypto_aead(struct quic_crypto *c, u8 phase, u8 *pkt,
 		 * L = 3 bytes of counter.
 		 */
 		iv[0] = 15 - QUIC_CRYPTO_IV_LEN - 1;
-		quic_crypto_nonce(&iv[1], c->iv[phase], pn);
+		quic_crypto_nonce(&iv[1], k->iv, pn);
 	} else {
-		quic_crypto_nonce(iv, c->iv[phase], pn);
+		quic_crypto_nonce(iv, k->iv, pn);
 	}
 
 	sg_init_one(&sg, pkt, hdr_len + cryptlen +
@@ -635,8 +688,8 @@ int quic_crypto_encrypt(struct quic_crypto *c, u8 *pkt, u32 hdr_len,
 		if (c->key_phase)
 			pkt[0] |= QUIC_CRYPTO_KEY_PHASE_BIT;
 	}
-	err = quic_crypto_aead(c, c->key_phase, pkt, hdr_len, pn, payload_len,
-			       true);
+	err = quic_crypto_aead(c, &c->key[c->cur], pkt, hdr_len, pn,
+			       payload_len, true);
 	if (err)
 		return err;
 	err = quic_crypto_hp_mask(c, pkt + pn_offset +
@@ -707,35 +760,57 @@ EXPORT_SYMBOL_NS_GPL(quic_crypto_hp_remove, QUIC_INTERNAL);
  * @pn: the full packet number
  * @len: packet length: header, ciphertext and the 16-byte tag
  *
- * A short header selects the keys of its Key Phase bit: the current phase,
- * or the previous one after quic_crypto_key_update().  The plaintext is
- * left at @pkt + @hdr_len, @len - @hdr_len - 16 bytes long.  When the tag
- * does not match, the payload is wiped.  Does not allocate; callable in
- * softirq context.
+ * Long headers use the current keys.  A short header whose Key Phase bit
+ * differs from the current phase is opened with the previous keys when its
+ * packet number is below every one received in the current phase, and
+ * otherwise with the next keys (RFC 9001 6.3 and 6.5): if those open it,
+ * @c moves to the next phase as by quic_crypto_key_update() and the caller
+ * must update its send keys and prepare the next keys of both directions.
  *
- * Return: 0; -EBADMSG when authentication fails; -ENOKEY without keys for
- * that phase; -EINVAL when @len is shorter than the header and tag.
+ * The plaintext is left at @pkt + @hdr_len, @len - @hdr_len - 16 bytes
+ * long.  When the tag does not match, the payload is wiped.  Does not
+ * sleep or allocate; callable in softirq context.
+ *
+ * Return: 0; QUIC_CRYPTO_KEY_UPDATED when the packet started the next key
+ * phase; -EBADMSG when authentication fails; -ENOKEY without keys for the
+ * packet's phase; -EINVAL when @len is shorter than the header and tag.
  */
 int quic_crypto_aead_decrypt(struct quic_crypto *c, u8 *pkt, u32 hdr_len,
 			     u64 pn, u32 len)
 {
-	u8 phase;
+	struct quic_crypto_key *k;
+	bool update = false;
 	int err;
 
 	if (!quic_crypto_ready(c))
 		return -ENOKEY;
 	if (!hdr_len || (u64)hdr_len + QUIC_CRYPTO_TAG_LEN > len)
 		return -EINVAL;
-	phase = c->key_phase;
-	if (!(pkt[0] & 0x80))
-		phase = !!(pkt[0] & QUIC_CRYPTO_KEY_PHASE_BIT);
-	if (!(c->valid & BIT(phase)))
+	k = &c->key[c->cur];
+	if (!(pkt[0] & 0x80) &&
+	    !!(pkt[0] & QUIC_CRYPTO_KEY_PHASE_BIT) != c->key_phase) {
+		if (pn < c->phase_min_pn) {
+			k = &c->key[c->prev];
+		} else {
+			k = &c->key[c->next];
+			update = true;
+		}
+	}
+	if (!k->ready)
 		return -ENOKEY;
-	err = quic_crypto_aead(c, phase, pkt, hdr_len, pn, len - hdr_len,
-			       false);
-	if (err)
+	err = quic_crypto_aead(c, k, pkt, hdr_len, pn, len - hdr_len, false);
+	if (err) {
 		memset(pkt + hdr_len, 0, len - hdr_len);
-	return err;
+		return err;
+	}
+	if (update) {
+		quic_crypto_key_update(c);
+		c->phase_min_pn = pn;
+		return QUIC_CRYPTO_KEY_UPDATED;
+	}
+	if (k == &c->key[c->cur] && pn < c->phase_min_pn)
+		c->phase_min_pn = pn;
+	return 0;
 }
 EXPORT_SYMBOL_NS_GPL(quic_crypto_aead_decrypt, QUIC_INTERNAL);
 

@@ -39,40 +39,64 @@ struct aead_request;
 struct skcipher_request;
 
 /**
+ * struct quic_crypto_key - the packet protection keys of one key phase
+ * @aead: AEAD transform holding the key
+ * @req: preallocated request for @aead
+ * @secret: the traffic secret the key and IV derive from
+ * @iv: the packet protection IV
+ * @ready: @aead holds the key derived from @secret
+ */
+struct quic_crypto_key {
+	struct crypto_aead *aead;
+	struct aead_request *req;
+	u8 secret[QUIC_CRYPTO_SECRET_MAX_LEN];
+	u8 iv[QUIC_CRYPTO_IV_LEN];
+	bool ready;
+};
+
+/**
  * struct quic_crypto - keys of one level in one direction
- * @aead: AEAD transforms of the two key phases, indexed by the phase bit
- * @aead_req: preallocated requests, one per @aead
+ * @key: three key slots; @cur, @prev and @next index them
+ * @cur: the slot of the current key phase
+ * @prev: the slot of the previous key phase (receive side, for reordered
+ *	packets), ready after a key update
+ * @next: the slot of the next key phase, ready after
+ *	quic_crypto_key_update_prepare()
  * @hp: header protection transform ("ecb(aes)" or "chacha20")
  * @hp_req: preallocated request for @hp
  * @hash: "hmac(sha256)" or "hmac(sha384)", for key updates
  * @scratch: QUIC_CRYPTO_SAMPLE_LEN * 2 bytes of kmalloc'ed memory for the
  *	header protection mask and IV (a scatterlist cannot map the stack)
- * @secret: the traffic secret of each key phase
- * @iv: the packet protection IV of each key phase
+ * @phase_min_pn: the lowest packet number received in the current key
+ *	phase; a packet of the other phase below it belongs to the previous
+ *	phase, one above it starts the next (RFC 9001 6.3 and 6.5)
  * @cipher_type: TLS_CIPHER_* of <linux/tls.h>, 0 when no keys are set
  * @version: QUIC version whose labels derived the keys
- * @secret_len: length of @secret, the hash output size
+ * @secret_len: length of the secrets, the hash output size
  * @key_len: AEAD and header protection key length
- * @key_phase: the current key phase, 0 or 1
- * @valid: bit n set when @aead[n] holds keys (the current phase, and after
- *	a key update the previous one)
+ * @key_phase: the current key phase bit, 0 or 1
  */
 struct quic_crypto {
-	struct crypto_aead *aead[2];
-	struct aead_request *aead_req[2];
+	struct quic_crypto_key key[3];
+	u8 cur;
+	u8 prev;
+	u8 next;
 	struct crypto_skcipher *hp;
 	struct skcipher_request *hp_req;
 	struct crypto_shash *hash;
 	u8 *scratch;
-	u8 secret[2][QUIC_CRYPTO_SECRET_MAX_LEN];
-	u8 iv[2][QUIC_CRYPTO_IV_LEN];
+	u64 phase_min_pn;
 	u32 cipher_type;
 	u32 version;
 	u32 secret_len;
 	u32 key_len;
 	u8 key_phase;
-	u8 valid;
 };
+
+/* quic_crypto_aead_decrypt() opened a packet of the next key phase and
+ * moved the receive keys to it.
+ */
+#define QUIC_CRYPTO_KEY_UPDATED		1
 
 static inline bool quic_crypto_ready(const struct quic_crypto *c)
 {
@@ -90,6 +114,7 @@ int quic_crypto_set_secret(struct quic_crypto *c, u32 cipher_type,
 int quic_crypto_initial_keys(struct quic_crypto *rx, struct quic_crypto *tx,
 			     const u8 *dcid, u8 dcid_len, u32 version,
 			     bool is_server);
+int quic_crypto_key_update_prepare(struct quic_crypto *c);
 int quic_crypto_key_update(struct quic_crypto *c);
 void quic_crypto_free(struct quic_crypto *c);
 

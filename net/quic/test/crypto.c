@@ -719,6 +719,11 @@ struct initial_pair {
 	struct quic_crypto server_rx, server_tx;
 };
 
+static struct quic_crypto_key *cur_key(struct quic_crypto *c)
+{
+	return &c->key[c->cur];
+}
+
 static int check_bytes(struct quic_test *t, const char *what, const u8 *got,
 		       const u8 *want, u32 len)
 {
@@ -817,23 +822,24 @@ static int check_keys(struct quic_test *t, const struct vec *v)
 	p = initial_pair_new(t, v->version, &err);
 	if (!p)
 		return err;
-	memcpy(client, p->client_tx.secret[0], 32);
-	memcpy(server, p->client_rx.secret[0], 32);
+	memcpy(client, cur_key(&p->client_tx)->secret, 32);
+	memcpy(server, cur_key(&p->client_rx)->secret, 32);
 	err = check_bytes(t, "client tx secret", client, v->client_secret, 32);
 	if (!err)
 		err = check_bytes(t, "client rx secret", server,
 				  v->server_secret, 32);
 	if (!err)
-		err = check_bytes(t, "client tx iv", p->client_tx.iv[0],
+		err = check_bytes(t, "client tx iv", cur_key(&p->client_tx)->iv,
 				  v->client_iv, 12);
 	if (!err)
-		err = check_bytes(t, "server rx iv", p->server_rx.iv[0],
+		err = check_bytes(t, "server rx iv", cur_key(&p->server_rx)->iv,
 				  v->client_iv, 12);
 	if (!err)
-		err = check_bytes(t, "server tx iv", p->server_tx.iv[0],
+		err = check_bytes(t, "server tx iv", cur_key(&p->server_tx)->iv,
 				  v->server_iv, 12);
 	if (!err)
-		err = check_bytes(t, "server tx secret", p->server_tx.secret[0],
+		err = check_bytes(t, "server tx secret",
+				  cur_key(&p->server_tx)->secret,
 				  v->server_secret, 32);
 	if (!err && (p->client_tx.cipher_type != TLS_CIPHER_AES_GCM_128 ||
 		     p->server_rx.key_phase))
@@ -986,7 +992,7 @@ static int check_chacha(struct quic_test *t, const struct vec *v)
 		quic_test_fail(t, "set_secret: %d", err);
 		goto out;
 	}
-	err = check_bytes(t, "iv", c[0].iv[0], v->chacha_iv, 12);
+	err = check_bytes(t, "iv", cur_key(&c[0])->iv, v->chacha_iv, 12);
 	if (err)
 		goto out;
 
@@ -1025,7 +1031,9 @@ static int check_chacha(struct quic_test *t, const struct vec *v)
 	}
 
 	/* The key update secret of the vector. */
-	err = quic_crypto_key_update(&c[0]);
+	err = quic_crypto_key_update_prepare(&c[0]);
+	if (!err)
+		err = quic_crypto_key_update(&c[0]);
 	if (err) {
 		quic_test_fail(t, "key update: %d", err);
 		goto out;
@@ -1034,7 +1042,7 @@ static int check_chacha(struct quic_test *t, const struct vec *v)
 		err = quic_test_fail(t, "key phase %u", c[0].key_phase);
 		goto out;
 	}
-	err = check_bytes(t, "ku", c[0].secret[1], v->chacha_ku, 32);
+	err = check_bytes(t, "ku", cur_key(&c[0])->secret, v->chacha_ku, 32);
 out:
 	if (c) {
 		quic_crypto_free(&c[0]);
@@ -1403,11 +1411,27 @@ static int rt_decrypt(struct quic_test *t, struct quic_crypto *rx, u8 *pkt,
 	return 0;
 }
 
-/* Round trips through one cipher suite, across two key updates. */
+/* Both sides prepare the next keys, as the packet path will after every
+ * key update.
+ */
+static int prepare_both(struct quic_test *t, struct quic_crypto *c)
+{
+	int err = quic_crypto_key_update_prepare(&c[0]);
+
+	if (!err)
+		err = quic_crypto_key_update_prepare(&c[1]);
+	if (err)
+		return quic_test_fail(t, "prepare: %d", err);
+	return 0;
+}
+
+/* Round trips through one cipher suite, across two key updates that the
+ * receiver detects from the Key Phase bit.  Packets are named for the key
+ * generation that protected them.
+ */
 static int roundtrip(struct quic_test *t, u32 type, u32 secret_len)
 {
-	u8 secret[QUIC_CRYPTO_SECRET_MAX_LEN], *plain, *pkt, *old, *older;
-	u8 *gen0;
+	u8 secret[QUIC_CRYPTO_SECRET_MAX_LEN], *plain, *pkt, *g0, *g0b, *g1;
 	struct quic_crypto *c;	/* tx, rx */
 	int err;
 
@@ -1419,9 +1443,9 @@ static int roundtrip(struct quic_test *t, u32 type, u32 secret_len)
 		err = -ENOMEM;
 		goto out;
 	}
-	old = pkt + RT_LEN;
-	older = pkt + 2 * RT_LEN;
-	gen0 = pkt + 3 * RT_LEN;
+	g0 = pkt + RT_LEN;
+	g1 = pkt + 2 * RT_LEN;
+	g0b = pkt + 3 * RT_LEN;
 	get_random_bytes(plain, RT_PAYLOAD_LEN);
 	err = quic_crypto_set_secret(&c[0], type, secret, secret_len,
 				     QUIC_VERSION_V1);
@@ -1433,65 +1457,86 @@ static int roundtrip(struct quic_test *t, u32 type, u32 secret_len)
 		goto out;
 	}
 
-	/* A long header (no key phase), then short headers. */
+	/* A long header (no key phase), then a short header. */
 	err = rt_one(t, &c[0], &c[1], pkt, plain, 7, 0xc3);
 	if (!err)
 		err = rt_decrypt(t, &c[1], pkt, plain, 7, 0);
 	if (!err)
-		err = rt_one(t, &c[0], &c[1], gen0, plain, 0x12345670, 0x43);
+		err = rt_one(t, &c[0], &c[1], g0, plain, 100, 0x43);
 	if (!err)
-		err = rt_one(t, &c[0], &c[1], older, plain, 0x12345678, 0x43);
+		err = rt_one(t, &c[0], &c[1], g0b, plain, 102, 0x43);
 	if (!err)
-		err = rt_one(t, &c[0], &c[1], pkt, plain, 0x12345679, 0x43);
+		err = rt_one(t, &c[0], &c[1], pkt, plain, 101, 0x43);
 	if (!err)
-		err = rt_decrypt(t, &c[1], pkt, plain, 0x12345679, 0);
+		err = rt_decrypt(t, &c[1], pkt, plain, 101, 0);
 	if (err)
 		goto out;
 
-	/* The sender updates: the receiver has no keys for phase 1 until it
-	 * updates too, and keeps those of phase 0 for reordered packets.
-	 */
+	/* No update before the next keys are prepared. */
 	err = quic_crypto_key_update(&c[0]);
-	if (err) {
-		quic_test_fail(t, "key update: %d", err);
+	if (err != -ENOKEY) {
+		err = quic_test_fail(t, "unprepared update: %d", err);
 		goto out;
 	}
-	err = rt_one(t, &c[0], &c[1], old, plain, 0x1234567a, 0x43);
-	if (!err && !(old[0] & QUIC_CRYPTO_KEY_PHASE_BIT))
-		err = quic_test_fail(t, "key phase bit not set");
+	err = prepare_both(t, c);
 	if (!err)
-		err = rt_decrypt(t, &c[1], old, plain, 0x1234567a, -ENOKEY);
-	if (!err)
-		err = quic_crypto_key_update(&c[1]);
-	if (!err)
-		err = rt_decrypt(t, &c[1], old, plain, 0x1234567a, 0);
-	if (!err)	/* sent before the update, received after */
-		err = rt_decrypt(t, &c[1], older, plain, 0x12345678, 0);
+		err = quic_crypto_key_update(&c[0]);
 	if (err)
 		goto out;
 
-	/* A second update replaces the first generation's phase 0 keys;
-	 * the second generation's phase 1 keys stay for reordered packets.
+	/* Generation 1: the receiver follows on the first packet that
+	 * opens with the next keys, and still opens generation 0 packets
+	 * numbered below it.
 	 */
-	err = rt_one(t, &c[0], &c[1], old, plain, 0x1234567b, 0x43);
+	err = rt_one(t, &c[0], &c[1], pkt, plain, 110, 0x43);
+	if (!err && !(pkt[0] & QUIC_CRYPTO_KEY_PHASE_BIT))
+		err = quic_test_fail(t, "key phase bit not set");
 	if (!err)
-		err = rt_one(t, &c[0], &c[1], older, plain, 0x12345677, 0x43);
+		err = rt_decrypt(t, &c[1], pkt, plain, 110,
+				 QUIC_CRYPTO_KEY_UPDATED);
+	if (!err && c[1].key_phase != 1)
+		err = quic_test_fail(t, "receiver in phase %u",
+				     c[1].key_phase);
+	if (!err)
+		err = rt_decrypt(t, &c[1], g0, plain, 100, 0);
+	if (!err)
+		err = rt_one(t, &c[0], &c[1], g1, plain, 111, 0x43);
+	if (!err)	/* no next keys yet for a second phase change */
+		err = quic_crypto_key_update(&c[0]);
+	if (err != -ENOKEY) {
+		err = quic_test_fail(t, "second unprepared update: %d", err);
+		goto out;
+	}
+
+	/* Generation 2, back in phase 0.  A forged packet of the next phase
+	 * changes nothing; the genuine one moves the receiver; a reordered
+	 * generation 1 packet still opens; generation 0 keys are gone.
+	 */
+	err = prepare_both(t, c);
 	if (!err)
 		err = quic_crypto_key_update(&c[0]);
 	if (!err)
-		err = quic_crypto_key_update(&c[1]);
+		err = rt_one(t, &c[0], &c[1], pkt, plain, 130, 0x43);
+	if (!err) {
+		pkt[RT_HDR_LEN + 5] ^= 1;
+		err = rt_decrypt(t, &c[1], pkt, plain, 130, -EBADMSG);
+	}
+	if (!err && c[1].key_phase != 1)
+		err = quic_test_fail(t, "forged packet changed the phase");
 	if (!err)
-		err = rt_one(t, &c[0], &c[1], pkt, plain, 0x1234567c, 0x43);
+		err = rt_one(t, &c[0], &c[1], pkt, plain, 131, 0x43);
 	if (!err && (pkt[0] & QUIC_CRYPTO_KEY_PHASE_BIT))
 		err = quic_test_fail(t, "key phase bit set");
 	if (!err)
-		err = rt_decrypt(t, &c[1], pkt, plain, 0x1234567c, 0);
+		err = rt_decrypt(t, &c[1], pkt, plain, 131,
+				 QUIC_CRYPTO_KEY_UPDATED);
 	if (!err)
-		err = rt_decrypt(t, &c[1], old, plain, 0x1234567b, 0);
+		err = rt_decrypt(t, &c[1], g1, plain, 111, 0);
 	if (!err)
-		err = rt_decrypt(t, &c[1], older, plain, 0x12345677, 0);
-	if (!err)	/* phase 0 of the first generation: gone */
-		err = rt_decrypt(t, &c[1], gen0, plain, 0x12345670, -EBADMSG);
+		err = rt_decrypt(t, &c[1], g0b, plain, 102, -EBADMSG);
+	if (!err && c[1].key_phase != 0)
+		err = quic_test_fail(t, "receiver in phase %u",
+				     c[1].key_phase);
 out:
 	if (c) {
 		quic_crypto_free(&c[0]);
@@ -1570,7 +1615,7 @@ static void bench_cipher(const char *name, u32 type, u32 secret_len)
 	}
 	ns = ktime_get_ns() - start;
 	snprintf(what, sizeof(what), "quic_crypto_encrypt(%s as %s, 1200 bytes)",
-		 name, crypto_aead_driver_name(c->aead[0]));
+		 name, crypto_aead_driver_name(cur_key(c)->aead));
 	quic_test_bench_time(what, ns, BENCH_OPS);
 out:
 	if (c)
