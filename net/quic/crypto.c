@@ -377,7 +377,7 @@ static int quic_crypto_install(struct quic_crypto *c,
 
 /**
  * quic_crypto_set_secret() - install the keys of one level and direction
- * @c: the keys to set; any previous keys in it are released
+ * @c: the keys to set, zeroed or set before; any keys in it are released
  * @cipher_type: TLS_CIPHER_AES_GCM_128, TLS_CIPHER_AES_GCM_256,
  *	TLS_CIPHER_AES_CCM_128 or TLS_CIPHER_CHACHA20_POLY1305
  * @secret: the traffic secret from TLS

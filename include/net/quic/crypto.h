@@ -13,6 +13,18 @@
  * socket lock on the packet path): the preallocated requests are shared.
  * Only synchronous algorithm implementations are requested, so every call
  * completes before it returns.
+ *
+ * Contexts: quic_crypto_set_secret(), quic_crypto_initial_keys(),
+ * quic_crypto_key_update_prepare(), quic_crypto_retry_tag() and
+ * quic_crypto_free() allocate or may sleep: process context only.
+ * quic_crypto_encrypt(), quic_crypto_hp_remove(), quic_crypto_aead_decrypt()
+ * and quic_crypto_key_update() neither allocate nor sleep.
+ *
+ * Receiving a packet: parse the header up to the packet number, then
+ * quic_crypto_hp_remove() gives the packet number length and its encoded
+ * value; expand it against the largest received (RFC 9000 A.3), then
+ * quic_crypto_aead_decrypt().  A struct quic_crypto must be zeroed before
+ * its first quic_crypto_set_secret().
  */
 #ifndef _NET_QUIC_CRYPTO_H
 #define _NET_QUIC_CRYPTO_H
