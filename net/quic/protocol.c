@@ -14,6 +14,7 @@
 #include <net/protocol.h>
 #include <net/sock.h>
 
+#include <net/quic/connid.h>
 #include <net/quic/protocol.h>
 #include <net/quic/socket.h>
 
@@ -83,10 +84,13 @@ static int __init quic_init(void)
 	err = register_pernet_subsys(&quic_net_ops);
 	if (err)
 		goto err_udp;
+	err = quic_connid_init();
+	if (err)
+		goto err_pernet;
 
 	err = proto_register(&quic_prot, 1);
 	if (err)
-		goto err_pernet;
+		goto err_connid;
 	err = proto_register(&quic_v6_prot, 1);
 	if (err)
 		goto err_proto;
@@ -110,6 +114,8 @@ err_protosw6:
 	proto_unregister(&quic_v6_prot);
 err_proto:
 	proto_unregister(&quic_prot);
+err_connid:
+	quic_connid_exit();
 err_pernet:
 	unregister_pernet_subsys(&quic_net_ops);
 err_udp:
@@ -127,6 +133,7 @@ static void __exit quic_exit(void)
 		inet6_unregister_protosw(&quic_v6_protosw[i]);
 	proto_unregister(&quic_v6_prot);
 	proto_unregister(&quic_prot);
+	quic_connid_exit();
 	unregister_pernet_subsys(&quic_net_ops);
 	quic_udp_exit();
 }
