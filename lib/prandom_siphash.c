@@ -242,6 +242,30 @@ u32 prandom_siphash_state_next_u32(struct prandom_siphash_state *state,
 EXPORT_SYMBOL_GPL(prandom_siphash_state_next_u32);
 
 /**
+ * prandom_siphash_test_state - this CPU's state for the current context level
+ *
+ * For lib/test_prandom_siphash.c only, which checks through it that every
+ * CPU and context level has a state of its own, that an output absorbs
+ * the noise word and that a reseed replaces the states. Nothing else may
+ * use it: the state is the generator's secret.
+ *
+ * Read the words with READ_ONCE(). The state keeps belonging to the CPU
+ * and level it was returned for, so the caller must stay on that CPU at
+ * that level (preemption disabled) for as long as it relies on "this
+ * CPU's"; another CPU's state may be read from anywhere, racing with its
+ * outputs and reseeds.
+ *
+ * Context: Any context, with preemption disabled.
+ * Return: the state that prandom_siphash outputs drawn in the calling
+ * context on this CPU use.
+ */
+const struct prandom_siphash_state *prandom_siphash_test_state(void)
+{
+	return prandom_siphash_this_state(this_cpu_ptr(&prandom_siphash_pcpu));
+}
+EXPORT_SYMBOL_NS_GPL(prandom_siphash_test_state, PRANDOM_SIPHASH_TEST);
+
+/**
  * prandom_siphash_reseed - reseed every CPU's state from the CRNG now
  *
  * Also done about once a minute by a delayed work. An output racing with

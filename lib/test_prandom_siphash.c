@@ -372,76 +372,204 @@ static enum tps_result __init test_below_range(char *why)
 }
 
 /*
- * Eight outputs drawn on each online CPU, once from a task bound to it
- * (task-level state) and once from an IPI (hardirq-level state when the
- * CPU is not the one running the test): no two of these 256-bit streams
- * may be equal.
+ * Per-CPU state. A probe runs on one online CPU, either in a task bound to
+ * it (work_on_cpu(), task level) or in an IPI sent to it from another CPU
+ * (hardirq level, unless the CPU takes the call from its idle loop, which
+ * the recorded level tells), and records the state that outputs drawn
+ * there use, through prandom_siphash_test_state(), then draws eight
+ * outputs from it.
  */
 #define STREAM_WORDS	8
 
-static long __init collect_stream_task(void *arg)
+/* interrupt_context_level() in a hardirq handler */
+#define TPS_LEVEL_HARDIRQ	2
+
+struct tps_probe {
+	const struct prandom_siphash_state *state;
+	int cpu;
+	int level;
+	bool ipi;
+	u32 stream[STREAM_WORDS];
+};
+
+struct tps_ipi {
+	int cpu;
+	struct tps_probe *probe;
+};
+
+static void __init probe_here(void *arg)
 {
-	u32 *out = arg;
+	struct tps_probe *p = arg;
 	unsigned int i;
 
+	preempt_disable();
+	p->cpu = smp_processor_id();
+	p->level = interrupt_context_level();
+	p->state = prandom_siphash_test_state();
 	for (i = 0; i < STREAM_WORDS; i++)
-		out[i] = prandom_siphash_u32();
+		p->stream[i] = prandom_siphash_u32();
+	preempt_enable();
+}
+
+static long __init probe_task(void *arg)
+{
+	probe_here(arg);
 	return 0;
 }
 
-static void __init collect_stream_ipi(void *arg)
+/* Runs on a CPU other than the target, so that the call is a real IPI. */
+static long __init probe_ipi_from_here(void *arg)
 {
-	collect_stream_task(arg);
+	struct tps_ipi *r = arg;
+
+	return smp_call_function_single(r->cpu, probe_here, r->probe, 1);
 }
 
+/*
+ * Probe @cpu at task level (@ipi false) or by an IPI (@ipi true; needs a
+ * second online CPU). Call with the CPU hotplug lock held for reading.
+ */
+static int __init probe_cpu(int cpu, bool ipi, struct tps_probe *p)
+{
+	struct tps_ipi r = { .cpu = cpu, .probe = p };
+	unsigned int from;
+
+	p->ipi = ipi;
+	if (!ipi)
+		return work_on_cpu(cpu, probe_task, p);
+	from = cpumask_any_but(cpu_online_mask, cpu);
+	if (from >= nr_cpu_ids)
+		return -ENODEV;
+	return work_on_cpu(from, probe_ipi_from_here, &r);
+}
+
+/*
+ * Two probes of each online CPU (task, IPI), one only if it is the only
+ * CPU. Returns how many, 0 if a probe failed. Call with the CPU hotplug
+ * lock held for reading.
+ */
+static unsigned int __init probe_all(struct tps_probe *probes)
+{
+	unsigned int n = 0;
+	int cpu;
+
+	for_each_online_cpu(cpu) {
+		if (probe_cpu(cpu, false, &probes[n++]))
+			return 0;
+		if (num_online_cpus() > 1 && probe_cpu(cpu, true, &probes[n++]))
+			return 0;
+	}
+	return n;
+}
+
+static void __init snapshot(struct prandom_siphash_state *dst,
+			    const struct prandom_siphash_state *src)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(src->v); i++)
+		dst->v[i] = READ_ONCE(src->v[i]);
+}
+
+/*
+ * Every CPU and level has a state of its own, and drawing on one CPU
+ * leaves every other CPU's states alone:
+ *
+ * 1. Probes of different CPUs, or of one CPU at different levels, got
+ *    different state objects; probes of one CPU at one level, the same.
+ * 2. No two of the 256-bit streams the probes drew are equal.
+ * 3. For each probe, drawing again there advances the state it uses and
+ *    no state of another CPU. Nothing else draws from prandom_siphash
+ *    while this module runs (the harness loads it before quic.ko), so a
+ *    state that moves was moved by the test.
+ */
 static enum tps_result __init test_per_cpu_streams(char *why)
 {
-	enum tps_result ret = TPS_PASS;
-	unsigned int a, b, n = 0;
-	u32 *streams;
-	int *owner;
-	int cpu;
+	struct prandom_siphash_state *before = NULL, *after = NULL;
+	struct tps_probe *probes = NULL, again;
+	enum tps_result ret = TPS_FAIL;
+	unsigned int a, b, n;
 
 	cpus_read_lock();
 	if (num_online_cpus() < 2) {
-		cpus_read_unlock();
 		snprintf(why, TPS_WHY_LEN, "only one CPU");
-		return TPS_SKIP;
-	}
-	streams = kcalloc(2 * nr_cpu_ids, STREAM_WORDS * sizeof(u32),
-			  GFP_KERNEL);
-	owner = kcalloc(2 * nr_cpu_ids, sizeof(*owner), GFP_KERNEL);
-	if (!streams || !owner) {
-		snprintf(why, TPS_WHY_LEN, "out of memory");
-		ret = TPS_FAIL;
+		ret = TPS_SKIP;
 		goto out;
 	}
-	for_each_online_cpu(cpu) {
-		owner[n] = cpu;
-		work_on_cpu(cpu, collect_stream_task, &streams[n * STREAM_WORDS]);
-		n++;
-		owner[n] = cpu;
-		smp_call_function_single(cpu, collect_stream_ipi,
-					 &streams[n * STREAM_WORDS], 1);
-		n++;
+	probes = kcalloc(2 * nr_cpu_ids, sizeof(*probes), GFP_KERNEL);
+	before = kcalloc(2 * nr_cpu_ids, sizeof(*before), GFP_KERNEL);
+	after = kcalloc(2 * nr_cpu_ids, sizeof(*after), GFP_KERNEL);
+	if (!probes || !before || !after) {
+		snprintf(why, TPS_WHY_LEN, "out of memory");
+		goto out;
 	}
-	for (a = 0; a < n && ret == TPS_PASS; a++) {
+	n = probe_all(probes);
+	if (!n) {
+		snprintf(why, TPS_WHY_LEN, "could not run on every CPU");
+		goto out;
+	}
+	for (a = 0, b = 0; a < n; a++)
+		b += probes[a].level == TPS_LEVEL_HARDIRQ;
+	pr_info("# per_cpu_streams: %u probes on %u CPUs, %u at hardirq level\n",
+		n, num_online_cpus(), b);
+
+	for (a = 0; a < n; a++) {
 		for (b = a + 1; b < n; b++) {
-			if (!memcmp(&streams[a * STREAM_WORDS],
-				    &streams[b * STREAM_WORDS],
-				    STREAM_WORDS * sizeof(u32))) {
+			const struct tps_probe *p = &probes[a], *q = &probes[b];
+			bool same = p->cpu == q->cpu && p->level == q->level;
+			bool shared = p->state == q->state;
+
+			if (same != shared) {
+				snprintf(why, TPS_WHY_LEN,
+					 "CPU %d level %d and CPU %d level %d: %s state",
+					 p->cpu, p->level, q->cpu, q->level,
+					 same ? "different" : "one");
+				goto out;
+			}
+			if (!memcmp(p->stream, q->stream, sizeof(p->stream))) {
 				snprintf(why, TPS_WHY_LEN,
 					 "CPUs %d and %d gave the same stream",
-					 owner[a], owner[b]);
-				ret = TPS_FAIL;
-				break;
+					 p->cpu, q->cpu);
+				goto out;
 			}
 		}
 	}
+
+	for (a = 0; a < n; a++) {
+		for (b = 0; b < n; b++)
+			snapshot(&before[b], probes[b].state);
+		if (probe_cpu(probes[a].cpu, probes[a].ipi, &again)) {
+			snprintf(why, TPS_WHY_LEN, "could not run on CPU %d",
+				 probes[a].cpu);
+			goto out;
+		}
+		for (b = 0; b < n; b++)
+			snapshot(&after[b], probes[b].state);
+		for (b = 0; b < n; b++) {
+			const struct tps_probe *q = &probes[b];
+			bool moved = memcmp(&before[b], &after[b],
+					    sizeof(before[b]));
+
+			if (q->state == again.state && !moved) {
+				snprintf(why, TPS_WHY_LEN,
+					 "drawing on CPU %d left its state alone",
+					 again.cpu);
+				goto out;
+			}
+			if (q->cpu != again.cpu && moved) {
+				snprintf(why, TPS_WHY_LEN,
+					 "drawing on CPU %d moved CPU %d's state",
+					 again.cpu, q->cpu);
+				goto out;
+			}
+		}
+	}
+	ret = TPS_PASS;
 out:
 	cpus_read_unlock();
-	kfree(owner);
-	kfree(streams);
+	kfree(after);
+	kfree(before);
+	kfree(probes);
 	return ret;
 }
 
@@ -566,23 +694,131 @@ static enum tps_result __init test_add_noise(char *why)
 }
 
 /*
- * prandom_siphash_reseed() on every CPU, after which outputs still vary:
- * 64 equal outputs would mean a zero (stuck) state.
+ * The per-CPU outputs absorb this CPU's noise word. With interrupts off,
+ * so that nothing stirs the noise or draws from the state meanwhile:
+ *
+ * 1. Predict the next output from a snapshot of this CPU's state with the
+ *    step API, once with the current (non-zero) noise and once without.
+ *    prandom_siphash_u32() must return the first and leave the state the
+ *    first prediction left; it must not return the second (which chance
+ *    would give with probability 2^-32).
+ * 2. prandom_siphash_add_noise() changes the next output: it must be the
+ *    prediction from the stirred noise, not the one from the noise before.
+ */
+static enum tps_result __init test_output_absorbs_noise(char *why)
+{
+	struct prandom_siphash_state s, with, without;
+	const struct prandom_siphash_state *state;
+	unsigned long r = get_random_long();
+	enum tps_result ret = TPS_FAIL;
+	unsigned long noise, flags;
+	u32 got, want, unwanted;
+	unsigned int i = 0;
+
+	local_irq_save(flags);
+	state = prandom_siphash_test_state();
+	/* A zero noise word absorbs as nothing: make sure it is not zero. */
+	do
+		prandom_siphash_add_noise(r, i++, 0, 0);
+	while (!this_cpu_read(prandom_siphash_noise));
+
+	noise = this_cpu_read(prandom_siphash_noise);
+	snapshot(&s, state);
+	with = s;
+	without = s;
+	want = prandom_siphash_state_next_u32(&with, noise);
+	unwanted = prandom_siphash_state_next_u32(&without, 0);
+	got = prandom_siphash_u32();
+	snapshot(&s, state);
+	if (got == unwanted) {
+		snprintf(why, TPS_WHY_LEN,
+			 "output %#x is the one without the noise", got);
+		goto out;
+	}
+	if (got != want || memcmp(&s, &with, sizeof(s))) {
+		snprintf(why, TPS_WHY_LEN,
+			 "output %#x (state %s), predicted %#x with noise",
+			 got, memcmp(&s, &with, sizeof(s)) ? "differs" : "same",
+			 want);
+		goto out;
+	}
+
+	without = s;
+	unwanted = prandom_siphash_state_next_u32(&without, noise);
+	prandom_siphash_add_noise(r, r, r, r);
+	noise = this_cpu_read(prandom_siphash_noise);
+	want = prandom_siphash_state_next_u32(&s, noise);
+	got = prandom_siphash_u32();
+	if (got == unwanted) {
+		snprintf(why, TPS_WHY_LEN,
+			 "add_noise left the next output (%#x) unchanged", got);
+		goto out;
+	}
+	if (got != want) {
+		snprintf(why, TPS_WHY_LEN,
+			 "output %#x after add_noise, predicted %#x", got, want);
+		goto out;
+	}
+	ret = TPS_PASS;
+out:
+	local_irq_restore(flags);
+	return ret;
+}
+
+/*
+ * prandom_siphash_reseed() replaces the states of every online CPU, at
+ * task and hardirq level: every word of every probed state differs
+ * afterwards (chance keeps a word with probability 2^-BITS_PER_LONG).
+ * Then the outputs still vary: 64 equal ones would mean a stuck state.
  */
 static enum tps_result __init test_reseed(char *why)
 {
-	u32 first, v;
-	unsigned int i;
+	struct prandom_siphash_state *before = NULL, after;
+	struct tps_probe *probes = NULL;
+	enum tps_result ret = TPS_FAIL;
+	unsigned int b, i, n;
+	u32 first;
 
+	cpus_read_lock();
+	probes = kcalloc(2 * nr_cpu_ids, sizeof(*probes), GFP_KERNEL);
+	before = kcalloc(2 * nr_cpu_ids, sizeof(*before), GFP_KERNEL);
+	if (!probes || !before) {
+		snprintf(why, TPS_WHY_LEN, "out of memory");
+		goto out;
+	}
+	n = probe_all(probes);
+	if (!n) {
+		snprintf(why, TPS_WHY_LEN, "could not run on every CPU");
+		goto out;
+	}
+	for (b = 0; b < n; b++)
+		snapshot(&before[b], probes[b].state);
 	prandom_siphash_reseed();
+	for (b = 0; b < n; b++) {
+		snapshot(&after, probes[b].state);
+		for (i = 0; i < ARRAY_SIZE(after.v); i++) {
+			if (after.v[i] == before[b].v[i]) {
+				snprintf(why, TPS_WHY_LEN,
+					 "CPU %d level %d: word %u not reseeded",
+					 probes[b].cpu, probes[b].level, i);
+				goto out;
+			}
+		}
+	}
+
 	first = prandom_siphash_u32();
 	for (i = 1; i < 64; i++) {
-		v = prandom_siphash_u32();
-		if (v != first)
-			return TPS_PASS;
+		if (prandom_siphash_u32() != first) {
+			ret = TPS_PASS;
+			goto out;
+		}
 	}
 	snprintf(why, TPS_WHY_LEN, "stuck at %#x after reseed", first);
-	return TPS_FAIL;
+out:
+	cpus_read_unlock();
+	kfree(before);
+	kfree(probes);
+	return ret;
 }
 
 /*
@@ -652,6 +888,7 @@ static const struct tps_case tps_cases[] __initconst = {
 	{ "state_reseed_changes_stream", test_state_reseed },
 	{ "state_noise_changes_stream", test_state_noise },
 	{ "add_noise", test_add_noise },
+	{ "output_absorbs_noise", test_output_absorbs_noise },
 	{ "reseed", test_reseed },
 	{ "u64_and_bytes", test_u64_and_bytes },
 };
@@ -785,3 +1022,4 @@ module_exit(test_prandom_siphash_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Self-test and micro-benchmark of prandom_siphash");
+MODULE_IMPORT_NS(PRANDOM_SIPHASH_TEST);

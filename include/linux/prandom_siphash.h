@@ -56,6 +56,9 @@ void prandom_siphash_state_seed(struct prandom_siphash_state *state);
 u32 prandom_siphash_state_next_u32(struct prandom_siphash_state *state,
 				   unsigned long noise);
 
+/* For lib/test_prandom_siphash.c only: see its kernel-doc. */
+const struct prandom_siphash_state *prandom_siphash_test_state(void);
+
 /**
  * prandom_siphash_add_noise - stir four words into this CPU's noise word
  * @a: first word, xored with the current noise
