@@ -102,12 +102,16 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
-/* The last QUIC socket releases its UDP socket from a work item: wait. */
+/*
+ * The last QUIC socket releases its UDP socket from a work item: wait for
+ * it. The bound is generous (30 s) so a loaded host under TCG cannot make
+ * the test fail; only a socket that never goes away does.
+ */
 static int udp_sockets_settle(int port, int want)
 {
 	int i, n = -1;
 
-	for (i = 0; i < 300; i++) {
+	for (i = 0; i < 3000; i++) {
 		n = udp_sockets(port);
 		if (n == want)
 			break;
@@ -546,11 +550,9 @@ TEST_F(udp, hostile_input)
 /* Many sockets, many ports; all UDP sockets go away with them. */
 TEST_F(udp, no_leak)
 {
-	int fds[200], ports[200], before, i, n;
+	int fds[200], ports[200], i, n;
 	const char *addrs[200];
 
-	before = udp_sockets(-1);
-	ASSERT_GE(before, 0);
 	for (i = 0; i < 200; i++) {
 		fds[i] = socket(variant->family,
 				i % 2 ? SOCK_DGRAM : SOCK_STREAM,
@@ -570,11 +572,18 @@ TEST_F(udp, no_leak)
 		ports[i] = local_port(fds[i]);
 		ASSERT_GT(ports[i], 0);
 	}
-	n = udp_sockets(-1) - before;
+	/*
+	 * Count on our own ports only: sockets of earlier tests may still be
+	 * on their way out, so the global count is no baseline.
+	 */
+	for (i = 0, n = 0; i < 200; i++)
+		if (i % 4 != 3)
+			n += udp_sockets(ports[i]);
 	EXPECT_EQ(150, n);
 	for (i = 0; i < 200; i++)
 		EXPECT_EQ(0, close(fds[i]));
-	EXPECT_EQ(before, udp_sockets_settle(-1, before));
+	for (i = 0; i < 200; i++)
+		EXPECT_EQ(0, udp_sockets_settle(ports[i], 0));
 }
 
 TEST(snmp_names)
