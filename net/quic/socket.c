@@ -6,7 +6,8 @@
  * socket, see udp.c), inspected and closed, and takes socket-level and
  * IP-level options. What needs a connection (connect,
  * listen, accept, sendmsg, recvmsg, shutdown, the queue ioctls and the
- * SOL_QUIC options) fails with EOPNOTSUPP until the protocol arrives.
+ * SOL_QUIC options that need a connection) fails with EOPNOTSUPP until
+ * the protocol arrives; sockopt.c handles the other SOL_QUIC options.
  */
 
 #include <linux/errno.h>
@@ -405,11 +406,16 @@ static bool quic_sockopt_exists(int optname, u8 dir)
 static int quic_setsockopt(struct sock *sk, int level, int optname,
 			   sockptr_t optval, unsigned int optlen)
 {
+	int err;
+
 	if (level == SOL_QUIC) {
 		if (!quic_sockopt_exists(optname, QUIC_OPT_SET))
 			return -ENOPROTOOPT;
 		if (optlen > QUIC_SOCKOPT_MAX_LEN)
 			return -EINVAL;
+		err = quic_sockopt_set(sk, optname, optval, optlen);
+		if (err != -ENOPROTOOPT)
+			return err;
 		return -EOPNOTSUPP;
 	}
 
@@ -436,6 +442,9 @@ static int quic_getsockopt(struct sock *sk, int level, int optname,
 			return -EFAULT;
 		if (len < 0)
 			return -EINVAL;
+		len = quic_sockopt_get(sk, optname, optval, optlen);
+		if (len != -ENOPROTOOPT)
+			return len;
 		return -EOPNOTSUPP;
 	}
 
@@ -446,6 +455,7 @@ static int quic_getsockopt(struct sock *sk, int level, int optname,
 
 static int quic_init_sock(struct sock *sk)
 {
+	quic_sock_opts_init(&quic_sk(sk)->opts, false);
 	sock_prot_inuse_add(sock_net(sk), sk->sk_prot, 1);
 	return 0;
 }
@@ -458,6 +468,7 @@ static void quic_destroy_sock(struct sock *sk)
 		quic_udp_sock_put(qs->udp);
 		qs->udp = NULL;
 	}
+	quic_sock_opts_free(&qs->opts);
 	sock_prot_inuse_add(sock_net(sk), sk->sk_prot, -1);
 }
 

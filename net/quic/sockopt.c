@@ -1,0 +1,568 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * QUIC: the connection-independent SOL_QUIC socket options.
+ *
+ * EVENT, CONFIG, TRANSPORT_PARAM, ALPN, CONNECTION_CLOSE, the client side
+ * of TOKEN, SESSION_TICKET storage and the TRANSPORT_PARAM_EXT get only
+ * read and write the settings kept in struct quic_sock_opts. Options and
+ * cases that need the connection engine return -ENOPROTOOPT so that the
+ * caller (socket.c) can hand them on. Rules follow socket-api.md,
+ * sections 5.5, 5.7, 5.9 and 6: struct arguments are copied as
+ * min(optlen, sizeof) with missing bytes read as zero, struct results are
+ * truncated to min(*optlen, sizeof), and byte strings fail with EINVAL
+ * when the user's buffer is too small.
+ */
+
+#include <linux/errno.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/tls.h>
+#include <linux/uaccess.h>
+#include <net/sock.h>
+#include <net/tcp_states.h>
+
+#include <net/quic/socket.h>
+#include <net/quic/sockopt.h>
+
+/* Default initial RTT estimate, in microseconds (socket-api.md, 2.7). */
+#define QUIC_CONFIG_DEF_INITIAL_RTT_US		333000
+/* QUIC_SOCKOPT_CONFIG ranges of non-zero fields (socket-api.md, 6). */
+#define QUIC_CONFIG_MIN_INITIAL_RTT_US		1000
+#define QUIC_CONFIG_MAX_INITIAL_RTT_US		6000000
+#define QUIC_CONFIG_MIN_PLPMTUD_US		5000000
+#define QUIC_CONFIG_MAX_PLPMTUD_US		(U32_MAX / 30)
+#define QUIC_CONFIG_MIN_KEEPALIVE_US		1500000
+
+/**
+ * quic_sock_opts_init - set the options of a fresh socket
+ * @o: the options
+ * @server: the socket is a server one (created by accept())
+ *
+ * Defaults of socket-api.md, sections 2.7 and 7.6: local transport
+ * parameters as quic_tparams_init_local() sets them, the peer's all zero,
+ * version 0 (V1), 333 ms initial RTT, Reno, no events, no ALPN, token or
+ * ticket.
+ */
+void quic_sock_opts_init(struct quic_sock_opts *o, bool server)
+{
+	memset(o, 0, sizeof(*o));
+	quic_tparams_init_local(&o->local);
+	o->config.initial_smoothed_rtt = QUIC_CONFIG_DEF_INITIAL_RTT_US;
+	o->config.congestion_control_algo = QUIC_CONG_ALG_RENO;
+	o->server = server;
+}
+
+/**
+ * quic_sock_opts_free - release what the options hold
+ * @o: the options
+ *
+ * The session ticket may be key material: it is wiped.
+ */
+void quic_sock_opts_free(struct quic_sock_opts *o)
+{
+	kfree_sensitive(o->ticket);
+	o->ticket = NULL;
+	o->ticket_len = 0;
+	memzero_explicit(o->token, sizeof(o->token));
+	o->token_len = 0;
+}
+
+/**
+ * quic_sock_opts_copy - pass a listener's options to an accepted socket
+ * @dst: the accepted socket's options, set up by quic_sock_opts_init()
+ * @src: the listener's options
+ *
+ * Copies what socket-api.md, section 4.2, step 2, says is inherited: the
+ * configuration, the local transport parameters, the event mask and the
+ * ALPN list. Token, session ticket, close information and the peer's
+ * parameters are per connection and are left alone, as is the role.
+ */
+void quic_sock_opts_copy(struct quic_sock_opts *dst,
+			 const struct quic_sock_opts *src)
+{
+	dst->config = src->config;
+	dst->local = src->local;
+	dst->events = src->events;
+	dst->alpn_len = src->alpn_len;
+	memcpy(dst->alpn, src->alpn, src->alpn_len);
+}
+
+/**
+ * quic_sock_opts_is_server - the role of a socket
+ * @sk: the socket
+ *
+ * Return: true for a listener or a socket created by accept()
+ * (socket-api.md, section 3), false for a client.
+ */
+bool quic_sock_opts_is_server(const struct sock *sk)
+{
+	return quic_sk(sk)->opts.server ||
+	       READ_ONCE(sk->sk_state) == TCP_LISTEN;
+}
+
+/* Copy a struct argument: min(optlen, size) bytes, the rest zero. */
+static int quic_opt_copy_in(void *dst, size_t size, sockptr_t optval,
+			    unsigned int optlen)
+{
+	memset(dst, 0, size);
+	if (copy_from_sockptr(dst, optval, min_t(size_t, optlen, size)))
+		return -EFAULT;
+	return 0;
+}
+
+/* Read the input part of a struct getsockopt argument. */
+static int quic_opt_get_in(void *dst, size_t size, char __user *optval,
+			   int len)
+{
+	memset(dst, 0, size);
+	if (copy_from_user(dst, optval, min_t(size_t, len, size)))
+		return -EFAULT;
+	return 0;
+}
+
+/* Return a struct result, truncated to the user's buffer. The socket slab
+ * has no usercopy whitelist: results are staged on the stack (or in
+ * kmalloc() memory), never copied straight out of struct quic_sock.
+ */
+static int quic_opt_put_struct(const void *src, size_t size,
+			       char __user *optval, int __user *optlen,
+			       int len)
+{
+	len = min_t(size_t, len, size);
+	if (put_user(len, optlen) || copy_to_user(optval, src, len))
+		return -EFAULT;
+	return 0;
+}
+
+/* Return a byte string; a buffer smaller than @room is -EINVAL. */
+static int quic_opt_put_bytes(const void *src, u32 size, u32 room,
+			      char __user *optval, int __user *optlen,
+			      int len)
+{
+	if ((u32)len < room)
+		return -EINVAL;
+	if (put_user(size, optlen) || copy_to_user(optval, src, size))
+		return -EFAULT;
+	return 0;
+}
+
+static bool quic_opt_bad(u64 v, u64 lo, u64 hi)
+{
+	return v && (v < lo || v > hi);
+}
+
+static int quic_set_event(struct quic_sock_opts *o, sockptr_t optval,
+			  unsigned int optlen)
+{
+	struct quic_event_option ev;
+	int err;
+
+	err = quic_opt_copy_in(&ev, sizeof(ev), optval, optlen);
+	if (err)
+		return err;
+	if (ev.type == QUIC_EVENT_NONE || ev.type >= QUIC_EVENT_MAX)
+		return -EINVAL;
+	if (ev.on)
+		o->events |= BIT(ev.type);
+	else
+		o->events &= ~BIT(ev.type);
+	return 0;
+}
+
+static int quic_get_event(struct quic_sock_opts *o, char __user *optval,
+			  int __user *optlen, int len)
+{
+	struct quic_event_option ev;
+	int err;
+
+	err = quic_opt_get_in(&ev, sizeof(ev), optval, len);
+	if (err)
+		return err;
+	if (ev.type == QUIC_EVENT_NONE || ev.type >= QUIC_EVENT_MAX)
+		return -EINVAL;
+	ev.on = quic_sock_opts_event_on(o, ev.type);
+	return quic_opt_put_struct(&ev, sizeof(ev), optval, optlen, len);
+}
+
+static int quic_set_config(struct sock *sk, struct quic_sock_opts *o,
+			   sockptr_t optval, unsigned int optlen)
+{
+	struct quic_config *cur = &o->config;
+	struct quic_config c;
+	int err;
+
+	if (sk->sk_state == TCP_ESTABLISHED)
+		return -EINVAL;
+	err = quic_opt_copy_in(&c, sizeof(c), optval, optlen);
+	if (err)
+		return err;
+	if (quic_opt_bad(c.payload_cipher_type, TLS_CIPHER_AES_GCM_128,
+			 TLS_CIPHER_CHACHA20_POLY1305) ||
+	    quic_opt_bad(c.initial_smoothed_rtt, QUIC_CONFIG_MIN_INITIAL_RTT_US,
+			 QUIC_CONFIG_MAX_INITIAL_RTT_US) ||
+	    c.congestion_control_algo >= QUIC_CONG_ALG_MAX ||
+	    quic_opt_bad(c.plpmtud_probe_interval, QUIC_CONFIG_MIN_PLPMTUD_US,
+			 QUIC_CONFIG_MAX_PLPMTUD_US) ||
+	    quic_opt_bad(c.keepalive_probe_interval,
+			 QUIC_CONFIG_MIN_KEEPALIVE_US, U32_MAX))
+		return -EINVAL;
+
+	/* A zero field leaves the value unchanged (socket-api.md, 9.9). */
+	if (c.version)
+		cur->version = c.version;
+	if (c.plpmtud_probe_interval)
+		cur->plpmtud_probe_interval = c.plpmtud_probe_interval;
+	if (c.initial_smoothed_rtt)
+		cur->initial_smoothed_rtt = c.initial_smoothed_rtt;
+	if (c.payload_cipher_type)
+		cur->payload_cipher_type = c.payload_cipher_type;
+	if (c.congestion_control_algo)
+		cur->congestion_control_algo = c.congestion_control_algo;
+	if (c.validate_peer_address)
+		cur->validate_peer_address = c.validate_peer_address;
+	if (c.stream_data_nodelay)
+		cur->stream_data_nodelay = c.stream_data_nodelay;
+	if (c.receive_session_ticket)
+		cur->receive_session_ticket = c.receive_session_ticket;
+	if (c.certificate_request)
+		cur->certificate_request = c.certificate_request;
+	if (c.keepalive_probe_interval)
+		cur->keepalive_probe_interval = c.keepalive_probe_interval;
+	return 0;
+}
+
+static int quic_get_config(struct quic_sock_opts *o, char __user *optval,
+			   int __user *optlen, int len)
+{
+	struct quic_config c = o->config;
+
+	return quic_opt_put_struct(&c, sizeof(c), optval, optlen, len);
+}
+
+static int quic_set_tparams(struct sock *sk, struct quic_sock_opts *o,
+			    sockptr_t optval, unsigned int optlen)
+{
+	struct quic_transport_param p;
+	int err;
+
+	err = quic_opt_copy_in(&p, sizeof(p), optval, optlen);
+	if (err)
+		return err;
+	if (p.remote) {
+		/* Remembered peer values, for 0-RTT (socket-api.md, 4.6). */
+		if (sk->sk_state != TCP_SYN_RECV)
+			return -EINVAL;
+		err = quic_tparams_from_user(&o->remote, &p);
+		if (!err)
+			o->remote_valid = 1;
+		return err;
+	}
+	if (sk->sk_state == TCP_ESTABLISHED)
+		return -EINVAL;
+	return quic_tparams_from_user(&o->local, &p);
+}
+
+static int quic_get_tparams(struct quic_sock_opts *o, char __user *optval,
+			    int __user *optlen, int len)
+{
+	struct quic_transport_param p;
+	u8 remote;
+	int err;
+
+	err = quic_opt_get_in(&p, sizeof(p), optval, len);
+	if (err)
+		return err;
+	remote = p.remote;
+	memset(&p, 0, sizeof(p));
+	p.remote = remote;
+	if (!remote)
+		quic_tparams_to_user(&o->local, &p);
+	else if (o->remote_valid)
+		quic_tparams_to_user(&o->remote, &p);
+	return quic_opt_put_struct(&p, sizeof(p), optval, optlen, len);
+}
+
+/* Parse a comma-separated ALPN list into its TLS wire form: spaces before
+ * each element are skipped, a NUL ends the string; an empty list or
+ * element is -EINVAL.
+ */
+static int quic_alpn_to_wire(const char *s, u32 len, u8 *wire)
+{
+	u32 i = 0, start, n = 0;
+
+	len = strnlen(s, len);
+	if (!len)
+		return -EINVAL;
+	do {
+		while (i < len && s[i] == ' ')
+			i++;
+		start = i;
+		while (i < len && s[i] != ',')
+			i++;
+		/* 128 bytes of text never make an element over 255. */
+		if (i == start)
+			return -EINVAL;
+		wire[n++] = i - start;
+		memcpy(wire + n, s + start, i - start);
+		n += i - start;
+	} while (i++ < len);
+	return n;
+}
+
+static int quic_set_alpn(struct sock *sk, struct quic_sock_opts *o,
+			 sockptr_t optval, unsigned int optlen)
+{
+	u8 wire[QUIC_ALPN_MAX_WIRE_LEN];
+	char s[QUIC_ALPN_MAX_LEN];
+	int n;
+
+	/* The listener's set is hashed at listen(): it must come first. */
+	if (sk->sk_state == TCP_LISTEN)
+		return -EINVAL;
+	if (!optlen || optlen > QUIC_ALPN_MAX_LEN)
+		return -EINVAL;
+	if (copy_from_sockptr(s, optval, optlen))
+		return -EFAULT;
+	n = quic_alpn_to_wire(s, optlen, wire);
+	if (n < 0)
+		return n;
+	memcpy(o->alpn, wire, n);
+	o->alpn_len = n;
+	return 0;
+}
+
+static int quic_get_alpn(struct quic_sock_opts *o, char __user *optval,
+			 int __user *optlen, int len)
+{
+	char s[QUIC_ALPN_MAX_LEN];
+	u32 i = 0, n = 0, elen;
+
+	/* The comma-separated form: each length byte but the first becomes
+	 * a comma, so it is one byte shorter than the wire form.
+	 */
+	while (i < o->alpn_len) {
+		elen = o->alpn[i++];
+		if (n)
+			s[n++] = ',';
+		memcpy(s + n, o->alpn + i, elen);
+		n += elen;
+		i += elen;
+	}
+	return quic_opt_put_bytes(s, n, o->alpn_len, optval, optlen, len);
+}
+
+static int quic_set_close(struct quic_sock_opts *o, sockptr_t optval,
+			  unsigned int optlen)
+{
+	struct quic_connection_close c;
+	size_t n;
+	int err;
+
+	err = quic_opt_copy_in(&c, sizeof(c), optval, optlen);
+	if (err)
+		return err;
+	n = strnlen(c.phrase, QUIC_CLOSE_PHRASE_BUFFER_SIZE - 1);
+	memset(&o->close, 0, sizeof(o->close));
+	o->close.errcode = c.errcode;
+	memcpy(o->close.phrase, c.phrase, n);
+	return 0;
+}
+
+static int quic_get_close(struct quic_sock_opts *o, char __user *optval,
+			  int __user *optlen, int len)
+{
+	struct quic_connection_close c = o->close;
+
+	return quic_opt_put_struct(&c, sizeof(c), optval, optlen, len);
+}
+
+static int quic_set_token(struct sock *sk, struct quic_sock_opts *o,
+			  sockptr_t optval, unsigned int optlen)
+{
+	u8 token[QUIC_TOKEN_MAX_LEN];
+
+	if (quic_sock_opts_is_server(sk)) {
+		/* Sending a NEW_TOKEN is the connection engine's. */
+		if (sk->sk_state != TCP_ESTABLISHED)
+			return -EINVAL;
+		return -ENOPROTOOPT;
+	}
+	if (!optlen || optlen > QUIC_TOKEN_MAX_LEN)
+		return -EINVAL;
+	if (copy_from_sockptr(token, optval, optlen))
+		return -EFAULT;
+	memcpy(o->token, token, optlen);
+	o->token_len = optlen;
+	return 0;
+}
+
+static int quic_get_token(struct sock *sk, struct quic_sock_opts *o,
+			  char __user *optval, int __user *optlen, int len)
+{
+	/* libquic tells the roles apart by this failing (section 7.1). */
+	u8 token[QUIC_TOKEN_MAX_LEN];
+
+	if (quic_sock_opts_is_server(sk))
+		return -EINVAL;
+	memcpy(token, o->token, o->token_len);
+	return quic_opt_put_bytes(token, o->token_len, o->token_len,
+				  optval, optlen, len);
+}
+
+static int quic_set_ticket(struct quic_sock_opts *o, sockptr_t optval,
+			   unsigned int optlen)
+{
+	u8 *ticket;
+
+	if (optlen < QUIC_TICKET_MIN_LEN || optlen > QUIC_TICKET_MAX_LEN)
+		return -EINVAL;
+	ticket = memdup_sockptr(optval, optlen);
+	if (IS_ERR(ticket))
+		return PTR_ERR(ticket);
+	kfree_sensitive(o->ticket);
+	o->ticket = ticket;
+	o->ticket_len = optlen;
+	return 0;
+}
+
+static int quic_get_ticket(struct sock *sk, struct quic_sock_opts *o,
+			   char __user *optval, int __user *optlen, int len)
+{
+	if (quic_sock_opts_is_server(sk)) {
+		if (sk->sk_state == TCP_LISTEN || sk->sk_state == TCP_CLOSE)
+			return -EPIPE;
+		/* Deriving the ticket key is the connection engine's. */
+		if (!o->ticket)
+			return -ENOPROTOOPT;
+	}
+	return quic_opt_put_bytes(o->ticket, o->ticket_len, o->ticket_len,
+				  optval, optlen, len);
+}
+
+static int quic_get_tparams_ext(struct sock *sk, struct quic_sock_opts *o,
+				char __user *optval, int __user *optlen,
+				int len)
+{
+	u8 *buf;
+	int n;
+
+	if (sk->sk_state != TCP_SYN_RECV)
+		return -EINVAL;
+	buf = kmalloc(QUIC_TPARAM_EXT_MAX_LEN, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	n = quic_tparams_encode(buf, QUIC_TPARAM_EXT_MAX_LEN, &o->local,
+				quic_sock_opts_is_server(sk));
+	if (n < 0)
+		n = -EINVAL;
+	else
+		n = quic_opt_put_bytes(buf, n, n, optval, optlen, len);
+	kfree(buf);
+	return n;
+}
+
+/**
+ * quic_sockopt_set - setsockopt() of the connection-independent options
+ * @sk: the socket
+ * @optname: a QUIC_SOCKOPT_* value that has a set direction
+ * @optval: the argument
+ * @optlen: its length, at most 4096 (checked by the caller)
+ *
+ * Takes the socket lock.
+ *
+ * Return: 0, a negative errno, or -ENOPROTOOPT when the option (or this
+ * case of it) belongs to the connection engine.
+ */
+int quic_sockopt_set(struct sock *sk, int optname, sockptr_t optval,
+		     unsigned int optlen)
+{
+	struct quic_sock_opts *o = &quic_sk(sk)->opts;
+	int err;
+
+	lock_sock(sk);
+	switch (optname) {
+	case QUIC_SOCKOPT_EVENT:
+		err = quic_set_event(o, optval, optlen);
+		break;
+	case QUIC_SOCKOPT_CONFIG:
+		err = quic_set_config(sk, o, optval, optlen);
+		break;
+	case QUIC_SOCKOPT_TRANSPORT_PARAM:
+		err = quic_set_tparams(sk, o, optval, optlen);
+		break;
+	case QUIC_SOCKOPT_ALPN:
+		err = quic_set_alpn(sk, o, optval, optlen);
+		break;
+	case QUIC_SOCKOPT_CONNECTION_CLOSE:
+		err = quic_set_close(o, optval, optlen);
+		break;
+	case QUIC_SOCKOPT_TOKEN:
+		err = quic_set_token(sk, o, optval, optlen);
+		break;
+	case QUIC_SOCKOPT_SESSION_TICKET:
+		err = quic_set_ticket(o, optval, optlen);
+		break;
+	default:
+		err = -ENOPROTOOPT;
+		break;
+	}
+	release_sock(sk);
+	return err;
+}
+
+/**
+ * quic_sockopt_get - getsockopt() of the connection-independent options
+ * @sk: the socket
+ * @optname: a QUIC_SOCKOPT_* value that has a get direction
+ * @optval: the user's buffer
+ * @optlen: the user's buffer length, updated on success
+ *
+ * Takes the socket lock.
+ *
+ * Return: 0, a negative errno, or -ENOPROTOOPT when the option (or this
+ * case of it) belongs to the connection engine.
+ */
+int quic_sockopt_get(struct sock *sk, int optname, char __user *optval,
+		     int __user *optlen)
+{
+	struct quic_sock_opts *o = &quic_sk(sk)->opts;
+	int len, err;
+
+	if (get_user(len, optlen))
+		return -EFAULT;
+	if (len < 0)
+		return -EINVAL;
+
+	lock_sock(sk);
+	switch (optname) {
+	case QUIC_SOCKOPT_EVENT:
+		err = quic_get_event(o, optval, optlen, len);
+		break;
+	case QUIC_SOCKOPT_CONFIG:
+		err = quic_get_config(o, optval, optlen, len);
+		break;
+	case QUIC_SOCKOPT_TRANSPORT_PARAM:
+		err = quic_get_tparams(o, optval, optlen, len);
+		break;
+	case QUIC_SOCKOPT_ALPN:
+		err = quic_get_alpn(o, optval, optlen, len);
+		break;
+	case QUIC_SOCKOPT_CONNECTION_CLOSE:
+		err = quic_get_close(o, optval, optlen, len);
+		break;
+	case QUIC_SOCKOPT_TOKEN:
+		err = quic_get_token(sk, o, optval, optlen, len);
+		break;
+	case QUIC_SOCKOPT_SESSION_TICKET:
+		err = quic_get_ticket(sk, o, optval, optlen, len);
+		break;
+	case QUIC_SOCKOPT_TRANSPORT_PARAM_EXT:
+		err = quic_get_tparams_ext(sk, o, optval, optlen, len);
+		break;
+	default:
+		err = -ENOPROTOOPT;
+		break;
+	}
+	release_sock(sk);
+	return err;
+}
