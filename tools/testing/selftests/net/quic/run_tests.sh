@@ -19,6 +19,7 @@ else
 	result "not ok" module "quic unloads when idle"
 fi
 run_kselftest "$dir/socket"
+run_kselftest "$dir/sockopt"
 run_kselftest "$dir/../../../../lib/quic/test_handshake"
 run_kselftest "$dir/../../../../lib/quic/test_socket"
 if [ -d /sys/module/quic ]; then
