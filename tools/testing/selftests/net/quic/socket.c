@@ -692,7 +692,7 @@ TEST_F(quic_sock, quic_sockopt_bad_args)
 	len = 0;
 	EXPECT_EQ(0, getopt_err(self->fd, SOL_QUIC,
 				QUIC_SOCKOPT_TRANSPORT_PARAM, big, &len));
-	EXPECT_EQ(0, len);
+	EXPECT_EQ(0U, len);
 }
 
 TEST_F(quic_sock, ip_options)
