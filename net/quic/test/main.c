@@ -46,6 +46,7 @@ static const struct quic_test_suite *const quic_test_suites[] = {
 	&quic_udp_suite,
 	&quic_crypto_suite,
 	&quic_connid_suite,
+	&quic_stream_suite,
 };
 
 /**

@@ -1,0 +1,1083 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * QUIC streams and flow control (RFC 9000, sections 2, 3 and 4).
+ *
+ * The table keys streams by ID with the fast unkeyed hash: a peer can only
+ * use IDs below the limits we advertise, so it cannot pick colliding keys
+ * beyond that small set.  The reassembly buffer of a stream is an rb-tree
+ * of kmalloc'd chunks that never overlap: a new frame stores only the bytes
+ * that fill gaps, so retransmitted and overlapping data costs no memory.
+ */
+
+#include <linux/errno.h>
+#include <linux/err.h>
+#include <linux/export.h>
+#include <linux/kernel.h>
+#include <linux/log2.h>
+#include <linux/minmax.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+#include <net/quic/hash.h>
+#include <net/quic/stream.h>
+#include <linux/quic.h>
+
+/* Largest piece of data kept in one chunk. */
+#define QUIC_STREAM_CHUNK_MAX	4096
+
+#define QUIC_STREAM_MIN_BITS	4
+#define QUIC_STREAM_MAX_BITS	12
+
+struct quic_stream_chunk {
+	struct rb_node node;
+	u64 offset;
+	u32 len;
+	u32 size;	/* bytes charged */
+	u8 data[];
+};
+
+static inline u64 quic_chunk_end(const struct quic_stream_chunk *c)
+{
+	return c->offset + c->len;
+}
+
+static u32 quic_stream_bucket(const struct quic_stream_table *t, s64 id)
+{
+	return quic_hash_bucket(quic_fast_hash_u64(id), t->bits);
+}
+
+static inline bool quic_send_done(const struct quic_stream *s)
+{
+	return s->send_state == QUIC_STREAM_SEND_STATE_RECVD ||
+	       s->send_state == QUIC_STREAM_SEND_STATE_RESET_RECVD;
+}
+
+static inline bool quic_recv_done(const struct quic_stream *s)
+{
+	return s->recv_state == QUIC_STREAM_RECV_STATE_READ ||
+	       s->recv_state == QUIC_STREAM_RECV_STATE_RESET_READ;
+}
+
+static int quic_stream_proto_err(u64 *err, u64 code)
+{
+	*err = code;
+	return -EPROTO;
+}
+
+/**
+ * quic_stream_table_init() - set up the streams of a connection
+ * @t: the table
+ * @is_server: our role; it decides the parity of our stream IDs
+ * @local: our transport parameters (limits we advertise)
+ * @conn_window_max: largest the connection receive window grows to
+ * @stream_window_max: largest a stream receive window grows to
+ * @charge: memory accounting callback for buffered received data
+ * @charge_ctx: its context
+ *
+ * The peer's parameters are unknown (all zero: no stream may be opened
+ * and no byte sent) until quic_stream_set_peer().
+ *
+ * Return: 0, -EINVAL for a stream limit above 2^60, or -ENOMEM.
+ */
+int quic_stream_table_init(struct quic_stream_table *t, bool is_server,
+			   const struct quic_stream_params *local,
+			   u64 conn_window_max, u64 stream_window_max,
+			   quic_stream_charge_t charge, void *charge_ctx)
+{
+	u8 pbidi = !is_server, puni = pbidi | QUIC_STREAM_TYPE_UNI_MASK;
+	u64 n;
+
+	if (local->max_streams_bidi > QUIC_STREAM_MAX_COUNT ||
+	    local->max_streams_uni > QUIC_STREAM_MAX_COUNT)
+		return -EINVAL;
+	memset(t, 0, sizeof(*t));
+	/* Size the table for the streams both sides will usually have open. */
+	n = 2 * (local->max_streams_bidi + local->max_streams_uni);
+	t->bits = clamp_t(u32, order_base_2(max_t(u64, n, 1)),
+			  QUIC_STREAM_MIN_BITS, QUIC_STREAM_MAX_BITS);
+	t->buckets = kcalloc(1U << t->bits, sizeof(*t->buckets), GFP_KERNEL);
+	if (!t->buckets)
+		return -ENOMEM;
+	t->is_server = is_server;
+	t->local = *local;
+	t->charge = charge;
+	t->charge_ctx = charge_ctx;
+	t->stream_window_max = stream_window_max;
+	for (n = 0; n < 4; n++)
+		t->kind[n].blocked_at = U64_MAX;
+	t->kind[pbidi].limit = local->max_streams_bidi;
+	t->kind[pbidi].target = local->max_streams_bidi;
+	t->kind[puni].limit = local->max_streams_uni;
+	t->kind[puni].target = local->max_streams_uni;
+	t->send.blocked_at = U64_MAX;
+	t->recv.max = local->max_data;
+	t->recv.window = local->max_data;
+	t->recv.window_max = max(conn_window_max, local->max_data);
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(quic_stream_table_init, QUIC_INTERNAL);
+
+static void quic_stream_purge(struct quic_stream_table *t,
+			      struct quic_stream *s)
+{
+	struct quic_stream_chunk *c, *tmp;
+
+	rbtree_postorder_for_each_entry_safe(c, tmp, &s->chunks, node) {
+		t->mem -= c->size;
+		if (t->charge)
+			t->charge(t->charge_ctx, -(int)c->size);
+		kfree(c);
+	}
+	s->chunks = RB_ROOT;
+}
+
+static void quic_stream_free(struct quic_stream_table *t,
+			     struct quic_stream *s)
+{
+	quic_stream_purge(t, s);
+	hlist_del(&s->node);
+	t->count--;
+	kfree(s);
+}
+
+/**
+ * quic_stream_table_free() - free every stream and all buffered data
+ * @t: the table; may be zeroed or already freed
+ */
+void quic_stream_table_free(struct quic_stream_table *t)
+{
+	struct quic_stream *s;
+	struct hlist_node *tmp;
+	u32 i;
+
+	if (!t->buckets)
+		return;
+	for (i = 0; i < (1U << t->bits); i++)
+		hlist_for_each_entry_safe(s, tmp, &t->buckets[i], node)
+			quic_stream_free(t, s);
+	kfree(t->buckets);
+	t->buckets = NULL;
+}
+EXPORT_SYMBOL_NS_GPL(quic_stream_table_free, QUIC_INTERNAL);
+
+/**
+ * quic_stream_set_peer() - take the peer's transport parameters
+ * @t: the table
+ * @peer: the peer's parameters (or those remembered for 0-RTT)
+ * @err: transport error code on -EPROTO
+ *
+ * Limits only grow: streams already open keep the larger of their send
+ * limit and the new initial one.
+ *
+ * Return: 0, or -EPROTO with TRANSPORT_PARAMETER_ERROR for a stream limit
+ * above 2^60 (RFC 9000, section 4.6).
+ */
+int quic_stream_set_peer(struct quic_stream_table *t,
+			 const struct quic_stream_params *peer, u64 *err)
+{
+	u8 bidi = t->is_server, uni = t->is_server | QUIC_STREAM_TYPE_UNI_MASK;
+	struct quic_stream *s;
+	u32 i;
+
+	if (peer->max_streams_bidi > QUIC_STREAM_MAX_COUNT ||
+	    peer->max_streams_uni > QUIC_STREAM_MAX_COUNT)
+		return quic_stream_proto_err(err,
+					     QUIC_TRANSPORT_ERROR_TRANSPORT_PARAM);
+	t->peer = *peer;
+	t->kind[bidi].limit = max(t->kind[bidi].limit, peer->max_streams_bidi);
+	t->kind[uni].limit = max(t->kind[uni].limit, peer->max_streams_uni);
+	t->send.max = max(t->send.max, peer->max_data);
+	for (i = 0; i < (1U << t->bits); i++) {
+		hlist_for_each_entry(s, &t->buckets[i], node) {
+			u64 m;
+
+			if (!quic_stream_id_send(t, s->id))
+				continue;
+			if (quic_stream_id_uni(s->id))
+				m = peer->max_stream_data_uni;
+			else if (quic_stream_id_local(t, s->id))
+				m = peer->max_stream_data_bidi_remote;
+			else
+				m = peer->max_stream_data_bidi_local;
+			s->send.max = max(s->send.max, m);
+		}
+	}
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(quic_stream_set_peer, QUIC_INTERNAL);
+
+/**
+ * quic_stream_find() - look a stream up by ID
+ * @t: the table
+ * @id: stream ID
+ *
+ * Return: the stream, or NULL if it is not open (never opened or freed).
+ */
+struct quic_stream *quic_stream_find(const struct quic_stream_table *t,
+				     s64 id)
+{
+	struct quic_stream *s;
+
+	hlist_for_each_entry(s, &t->buckets[quic_stream_bucket(t, id)], node)
+		if (s->id == id)
+			return s;
+	return NULL;
+}
+EXPORT_SYMBOL_NS_GPL(quic_stream_find, QUIC_INTERNAL);
+
+static struct quic_stream *quic_stream_new(struct quic_stream_table *t,
+					   s64 id)
+{
+	bool local = quic_stream_id_local(t, id);
+	bool uni = quic_stream_id_uni(id);
+	struct quic_stream *s;
+	u64 rwin = 0;
+
+	s = kzalloc(sizeof(*s), GFP_ATOMIC | __GFP_NOWARN);
+	if (!s)
+		return NULL;
+	s->id = id;
+	s->chunks = RB_ROOT;
+	s->send.blocked_at = U64_MAX;
+	s->send_state = QUIC_STREAM_SEND_STATE_READY;
+	s->recv_state = QUIC_STREAM_RECV_STATE_RECV;
+	if (uni && local) {
+		s->send.max = t->peer.max_stream_data_uni;
+		s->recv_state = QUIC_STREAM_RECV_STATE_READ;
+	} else if (uni) {
+		rwin = t->local.max_stream_data_uni;
+		s->send_state = QUIC_STREAM_SEND_STATE_RECVD;
+	} else if (local) {
+		s->send.max = t->peer.max_stream_data_bidi_remote;
+		rwin = t->local.max_stream_data_bidi_local;
+	} else {
+		s->send.max = t->peer.max_stream_data_bidi_local;
+		rwin = t->local.max_stream_data_bidi_remote;
+	}
+	s->recv.max = rwin;
+	s->recv.window = rwin;
+	s->recv.window_max = max(rwin, t->stream_window_max);
+	hlist_add_head(&s->node, &t->buckets[quic_stream_bucket(t, id)]);
+	t->count++;
+	return s;
+}
+
+/* Open the streams of @id's type from the next unopened one up to @id. */
+static struct quic_stream *quic_stream_open_upto(struct quic_stream_table *t,
+						 s64 id)
+{
+	struct quic_stream_kind *k = &t->kind[id & QUIC_STREAM_TYPE_MASK];
+	struct quic_stream *s = NULL;
+
+	while (k->next <= (u64)id >> 2) {
+		s = quic_stream_new(t, (s64)(k->next << 2) |
+				       (id & QUIC_STREAM_TYPE_MASK));
+		if (!s)
+			return ERR_PTR(-ENOMEM);
+		k->next++;
+	}
+	return s;
+}
+
+/**
+ * quic_stream_release() - free a stream if both of its parts are closed
+ * @t: the table
+ * @s: the stream; not to be used again if this returns true
+ *
+ * Call after a state change.  A stream is closed once its sending part is
+ * in Data Recvd or Reset Recvd and its receiving part in Data Read or Reset
+ * Read (a missing part counts as closed).  Freeing a peer's stream makes
+ * room for quic_stream_max_streams_update().
+ *
+ * Return: true if @s was freed.
+ */
+bool quic_stream_release(struct quic_stream_table *t, struct quic_stream *s)
+{
+	if (!quic_send_done(s) || !quic_recv_done(s))
+		return false;
+	t->kind[s->id & QUIC_STREAM_TYPE_MASK].closed++;
+	quic_stream_free(t, s);
+	return true;
+}
+EXPORT_SYMBOL_NS_GPL(quic_stream_release, QUIC_INTERNAL);
+
+/**
+ * quic_stream_send_get() - the stream an application sends on or opens
+ * @t: the table
+ * @id: stream ID, or -1 for our next unopened stream of the type @uni says
+ * @uni: with @id -1, open a unidirectional stream
+ * @open: the application asked to open the stream (MSG_QUIC_STREAM_NEW);
+ *	opening ID n opens every lower unopened ID of that type
+ *
+ * Return: the stream, or an ERR_PTR(): -EINVAL (a stream we may not send
+ * on, a peer's stream that does not exist, our unopened stream without
+ * @open, @open on a stream that has sent data, a finished or reset
+ * stream), -ENOSTR (the stream was closed and freed), -EAGAIN (beyond the
+ * peer's stream limit: wait for MAX_STREAMS; see
+ * quic_stream_streams_blocked()) or -ENOMEM.
+ */
+struct quic_stream *quic_stream_send_get(struct quic_stream_table *t, s64 id,
+					 bool uni, bool open)
+{
+	struct quic_stream_kind *k;
+	struct quic_stream *s;
+
+	if (id == -1) {
+		u8 type = t->is_server | (uni ? QUIC_STREAM_TYPE_UNI_MASK : 0);
+
+		if (t->kind[type].next > (QUIC_STREAM_MAX_OFFSET >> 2))
+			return ERR_PTR(-EINVAL);
+		id = (s64)(t->kind[type].next << 2) | type;
+	}
+	if (id < 0 || id > QUIC_STREAM_MAX_OFFSET || !quic_stream_id_send(t, id))
+		return ERR_PTR(-EINVAL);
+	k = &t->kind[id & QUIC_STREAM_TYPE_MASK];
+	s = quic_stream_find(t, id);
+	if (s) {
+		if (open && s->send_state != QUIC_STREAM_SEND_STATE_READY)
+			return ERR_PTR(-EINVAL);
+		if (s->send_state != QUIC_STREAM_SEND_STATE_READY &&
+		    s->send_state != QUIC_STREAM_SEND_STATE_SEND)
+			return ERR_PTR(-EINVAL);
+		return s;
+	}
+	if ((u64)id >> 2 < k->next)
+		return ERR_PTR(-ENOSTR);
+	if (!quic_stream_id_local(t, id) || !open)
+		return ERR_PTR(-EINVAL);
+	if ((u64)id >> 2 >= k->limit)
+		return ERR_PTR(-EAGAIN);
+	return quic_stream_open_upto(t, id);
+}
+EXPORT_SYMBOL_NS_GPL(quic_stream_send_get, QUIC_INTERNAL);
+
+/**
+ * quic_stream_recv_get() - the stream a received frame refers to
+ * @t: the table
+ * @id: stream ID from the frame
+ * @send_part: the frame concerns our sending part (MAX_STREAM_DATA,
+ *	STOP_SENDING) rather than our receiving part (STREAM, RESET_STREAM,
+ *	STREAM_DATA_BLOCKED)
+ * @err: transport error code on -EPROTO
+ *
+ * A peer's stream that is not open yet is opened, with every lower one of
+ * its type (RFC 9000, section 3.2).
+ *
+ * Return: the stream; NULL if it was closed and freed (ignore the frame);
+ * ERR_PTR(-EPROTO) with STREAM_STATE_ERROR (wrong direction, or our own
+ * stream that we have not opened) or STREAM_LIMIT_ERROR (beyond the limit
+ * we advertised); ERR_PTR(-ENOMEM).
+ */
+struct quic_stream *quic_stream_recv_get(struct quic_stream_table *t, s64 id,
+					 bool send_part, u64 *err)
+{
+	struct quic_stream_kind *k;
+
+	if (id < 0 || id > QUIC_STREAM_MAX_OFFSET)
+		return ERR_PTR(quic_stream_proto_err(err,
+				QUIC_TRANSPORT_ERROR_FRAME_ENCODING));
+	if (send_part ? !quic_stream_id_send(t, id) :
+			!quic_stream_id_recv(t, id))
+		return ERR_PTR(quic_stream_proto_err(err,
+				QUIC_TRANSPORT_ERROR_STREAM_STATE));
+	k = &t->kind[id & QUIC_STREAM_TYPE_MASK];
+	if (quic_stream_id_local(t, id)) {
+		if ((u64)id >> 2 >= k->next)
+			return ERR_PTR(quic_stream_proto_err(err,
+					QUIC_TRANSPORT_ERROR_STREAM_STATE));
+		return quic_stream_find(t, id);
+	}
+	if ((u64)id >> 2 >= k->limit)
+		return ERR_PTR(quic_stream_proto_err(err,
+				QUIC_TRANSPORT_ERROR_STREAM_LIMIT));
+	if ((u64)id >> 2 < k->next)
+		return quic_stream_find(t, id);
+	return quic_stream_open_upto(t, id);
+}
+EXPORT_SYMBOL_NS_GPL(quic_stream_recv_get, QUIC_INTERNAL);
+
+/**
+ * quic_stream_peer_max_streams() - a MAX_STREAMS frame was received
+ * @t: the table
+ * @uni: MAX_STREAMS for unidirectional streams
+ * @count: its maximum streams value
+ * @max_id: if the limit rose, the highest stream ID we may now open (the
+ *	STREAM_MAX_STREAM event value)
+ * @err: transport error code on -EPROTO
+ *
+ * Return: 1 if our limit rose, 0 if not (frames never lower it), or
+ * -EPROTO with FRAME_ENCODING_ERROR for a count above 2^60.
+ */
+int quic_stream_peer_max_streams(struct quic_stream_table *t, bool uni,
+				 u64 count, s64 *max_id, u64 *err)
+{
+	u8 type = t->is_server | (uni ? QUIC_STREAM_TYPE_UNI_MASK : 0);
+	struct quic_stream_kind *k = &t->kind[type];
+
+	if (count > QUIC_STREAM_MAX_COUNT)
+		return quic_stream_proto_err(err,
+					     QUIC_TRANSPORT_ERROR_FRAME_ENCODING);
+	if (count <= k->limit)
+		return 0;
+	k->limit = count;
+	*max_id = (s64)((count - 1) << 2) | type;
+	return 1;
+}
+EXPORT_SYMBOL_NS_GPL(quic_stream_peer_max_streams, QUIC_INTERNAL);
+
+/**
+ * quic_stream_streams_blocked() - whether to send STREAMS_BLOCKED
+ * @t: the table
+ * @uni: for our unidirectional streams
+ * @limit: the limit to put in the frame
+ *
+ * Return: true once per limit value while all streams it allows are
+ * opened.
+ */
+bool quic_stream_streams_blocked(struct quic_stream_table *t, bool uni,
+				 u64 *limit)
+{
+	u8 type = t->is_server | (uni ? QUIC_STREAM_TYPE_UNI_MASK : 0);
+	struct quic_stream_kind *k = &t->kind[type];
+
+	if (k->next < k->limit || k->blocked_at == k->limit)
+		return false;
+	k->blocked_at = k->limit;
+	*limit = k->limit;
+	return true;
+}
+EXPORT_SYMBOL_NS_GPL(quic_stream_streams_blocked, QUIC_INTERNAL);
+
+/**
+ * quic_stream_max_streams_update() - whether to send MAX_STREAMS
+ * @t: the table
+ * @uni: for the peer's unidirectional streams
+ * @count: the new limit to put in the frame
+ *
+ * The peer may keep as many streams open as our initial limit allowed:
+ * the limit follows the streams freed by quic_stream_release(), and is
+ * raised once half of that allowance has been freed.
+ *
+ * Return: true if the limit was raised to *@count.
+ */
+bool quic_stream_max_streams_update(struct quic_stream_table *t, bool uni,
+				    u64 *count)
+{
+	u8 type = (t->is_server ? 0 : 1) | (uni ? QUIC_STREAM_TYPE_UNI_MASK : 0);
+	struct quic_stream_kind *k = &t->kind[type];
+	u64 want = min(k->closed + k->target, QUIC_STREAM_MAX_COUNT);
+
+	if (want <= k->limit || want - k->limit < max(k->target / 2, 1ULL))
+		return false;
+	k->limit = want;
+	*count = want;
+	return true;
+}
+EXPORT_SYMBOL_NS_GPL(quic_stream_max_streams_update, QUIC_INTERNAL);
+
+/* Legal transitions (RFC 9000, figures 2 and 3), as masks of next states. */
+static const u8 quic_send_next[] = {
+	[QUIC_STREAM_SEND_STATE_READY] = BIT(QUIC_STREAM_SEND_STATE_SEND) |
+					 BIT(QUIC_STREAM_SEND_STATE_SENT) |
+					 BIT(QUIC_STREAM_SEND_STATE_RESET_SENT),
+	[QUIC_STREAM_SEND_STATE_SEND] = BIT(QUIC_STREAM_SEND_STATE_SENT) |
+					BIT(QUIC_STREAM_SEND_STATE_RESET_SENT),
+	[QUIC_STREAM_SEND_STATE_SENT] = BIT(QUIC_STREAM_SEND_STATE_RECVD) |
+					BIT(QUIC_STREAM_SEND_STATE_RESET_SENT),
+	[QUIC_STREAM_SEND_STATE_RECVD] = 0,
+	[QUIC_STREAM_SEND_STATE_RESET_SENT] =
+		BIT(QUIC_STREAM_SEND_STATE_RESET_RECVD),
+	[QUIC_STREAM_SEND_STATE_RESET_RECVD] = 0,
+};
+
+#define QUIC_RECV(state)	((state) - QUIC_STREAM_RECV_STATE_RECV)
+
+static const u8 quic_recv_next[] = {
+	[QUIC_RECV(QUIC_STREAM_RECV_STATE_RECV)] =
+		BIT(QUIC_RECV(QUIC_STREAM_RECV_STATE_SIZE_KNOWN)) |
+		BIT(QUIC_RECV(QUIC_STREAM_RECV_STATE_RECVD)) |
+		BIT(QUIC_RECV(QUIC_STREAM_RECV_STATE_RESET_RECVD)),
+	[QUIC_RECV(QUIC_STREAM_RECV_STATE_SIZE_KNOWN)] =
+		BIT(QUIC_RECV(QUIC_STREAM_RECV_STATE_RECVD)) |
+		BIT(QUIC_RECV(QUIC_STREAM_RECV_STATE_RESET_RECVD)),
+	[QUIC_RECV(QUIC_STREAM_RECV_STATE_RECVD)] =
+		BIT(QUIC_RECV(QUIC_STREAM_RECV_STATE_READ)),
+	[QUIC_RECV(QUIC_STREAM_RECV_STATE_READ)] = 0,
+	[QUIC_RECV(QUIC_STREAM_RECV_STATE_RESET_RECVD)] =
+		BIT(QUIC_RECV(QUIC_STREAM_RECV_STATE_RESET_READ)),
+	[QUIC_RECV(QUIC_STREAM_RECV_STATE_RESET_READ)] = 0,
+};
+
+/**
+ * quic_stream_set_send_state() - move the sending part to a new state
+ * @s: the stream
+ * @state: QUIC_STREAM_SEND_STATE_*
+ *
+ * For the transitions that only the caller can see: all data and the FIN
+ * acknowledged (Data Sent -> Data Recvd) and our RESET_STREAM acknowledged
+ * (Reset Sent -> Reset Recvd).  Ready -> Data Sent stands for Ready -> Send
+ * -> Data Sent when the first frame carries the FIN.
+ *
+ * Return: 0, or -EINVAL for a transition RFC 9000 figure 2 does not have.
+ */
+int quic_stream_set_send_state(struct quic_stream *s, u8 state)
+{
+	if (state > QUIC_STREAM_SEND_STATE_RESET_RECVD ||
+	    s->send_state > QUIC_STREAM_SEND_STATE_RESET_RECVD ||
+	    !(quic_send_next[s->send_state] & BIT(state)))
+		return -EINVAL;
+	s->send_state = state;
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(quic_stream_set_send_state, QUIC_INTERNAL);
+
+/**
+ * quic_stream_set_recv_state() - move the receiving part to a new state
+ * @s: the stream
+ * @state: QUIC_STREAM_RECV_STATE_*
+ *
+ * quic_stream_recv_data(), quic_stream_recv_reset() and quic_stream_read()
+ * make these transitions themselves; this is their common check.
+ *
+ * Return: 0, or -EINVAL for a transition RFC 9000 figure 3 does not have.
+ */
+int quic_stream_set_recv_state(struct quic_stream *s, u8 state)
+{
+	if (state < QUIC_STREAM_RECV_STATE_RECV ||
+	    state > QUIC_STREAM_RECV_STATE_RESET_READ ||
+	    s->recv_state < QUIC_STREAM_RECV_STATE_RECV ||
+	    s->recv_state > QUIC_STREAM_RECV_STATE_RESET_READ ||
+	    !(quic_recv_next[QUIC_RECV(s->recv_state)] &
+	      BIT(QUIC_RECV(state))))
+		return -EINVAL;
+	s->recv_state = state;
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(quic_stream_set_recv_state, QUIC_INTERNAL);
+
+static u64 quic_fc_send_credit(const struct quic_fc_send *fc)
+{
+	return fc->max > fc->used ? fc->max - fc->used : 0;
+}
+
+/**
+ * quic_stream_send_credit() - bytes that may be sent on a stream now
+ * @t: the table
+ * @s: the stream
+ *
+ * Return: the smaller of the stream's and the connection's credit; 0 if
+ * the stream cannot send.
+ */
+u64 quic_stream_send_credit(const struct quic_stream_table *t,
+			    const struct quic_stream *s)
+{
+	if (s->send_state != QUIC_STREAM_SEND_STATE_READY &&
+	    s->send_state != QUIC_STREAM_SEND_STATE_SEND)
+		return 0;
+	return min(quic_fc_send_credit(&s->send), quic_fc_send_credit(&t->send));
+}
+EXPORT_SYMBOL_NS_GPL(quic_stream_send_credit, QUIC_INTERNAL);
+
+/**
+ * quic_stream_send_advance() - new data is queued for sending on a stream
+ * @t: the table
+ * @s: the stream
+ * @len: bytes appended, at most quic_stream_send_credit()
+ * @fin: they end the stream
+ *
+ * Moves the sending part to Send, and to Data Sent with @fin.
+ *
+ * Return: 0, -EINVAL if the stream cannot send, -ENOSPC if @len exceeds
+ * the credit (nothing changes).
+ */
+int quic_stream_send_advance(struct quic_stream_table *t,
+			     struct quic_stream *s, u64 len, bool fin)
+{
+	if (s->send_state != QUIC_STREAM_SEND_STATE_READY &&
+	    s->send_state != QUIC_STREAM_SEND_STATE_SEND)
+		return -EINVAL;
+	if (len > quic_stream_send_credit(t, s))
+		return -ENOSPC;
+	s->send.used += len;
+	t->send.used += len;
+	if (fin)
+		s->send_state = QUIC_STREAM_SEND_STATE_SENT;
+	else if (len)
+		s->send_state = QUIC_STREAM_SEND_STATE_SEND;
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(quic_stream_send_advance, QUIC_INTERNAL);
+
+/**
+ * quic_stream_send_blocked() - which *_BLOCKED frames to send
+ * @t: the table
+ * @s: the stream the application is blocked on
+ *
+ * Each limit is reported once: DATA_BLOCKED carries @t->send.max and
+ * STREAM_DATA_BLOCKED @s->send.max.
+ *
+ * Return: QUIC_STREAM_BLOCKED_DATA and/or QUIC_STREAM_BLOCKED_STREAM.
+ */
+u32 quic_stream_send_blocked(struct quic_stream_table *t,
+			     struct quic_stream *s)
+{
+	u32 flags = 0;
+
+	if (t->send.used >= t->send.max && t->send.blocked_at != t->send.max) {
+		t->send.blocked_at = t->send.max;
+		flags |= QUIC_STREAM_BLOCKED_DATA;
+	}
+	if ((s->send_state == QUIC_STREAM_SEND_STATE_READY ||
+	     s->send_state == QUIC_STREAM_SEND_STATE_SEND) &&
+	    s->send.used >= s->send.max && s->send.blocked_at != s->send.max) {
+		s->send.blocked_at = s->send.max;
+		flags |= QUIC_STREAM_BLOCKED_STREAM;
+	}
+	return flags;
+}
+EXPORT_SYMBOL_NS_GPL(quic_stream_send_blocked, QUIC_INTERNAL);
+
+/**
+ * quic_stream_peer_max_data() - a MAX_DATA frame was received
+ * @t: the table
+ * @max: its maximum data value
+ *
+ * Return: true if the connection's send limit rose.
+ */
+bool quic_stream_peer_max_data(struct quic_stream_table *t, u64 max)
+{
+	if (max <= t->send.max)
+		return false;
+	t->send.max = max;
+	return true;
+}
+EXPORT_SYMBOL_NS_GPL(quic_stream_peer_max_data, QUIC_INTERNAL);
+
+/**
+ * quic_stream_peer_max_stream_data() - a MAX_STREAM_DATA frame was received
+ * @s: the stream, from quic_stream_recv_get() with @send_part
+ * @max: its maximum stream data value
+ *
+ * Return: true if the stream's send limit rose (a STREAM_MAX_DATA event).
+ */
+bool quic_stream_peer_max_stream_data(struct quic_stream *s, u64 max)
+{
+	if (max <= s->send.max)
+		return false;
+	s->send.max = max;
+	return true;
+}
+EXPORT_SYMBOL_NS_GPL(quic_stream_peer_max_stream_data, QUIC_INTERNAL);
+
+/**
+ * quic_stream_reset() - abandon sending on a stream (RESET_STREAM)
+ * @s: the stream
+ * @errcode: application error code for the frame
+ *
+ * The caller sends RESET_STREAM with @errcode and final size
+ * @s->send.used, and calls quic_stream_set_send_state() with Reset Recvd
+ * once it is acknowledged.
+ *
+ * Return: 0, or -EINVAL if the sending part is in Data Recvd or was reset.
+ */
+int quic_stream_reset(struct quic_stream *s, u64 errcode)
+{
+	if (quic_stream_set_send_state(s, QUIC_STREAM_SEND_STATE_RESET_SENT))
+		return -EINVAL;
+	s->send_errcode = errcode;
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(quic_stream_reset, QUIC_INTERNAL);
+
+/**
+ * quic_stream_peer_stop_sending() - a STOP_SENDING frame was received
+ * @s: the stream, from quic_stream_recv_get() with @send_part
+ * @errcode: the peer's application error code
+ *
+ * RFC 9000 section 3.5: answer with RESET_STREAM carrying the peer's code.
+ *
+ * Return: 1 if the stream was reset (send RESET_STREAM, report
+ * SEND_STATE_RESET_SENT), 0 if nothing is to be done.
+ */
+int quic_stream_peer_stop_sending(struct quic_stream *s, u64 errcode)
+{
+	return quic_stream_reset(s, errcode) ? 0 : 1;
+}
+EXPORT_SYMBOL_NS_GPL(quic_stream_peer_stop_sending, QUIC_INTERNAL);
+
+/* Account @end as received on @s; checks both receive limits. */
+static int quic_stream_recv_account(struct quic_stream_table *t,
+				    struct quic_stream *s, u64 end, u64 *err)
+{
+	u64 delta;
+
+	if (end > s->recv.max)
+		return quic_stream_proto_err(err,
+					     QUIC_TRANSPORT_ERROR_FLOW_CONTROL);
+	if (end <= s->recv.highest)
+		return 0;
+	delta = end - s->recv.highest;
+	if (delta > t->recv.max - t->recv.highest)
+		return quic_stream_proto_err(err,
+					     QUIC_TRANSPORT_ERROR_FLOW_CONTROL);
+	t->recv.highest += delta;
+	s->recv.highest = end;
+	return 0;
+}
+
+/* First chunk ending after @offset, or NULL. */
+static struct rb_node *quic_stream_chunk_after(struct quic_stream *s,
+					       u64 offset)
+{
+	struct rb_node *n = s->chunks.rb_node, *best = NULL;
+
+	while (n) {
+		struct quic_stream_chunk *c =
+			rb_entry(n, struct quic_stream_chunk, node);
+
+		if (quic_chunk_end(c) > offset) {
+			best = n;
+			n = n->rb_left;
+		} else {
+			n = n->rb_right;
+		}
+	}
+	return best;
+}
+
+static int quic_stream_chunk_add(struct quic_stream_table *t,
+				 struct quic_stream *s, u64 offset,
+				 const u8 *data, u32 len)
+{
+	struct rb_node **p = &s->chunks.rb_node, *parent = NULL;
+	struct quic_stream_chunk *c;
+	u32 size = struct_size(c, data, len);
+	int ret;
+
+	if (t->charge) {
+		ret = t->charge(t->charge_ctx, size);
+		if (ret)
+			return ret;
+	}
+	c = kmalloc(size, GFP_ATOMIC | __GFP_NOWARN);
+	if (!c) {
+		if (t->charge)
+			t->charge(t->charge_ctx, -(int)size);
+		return -ENOMEM;
+	}
+	c->offset = offset;
+	c->len = len;
+	c->size = size;
+	memcpy(c->data, data, len);
+	t->mem += size;
+	while (*p) {
+		parent = *p;
+		if (offset < rb_entry(parent, struct quic_stream_chunk,
+				      node)->offset)
+			p = &parent->rb_left;
+		else
+			p = &parent->rb_right;
+	}
+	rb_link_node(&c->node, parent, p);
+	rb_insert_color(&c->node, &s->chunks);
+	return 0;
+}
+
+/* Store the bytes of [@start, @end) that no chunk holds yet. */
+static int quic_stream_store(struct quic_stream_table *t,
+			     struct quic_stream *s, u64 offset,
+			     const u8 *data, u64 start, u64 end)
+{
+	struct rb_node *n = quic_stream_chunk_after(s, start);
+	int ret;
+
+	while (start < end) {
+		struct quic_stream_chunk *c =
+			n ? rb_entry(n, struct quic_stream_chunk, node) : NULL;
+		u64 gap_end;
+
+		if (c && c->offset <= start) {
+			start = quic_chunk_end(c);
+			n = rb_next(n);
+			continue;
+		}
+		gap_end = c ? min(end, c->offset) : end;
+		gap_end = min(gap_end, start + QUIC_STREAM_CHUNK_MAX);
+		ret = quic_stream_chunk_add(t, s, start, data + (start - offset),
+					    gap_end - start);
+		if (ret)
+			return ret;
+		start = gap_end;
+	}
+	return 0;
+}
+
+/* Advance @s->contig over the chunks that continue it. */
+static void quic_stream_advance_contig(struct quic_stream *s)
+{
+	struct rb_node *n = quic_stream_chunk_after(s, s->contig);
+
+	while (n) {
+		struct quic_stream_chunk *c =
+			rb_entry(n, struct quic_stream_chunk, node);
+
+		if (c->offset > s->contig)
+			break;
+		s->contig = quic_chunk_end(c);
+		n = rb_next(n);
+	}
+}
+
+/**
+ * quic_stream_recv_data() - a STREAM frame was received
+ * @t: the table
+ * @s: the stream, from quic_stream_recv_get() without @send_part
+ * @offset: the frame's offset
+ * @data: its data
+ * @len: its length
+ * @fin: it carries the FIN bit
+ * @err: transport error code on -EPROTO
+ *
+ * Checks the final size (RFC 9000, section 4.5) and both receive limits,
+ * then stores the bytes not already held, charging them.  Moves the
+ * receiving part to Size Known on a FIN and to Data Recvd once every byte
+ * up to the final size is held.  Data on a reset stream is ignored.
+ *
+ * Return: 0; -EPROTO with FINAL_SIZE_ERROR, FLOW_CONTROL_ERROR or
+ * STREAM_STATE_ERROR; -ENOBUFS or -ENOMEM (drop the packet; bytes already
+ * stored stay, so the retransmission costs nothing twice).
+ */
+int quic_stream_recv_data(struct quic_stream_table *t, struct quic_stream *s,
+			  u64 offset, const void *data, u64 len, bool fin,
+			  u64 *err)
+{
+	bool bad;
+	u64 end;
+	int ret;
+
+	if (!quic_stream_id_recv(t, s->id))
+		return quic_stream_proto_err(err,
+					     QUIC_TRANSPORT_ERROR_STREAM_STATE);
+	if (offset > QUIC_STREAM_MAX_OFFSET ||
+	    len > QUIC_STREAM_MAX_OFFSET - offset)
+		return quic_stream_proto_err(err,
+					     QUIC_TRANSPORT_ERROR_FLOW_CONTROL);
+	end = offset + len;
+	if (s->final_known)
+		bad = end > s->final_size || (fin && end != s->final_size);
+	else
+		bad = fin && end < s->recv.highest;
+	if (bad)
+		return quic_stream_proto_err(err,
+					     QUIC_TRANSPORT_ERROR_FINAL_SIZE);
+	ret = quic_stream_recv_account(t, s, end, err);
+	if (ret)
+		return ret;
+	if (fin && !s->final_known) {
+		s->final_known = true;
+		s->final_size = end;
+		if (s->recv_state == QUIC_STREAM_RECV_STATE_RECV)
+			s->recv_state = QUIC_STREAM_RECV_STATE_SIZE_KNOWN;
+	}
+	if (s->recv_state != QUIC_STREAM_RECV_STATE_RECV &&
+	    s->recv_state != QUIC_STREAM_RECV_STATE_SIZE_KNOWN)
+		return 0;
+	if (end > s->recv.read) {
+		ret = quic_stream_store(t, s, offset, data,
+					max(offset, s->recv.read), end);
+		quic_stream_advance_contig(s);
+		if (ret)
+			return ret;
+	}
+	if (s->final_known && s->contig >= s->final_size)
+		quic_stream_set_recv_state(s, QUIC_STREAM_RECV_STATE_RECVD);
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(quic_stream_recv_data, QUIC_INTERNAL);
+
+/**
+ * quic_stream_recv_reset() - a RESET_STREAM frame was received
+ * @t: the table
+ * @s: the stream, from quic_stream_recv_get() without @send_part
+ * @errcode: the peer's application error code
+ * @final_size: the frame's final size
+ * @err: transport error code on -EPROTO
+ *
+ * Unless all data was already received (then the reset is ignored, as RFC
+ * 9000 section 3.2 allows), drops the buffered data, gives its connection
+ * credit back and moves to Reset Recvd.
+ *
+ * Return: 0, or -EPROTO with FINAL_SIZE_ERROR, FLOW_CONTROL_ERROR or
+ * STREAM_STATE_ERROR.
+ */
+int quic_stream_recv_reset(struct quic_stream_table *t, struct quic_stream *s,
+			   u64 errcode, u64 final_size, u64 *err)
+{
+	int ret;
+
+	if (!quic_stream_id_recv(t, s->id))
+		return quic_stream_proto_err(err,
+					     QUIC_TRANSPORT_ERROR_STREAM_STATE);
+	if (final_size > QUIC_STREAM_MAX_OFFSET)
+		return quic_stream_proto_err(err,
+					     QUIC_TRANSPORT_ERROR_FLOW_CONTROL);
+	if ((s->final_known && final_size != s->final_size) ||
+	    final_size < s->recv.highest)
+		return quic_stream_proto_err(err,
+					     QUIC_TRANSPORT_ERROR_FINAL_SIZE);
+	ret = quic_stream_recv_account(t, s, final_size, err);
+	if (ret)
+		return ret;
+	s->final_known = true;
+	s->final_size = final_size;
+	if (quic_stream_set_recv_state(s, QUIC_STREAM_RECV_STATE_RESET_RECVD))
+		return 0;
+	quic_stream_purge(t, s);
+	t->recv.read += final_size - s->recv.read;
+	s->recv.read = final_size;
+	s->contig = final_size;
+	s->recv_errcode = errcode;
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(quic_stream_recv_reset, QUIC_INTERNAL);
+
+/**
+ * quic_stream_read() - read the in-order data of a stream
+ * @t: the table
+ * @s: the stream
+ * @to: where to copy
+ * @fin: set when the bytes returned end the stream
+ *
+ * Frees the chunks read and gives their memory back.  Reading the end of
+ * the stream moves it to Data Read; reading a reset stream moves it to
+ * Reset Read.  Then see quic_stream_window_update(), quic_fc_recv_update()
+ * on @t->recv and quic_stream_release().
+ *
+ * Return: bytes copied (0 if none are in order yet, or for a bare FIN),
+ * -ECONNRESET for a reset stream, -EINVAL for a stream we cannot receive
+ * on, -EFAULT if nothing could be copied.
+ */
+ssize_t quic_stream_read(struct quic_stream_table *t, struct quic_stream *s,
+			 struct iov_iter *to, bool *fin)
+{
+	struct rb_node *n;
+	size_t copied = 0;
+
+	*fin = false;
+	if (!quic_stream_id_recv(t, s->id))
+		return -EINVAL;
+	if (s->recv_state == QUIC_STREAM_RECV_STATE_RESET_RECVD) {
+		quic_stream_set_recv_state(s, QUIC_STREAM_RECV_STATE_RESET_READ);
+		return -ECONNRESET;
+	}
+	if (s->recv_state == QUIC_STREAM_RECV_STATE_RESET_READ)
+		return -ECONNRESET;
+	while ((n = rb_first(&s->chunks))) {
+		struct quic_stream_chunk *c =
+			rb_entry(n, struct quic_stream_chunk, node);
+		size_t skip, want, got;
+
+		if (c->offset > s->recv.read)
+			break;
+		skip = s->recv.read - c->offset;
+		want = min_t(size_t, c->len - skip, iov_iter_count(to));
+		if (!want)
+			break;
+		got = copy_to_iter(c->data + skip, want, to);
+		s->recv.read += got;
+		copied += got;
+		if (skip + got == c->len) {
+			rb_erase(n, &s->chunks);
+			t->mem -= c->size;
+			if (t->charge)
+				t->charge(t->charge_ctx, -(int)c->size);
+			kfree(c);
+		}
+		if (got < want) {
+			if (!copied)
+				return -EFAULT;
+			break;
+		}
+	}
+	t->recv.read += copied;
+	if (s->final_known && s->recv.read == s->final_size &&
+	    s->recv_state == QUIC_STREAM_RECV_STATE_RECVD) {
+		quic_stream_set_recv_state(s, QUIC_STREAM_RECV_STATE_READ);
+		*fin = true;
+	}
+	return copied;
+}
+EXPORT_SYMBOL_NS_GPL(quic_stream_read, QUIC_INTERNAL);
+
+/**
+ * quic_stream_stop_sending() - the application asks the peer to stop
+ * @s: the stream
+ *
+ * The caller sends STOP_SENDING; the peer answers with RESET_STREAM.
+ *
+ * Return: 0; -EINVAL if we cannot receive on the stream or its receiving
+ * part is in Data Recvd or beyond; -EAGAIN if a STOP_SENDING was already
+ * sent.
+ */
+int quic_stream_stop_sending(struct quic_stream *s)
+{
+	if (s->recv_state != QUIC_STREAM_RECV_STATE_RECV &&
+	    s->recv_state != QUIC_STREAM_RECV_STATE_SIZE_KNOWN)
+		return -EINVAL;
+	if (s->stop_sending)
+		return -EAGAIN;
+	s->stop_sending = true;
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(quic_stream_stop_sending, QUIC_INTERNAL);
+
+/**
+ * quic_fc_recv_update() - whether to advertise a larger receive limit
+ * @fc: a connection or stream receive window
+ * @now: current time, any monotonic unit (0 is treated as 1)
+ * @rtt: smoothed RTT in the same unit
+ *
+ * Called after the application read.  Once less than half the window is
+ * left to the peer, the limit moves to @read + @window.  If the previous
+ * move was less than two RTTs ago the peer is limited by the window rather
+ * than by the path, so the window doubles first, up to @window_max (the
+ * auto-tuning of TCP's receive buffer, RFC 9000 section 4.2).
+ *
+ * Return: true if @fc->max rose: send MAX_DATA or MAX_STREAM_DATA with it.
+ */
+bool quic_fc_recv_update(struct quic_fc_recv *fc, u64 now, u64 rtt)
+{
+	u64 want;
+
+	if (2 * (fc->max - fc->read) >= fc->window)
+		return false;
+	if (fc->epoch && now - fc->epoch < 2 * rtt &&
+	    fc->window < fc->window_max)
+		fc->window = min(fc->window * 2, fc->window_max);
+	fc->epoch = now ?: 1;
+	want = min(fc->read + fc->window, QUIC_STREAM_MAX_OFFSET);
+	if (want <= fc->max)
+		return false;
+	fc->max = want;
+	return true;
+}
+EXPORT_SYMBOL_NS_GPL(quic_fc_recv_update, QUIC_INTERNAL);
+
+/**
+ * quic_stream_window_update() - whether to send MAX_STREAM_DATA
+ * @s: the stream
+ * @now: current time
+ * @rtt: smoothed RTT
+ *
+ * As quic_fc_recv_update(), only while more data is expected (the
+ * receiving part is in Recv).
+ *
+ * Return: true if @s->recv.max rose.
+ */
+bool quic_stream_window_update(struct quic_stream *s, u64 now, u64 rtt)
+{
+	if (s->recv_state != QUIC_STREAM_RECV_STATE_RECV)
+		return false;
+	return quic_fc_recv_update(&s->recv, now, rtt);
+}
+EXPORT_SYMBOL_NS_GPL(quic_stream_window_update, QUIC_INTERNAL);
