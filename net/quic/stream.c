@@ -15,15 +15,13 @@
 #include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/minmax.h>
+#include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
 #include <net/quic/hash.h>
 #include <net/quic/stream.h>
 #include <linux/quic.h>
-
-/* Largest piece of data kept in one chunk. */
-#define QUIC_STREAM_CHUNK_MAX	4096
 
 #define QUIC_STREAM_MIN_BITS	4
 #define QUIC_STREAM_MAX_BITS	12
@@ -35,6 +33,26 @@ struct quic_stream_chunk {
 	u32 size;	/* bytes charged */
 	u8 data[];
 };
+
+#define QUIC_CHUNK_HDR		offsetof(struct quic_stream_chunk, data)
+/* Largest piece of data kept in one chunk: a chunk fills a page. */
+#define QUIC_STREAM_CHUNK_MAX	(PAGE_SIZE - QUIC_CHUNK_HDR)
+
+/* How much of @len bytes to put in the next chunk.  kmalloc() rounds
+ * sizes above 256 bytes up to a power of two; a piece that would waste
+ * most of such a bucket is cut to fill the bucket below instead, and the
+ * rest goes to a smaller chunk (a 1200-byte frame costs 1280 bytes, not
+ * 2048).  Every chunk is charged its real slab size.
+ */
+static u32 quic_chunk_piece(u64 len)
+{
+	u32 n = min_t(u64, len, QUIC_STREAM_CHUNK_MAX);
+	u32 b = rounddown_pow_of_two(n + QUIC_CHUNK_HDR);
+
+	if (b >= 512 && b - QUIC_CHUNK_HDR < n)
+		n = b - QUIC_CHUNK_HDR;
+	return n;
+}
 
 static inline u64 quic_chunk_end(const struct quic_stream_chunk *c)
 {
@@ -751,7 +769,7 @@ static int quic_stream_chunk_add(struct quic_stream_table *t,
 {
 	struct rb_node **p = &s->chunks.rb_node, *parent = NULL;
 	struct quic_stream_chunk *c;
-	u32 size = struct_size(c, data, len);
+	u32 size = kmalloc_size_roundup(struct_size(c, data, len));
 	int ret;
 
 	if (t->charge) {
@@ -802,7 +820,7 @@ static int quic_stream_store(struct quic_stream_table *t,
 			continue;
 		}
 		gap_end = c ? min(end, c->offset) : end;
-		gap_end = min(gap_end, start + QUIC_STREAM_CHUNK_MAX);
+		gap_end = start + quic_chunk_piece(gap_end - start);
 		ret = quic_stream_chunk_add(t, s, start, data + (start - offset),
 					    gap_end - start);
 		if (ret)

@@ -946,11 +946,11 @@ static int reasm_duplicate(struct quic_test *t)
 		goto out;
 	mem = f->t.mem;
 	if (quic_stream_recv_data(&f->t, s, 1000, src + 1000, 3000, true, &err) ||
-	    f->t.mem <= mem || f->t.mem > mem + 1000 + 64)
+	    f->t.mem <= mem || f->t.mem > mem + 1000 + 128)
 		goto out;
 	mem = f->t.mem;
 	if (quic_stream_recv_data(&f->t, s, 500, src + 500, 3500, true, &err) ||
-	    f->t.mem <= mem + 500 || f->t.mem > mem + 500 + 64)
+	    f->t.mem <= mem + 500 || f->t.mem > mem + 500 + 128)
 		goto out;
 	if (quic_stream_recv_data(&f->t, s, 0, src, 4000, true, &err) ||
 	    s->recv_state != QUIC_STREAM_RECV_STATE_RECVD)
@@ -1035,6 +1035,41 @@ static int reasm_limits(struct quic_test *t)
 	    f->m.mem != f->t.mem || f->t.mem < 10000 || mem > f->t.mem)
 		goto out;
 	ret = check_read(t, f, s, src, 10000);
+out:
+	vfree(src);
+	if (f)
+		fx_free(f);
+	return ret;
+}
+
+/* A full-size frame is charged close to its size, every chunk its slab. */
+static int reasm_charge(struct quic_test *t)
+{
+	struct fixture *f = fx_new(true, NULL);
+	u8 *src = pattern_buf(4000);
+	struct quic_stream *s;
+	u64 err;
+	int ret = -ENOMEM, i;
+
+	if (!f || !src)
+		goto out;
+	s = quic_stream_recv_get(&f->t, 0, false, &err);
+	ret = quic_test_fail(t, "1200-byte frame costs %llu", f->t.mem);
+	if (IS_ERR_OR_NULL(s) ||
+	    quic_stream_recv_data(&f->t, s, 100, src + 100, 1200, false, &err) ||
+	    f->t.mem < 1200 || f->t.mem > 1280 || f->t.mem != f->m.mem)
+		goto out;
+	ret = quic_test_fail(t, "1-byte frames");
+	for (i = 0; i < 500; i++)
+		if (quic_stream_recv_data(&f->t, s, 1400 + 2 * i,
+					  src + 1400 + 2 * i, 1, false, &err))
+			goto out;
+	if (f->t.mem != f->m.mem || f->t.mem < 1280 + 500 * 41)
+		goto out;
+	ret = quic_test_fail(t, "filled in");
+	if (quic_stream_recv_data(&f->t, s, 0, src, 4000, true, &err))
+		goto out;
+	ret = check_read(t, f, s, src, 4000);
 out:
 	vfree(src);
 	if (f)
@@ -1164,6 +1199,7 @@ static const struct quic_test_case quic_stream_cases[] = {
 	QUIC_TEST_CASE(reasm_duplicate),
 	QUIC_TEST_CASE(reasm_gaps),
 	QUIC_TEST_CASE(reasm_limits),
+	QUIC_TEST_CASE(reasm_charge),
 	QUIC_TEST_CASE(reasm_random_1000),
 	QUIC_TEST_CASE(streams_1000),
 };
