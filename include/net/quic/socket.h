@@ -10,6 +10,7 @@
 #include <linux/net.h>
 #include <net/inet_sock.h>
 #include <net/sock.h>
+#include <net/quic/conn.h>
 
 struct quic_udp_sock;
 
@@ -18,6 +19,7 @@ struct quic_udp_sock;
  * @inet: the inet socket; must come first
  * @bound: bind() succeeded; a socket binds once
  * @udp: the shared UDP socket of the bound address, once bound
+ * @conn: the connection (conn.c)
  *
  * The bound address and port live in the inet fields (inet_rcv_saddr,
  * inet_saddr, inet_sport, sk_v6_rcv_saddr), as for the other inet
@@ -27,6 +29,7 @@ struct quic_sock {
 	struct inet_sock	inet;
 	u8			bound;
 	struct quic_udp_sock	*udp;
+	struct quic_conn	conn;
 };
 
 /**
