@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * QUIC handshakes between two kernel QUIC sockets over loopback, driven by
+ * libquic (tools/lib/quic) with a pre-shared key: the server accepts the
+ * client's first Initial, both ends run the TLS 1.3 handshake through
+ * CRYPTO frames and reach ESTABLISHED, then close.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <netinet/quic.h>
+
+#include "kselftest_harness.h"
+
+#define PSK_FILE	"/tmp/quic_handshake_test.psk"
+
+struct server_arg {
+	int lfd;
+	int fd;
+	int ret;
+	int done[2];	/* pipe: the server's result, for the client to wait */
+};
+
+static int write_psk(void)
+{
+	FILE *f = fopen(PSK_FILE, "w");
+
+	if (!f)
+		return -1;
+	fprintf(f, "test:000102030405060708090a0b0c0d0e0f"
+		   "101112131415161718191a1b1c1d1e1f\n");
+	return fclose(f);
+}
+
+static socklen_t make_addr(struct sockaddr_storage *ss, int family,
+			   unsigned short port)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (family == AF_INET) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+		sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		return sizeof(*sin);
+	}
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+	sin6->sin6_family = AF_INET6;
+	sin6->sin6_port = htons(port);
+	sin6->sin6_addr = in6addr_loopback;
+	return sizeof(*sin6);
+}
+
+static void *server_main(void *p)
+{
+	struct server_arg *a = p;
+	char c;
+
+	a->fd = accept(a->lfd, NULL, NULL);
+	if (a->fd < 0) {
+		a->ret = -errno;
+	} else {
+		a->ret = quic_server_handshake(a->fd, PSK_FILE, NULL, NULL);
+	}
+	c = a->ret ? 1 : 0;
+	if (write(a->done[1], &c, 1) != 1)
+		a->ret = -EIO;
+	return NULL;
+}
+
+FIXTURE(hs) {
+	int lfd;
+	int cfd;
+};
+
+FIXTURE_VARIANT(hs) {
+	int family;
+};
+
+FIXTURE_VARIANT_ADD(hs, ipv4) {
+	.family = AF_INET,
+};
+
+FIXTURE_VARIANT_ADD(hs, ipv6) {
+	.family = AF_INET6,
+};
+
+FIXTURE_SETUP(hs)
+{
+	ASSERT_EQ(0, write_psk());
+	self->lfd = socket(variant->family, SOCK_DGRAM, IPPROTO_QUIC);
+	ASSERT_LE(0, self->lfd);
+	self->cfd = socket(variant->family, SOCK_DGRAM, IPPROTO_QUIC);
+	ASSERT_LE(0, self->cfd);
+}
+
+FIXTURE_TEARDOWN(hs)
+{
+	close(self->cfd);
+	close(self->lfd);
+	unlink(PSK_FILE);
+}
+
+/* PSK handshake: both sides return 0 (ESTABLISHED) and close cleanly. */
+TEST_F(hs, psk)
+{
+	struct sockaddr_storage ss, peer;
+	struct server_arg a = { .fd = -1 };
+	socklen_t len = sizeof(ss), plen = sizeof(peer);
+	pthread_t th;
+	char c = 1;
+	int ret;
+
+	len = make_addr(&ss, variant->family, 0);
+	ASSERT_EQ(0, bind(self->lfd, (struct sockaddr *)&ss, len));
+	ASSERT_EQ(0, getsockname(self->lfd, (struct sockaddr *)&ss, &len));
+	ASSERT_EQ(0, listen(self->lfd, 4));
+	ASSERT_EQ(0, pipe(a.done));
+	a.lfd = self->lfd;
+	ASSERT_EQ(0, pthread_create(&th, NULL, server_main, &a));
+
+	ASSERT_EQ(0, connect(self->cfd, (struct sockaddr *)&ss, len));
+	EXPECT_EQ(0, getpeername(self->cfd, (struct sockaddr *)&peer, &plen));
+	ret = quic_client_handshake(self->cfd, PSK_FILE, NULL, NULL);
+	EXPECT_EQ(0, ret) {
+		TH_LOG("client handshake: %s", strerror(-ret));
+	}
+	/* Close only once the server is done with the handshake. */
+	EXPECT_EQ(1, read(a.done[0], &c, 1));
+	pthread_join(th, NULL);
+	EXPECT_EQ(0, a.ret) {
+		TH_LOG("server handshake: %s", strerror(-a.ret));
+	}
+	EXPECT_EQ(0, c);
+	if (a.fd >= 0)
+		EXPECT_EQ(0, close(a.fd));
+	close(a.done[0]);
+	close(a.done[1]);
+}
+
+/* The role probe of libquic: TOKEN get works on a client only. */
+TEST_F(hs, role_probe)
+{
+	struct sockaddr_storage ss;
+	unsigned char token[128];
+	socklen_t len, tlen = sizeof(token);
+
+	EXPECT_EQ(-1, getsockopt(self->cfd, SOL_QUIC, QUIC_SOCKOPT_TOKEN,
+				 token, &tlen));
+	len = make_addr(&ss, variant->family, 4433);
+	ASSERT_EQ(0, connect(self->cfd, (struct sockaddr *)&ss, len));
+	tlen = sizeof(token);
+	EXPECT_EQ(0, getsockopt(self->cfd, SOL_QUIC, QUIC_SOCKOPT_TOKEN,
+				token, &tlen));
+	EXPECT_EQ(0U, tlen);
+	/* connect() sends nothing and a second one fails. */
+	EXPECT_EQ(-1, connect(self->cfd, (struct sockaddr *)&ss, len));
+	EXPECT_EQ(EINVAL, errno);
+	tlen = sizeof(token);
+	len = make_addr(&ss, variant->family, 0);
+	ASSERT_EQ(0, bind(self->lfd, (struct sockaddr *)&ss, len));
+	ASSERT_EQ(0, listen(self->lfd, 1));
+	EXPECT_EQ(-1, getsockopt(self->lfd, SOL_QUIC, QUIC_SOCKOPT_TOKEN,
+				 token, &tlen));
+}
+
+/* A listener without requests: non-blocking accept gives EAGAIN. */
+TEST_F(hs, accept_nonblock)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+
+	EXPECT_EQ(-1, accept4(self->lfd, NULL, NULL, SOCK_NONBLOCK));
+	EXPECT_EQ(EINVAL, errno);
+	len = make_addr(&ss, variant->family, 0);
+	ASSERT_EQ(0, bind(self->lfd, (struct sockaddr *)&ss, len));
+	EXPECT_EQ(-1, listen(self->lfd, 0));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, listen(self->lfd, 2));
+	EXPECT_EQ(-1, accept4(self->lfd, NULL, NULL, SOCK_NONBLOCK));
+	EXPECT_EQ(EAGAIN, errno);
+}
+
+TEST_HARNESS_MAIN
