@@ -265,6 +265,14 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 		}
 		if (quic_ackrange_seen(&s->recv, pn))
 			continue;
+		/* RFC 9000 7.2: the client takes the server's SCID from the
+		 * first packet it processes.
+		 */
+		if (!c->is_server && h.long_header && !c->dcid_learned) {
+			if (!quic_cid_set(&c->dcid, h.scid, h.scid_len))
+				continue;
+			c->dcid_learned = 1;
+		}
 		plen = h.pkt_len - hdr_len - QUIC_PACKET_TAG_LEN;
 		eliciting = false;
 		ret = quic_in_frames(sk, level, pkt + hdr_len, plen, &eliciting);

@@ -149,6 +149,7 @@ struct quic_request {
  * @handshake_done_pending: HANDSHAKE_DONE to send (server)
  * @handshake_confirmed: handshake confirmed (RFC 9001 4.1.2)
  * @hd_acked: our HANDSHAKE_DONE was acknowledged (server)
+ * @dcid_learned: client: @dcid is the server's SCID (RFC 9000 7.2)
  */
 struct quic_conn {
 	struct quic_pnspace	space[QUIC_PNSPACE_NUM];
@@ -173,7 +174,8 @@ struct quic_conn {
 				peer_tp_set:1,
 				handshake_done_pending:1,
 				handshake_confirmed:1,
-				hd_acked:1;
+				hd_acked:1,
+				dcid_learned:1;
 };
 
 /* conn.c */
