@@ -31,6 +31,7 @@ static int accept_nb(int fd)
 }
 
 #define PSK_FILE	"/tmp/quic_handshake_test.psk"
+#define PSK_KEY		"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
 
 struct server_arg {
 	int lfd;
@@ -45,8 +46,7 @@ static int write_psk(void)
 
 	if (!f)
 		return -1;
-	fprintf(f, "test:000102030405060708090a0b0c0d0e0f"
-		   "101112131415161718191a1b1c1d1e1f\n");
+	fprintf(f, "test:%s\n", PSK_KEY);
 	return fclose(f);
 }
 
@@ -76,11 +76,10 @@ static void *server_main(void *p)
 	char c;
 
 	a->fd = accept(a->lfd, NULL, NULL);
-	if (a->fd < 0) {
+	if (a->fd < 0)
 		a->ret = -errno;
-	} else {
+	else
 		a->ret = quic_server_handshake(a->fd, PSK_FILE, NULL, NULL);
-	}
 	c = a->ret ? 1 : 0;
 	if (write(a->done[1], &c, 1) != 1)
 		a->ret = -EIO;
