@@ -442,12 +442,14 @@ int quic_input_rcv(struct net *net, struct quic_udp_sock *us,
 		return -ENOMEM;
 	}
 	__skb_pull(skb, sizeof(struct udphdr));
+	/* udp.c checked the invariants: what does not parse as a packet
+	 * of ours is for no connection.
+	 */
 	err = quic_packet_parse_header(skb->data, skb->len, QUIC_CONN_CID_LEN,
 				       0, &h);
 	if (err) {
-		QUIC_INC_STATS(net, QUIC_MIB_DROP_MALFORMED);
 		kfree_skb(skb);
-		return 0;
+		return -ENOENT;
 	}
 	memset(skb->cb, 0, sizeof(skb->cb));
 	QUIC_IN_CB(skb)->peer = peer;
