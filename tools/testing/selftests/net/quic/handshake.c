@@ -156,6 +156,66 @@ TEST_F(hs, psk)
 	close(a.done[1]);
 }
 
+static void fill_random(unsigned char *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		b[i] = random();
+}
+
+/* Junk at a listener and at a connection's port: Initials that queue
+ * requests (accepted, then closed), random long and short headers. The
+ * kernel drops what it cannot use and keeps working.
+ */
+TEST_F(hs, hostile)
+{
+	static unsigned char buf[1500];
+	struct sockaddr_storage ss, cs;
+	socklen_t len = sizeof(ss), clen = sizeof(cs);
+	int u, i, fd, n, accepted = 0;
+
+	len = make_addr(&ss, variant->family, 0);
+	ASSERT_EQ(0, bind(self->lfd, (struct sockaddr *)&ss, len));
+	ASSERT_EQ(0, getsockname(self->lfd, (struct sockaddr *)&ss, &len));
+	ASSERT_EQ(0, listen(self->lfd, 4));
+	ASSERT_EQ(0, connect(self->cfd, (struct sockaddr *)&ss, len));
+	ASSERT_EQ(0, getsockname(self->cfd, (struct sockaddr *)&cs, &clen));
+	u = socket(variant->family, SOCK_DGRAM, 0);
+	ASSERT_LE(0, u);
+	srandom(42);
+	for (i = 0; i < 2000; i++) {
+		n = 1 + random() % sizeof(buf);
+		fill_random(buf, n);
+		switch (i % 4) {
+		case 0:	/* a client Initial of v1, random inside */
+			n = 1200 + random() % 200;
+			fill_random(buf, n);
+			buf[0] = 0xc0 | (buf[0] & 0x0f);
+			buf[1] = 0; buf[2] = 0; buf[3] = 0; buf[4] = 1;
+			buf[5] = 8 + random() % 13;
+			buf[6 + buf[5]] = random() % 21;
+			break;
+		case 1:	/* a short header */
+			buf[0] = 0x40 | (buf[0] & 0x3f);
+			break;
+		}
+		sendto(u, buf, n, 0, (struct sockaddr *)&ss, len);
+		sendto(u, buf, n, 0, (struct sockaddr *)&cs, clen);
+	}
+	usleep(200000);
+	for (i = 0; i < 8; i++) {
+		fd = accept_nb(self->lfd);
+		if (fd < 0)
+			break;
+		accepted++;
+		EXPECT_EQ(0, close(fd));
+	}
+	/* As for TCP, the queue holds backlog + 1 requests. */
+	EXPECT_LE(accepted, 5);
+	EXPECT_EQ(0, close(u));
+}
+
 /* The role probe of libquic: TOKEN get works on a client only. */
 TEST_F(hs, role_probe)
 {
