@@ -836,6 +836,8 @@ static int quic_getsockopt(struct sock *sk, int level, int optname,
 
 static int quic_init_sock(struct sock *sk)
 {
+	/* The receive path finds sockets under RCU (conn.c). */
+	sock_set_flag(sk, SOCK_RCU_FREE);
 	quic_conn_init(sk);
 	sock_prot_inuse_add(sock_net(sk), sk->sk_prot, 1);
 	return 0;
