@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * QUIC handshakes between two kernel QUIC sockets over loopback, driven by
- * libquic (tools/lib/quic) with a pre-shared key: the server accepts the
+ * libquic (tools/lib/quic) with a pre-shared key or a self-signed
+ * certificate made at test time: the server accepts the
  * client's first Initial, both ends run the TLS 1.3 handshake through
  * CRYPTO frames and reach ESTABLISHED, then close.
  */
@@ -14,9 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <netinet/quic.h>
+#include <gnutls/x509.h>
 
 #include "kselftest_harness.h"
 
@@ -33,7 +36,12 @@ static int accept_nb(int fd)
 #define PSK_FILE	"/tmp/quic_handshake_test.psk"
 #define PSK_KEY		"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
 
+#define KEY_FILE	"/tmp/quic_handshake_test.key"
+#define CERT_FILE	"/tmp/quic_handshake_test.crt"
+
 struct server_arg {
+	const char *key;
+	const char *cert;
 	int lfd;
 	int fd;
 	int ret;
@@ -48,6 +56,57 @@ static int write_psk(void)
 		return -1;
 	fprintf(f, "test:%s\n", PSK_KEY);
 	return fclose(f);
+}
+
+static int write_pem(const char *path, const gnutls_datum_t *d)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fwrite(d->data, 1, d->size, f);
+	return fclose(f);
+}
+
+/* A self-signed ECDSA certificate, made with GnuTLS at test time. */
+static int write_cert(void)
+{
+	gnutls_x509_privkey_t key;
+	gnutls_datum_t out;
+	gnutls_x509_crt_t crt;
+	time_t now = time(NULL);
+	int err;
+
+	if (gnutls_x509_privkey_init(&key))
+		return -1;
+	if (gnutls_x509_crt_init(&crt)) {
+		gnutls_x509_privkey_deinit(key);
+		return -1;
+	}
+	err = gnutls_x509_privkey_generate(key, GNUTLS_PK_ECDSA,
+					   GNUTLS_CURVE_TO_BITS(GNUTLS_ECC_CURVE_SECP256R1),
+					   0);
+	err = err ?: gnutls_x509_crt_set_version(crt, 3);
+	err = err ?: gnutls_x509_crt_set_serial(crt, "\x01", 1);
+	err = err ?: gnutls_x509_crt_set_activation_time(crt, now - 3600);
+	err = err ?: gnutls_x509_crt_set_expiration_time(crt, now + 86400);
+	err = err ?: gnutls_x509_crt_set_dn_by_oid(crt,
+						   GNUTLS_OID_X520_COMMON_NAME,
+						   0, "localhost", 9);
+	err = err ?: gnutls_x509_crt_set_key(crt, key);
+	err = err ?: gnutls_x509_crt_sign2(crt, crt, key, GNUTLS_DIG_SHA256, 0);
+	if (!err && !gnutls_x509_privkey_export2(key, GNUTLS_X509_FMT_PEM,
+						 &out)) {
+		err = write_pem(KEY_FILE, &out);
+		gnutls_free(out.data);
+	}
+	if (!err && !gnutls_x509_crt_export2(crt, GNUTLS_X509_FMT_PEM, &out)) {
+		err = write_pem(CERT_FILE, &out);
+		gnutls_free(out.data);
+	}
+	gnutls_x509_crt_deinit(crt);
+	gnutls_x509_privkey_deinit(key);
+	return err;
 }
 
 static socklen_t make_addr(struct sockaddr_storage *ss, int family,
@@ -79,7 +138,7 @@ static void *server_main(void *p)
 	if (a->fd < 0)
 		a->ret = -errno;
 	else
-		a->ret = quic_server_handshake(a->fd, PSK_FILE, NULL, NULL);
+		a->ret = quic_server_handshake(a->fd, a->key, a->cert, NULL);
 	c = a->ret ? 1 : 0;
 	if (write(a->done[1], &c, 1) != 1)
 		a->ret = -EIO;
@@ -119,27 +178,28 @@ FIXTURE_TEARDOWN(hs)
 	unlink(PSK_FILE);
 }
 
-/* PSK handshake: both sides return 0 (ESTABLISHED) and close cleanly. */
-TEST_F(hs, psk)
+/* One handshake: both sides return 0 (ESTABLISHED) and close cleanly. */
+static void run_handshake(struct __test_metadata *_metadata, int lfd, int cfd,
+			  int family, const char *key, const char *cert)
 {
 	struct sockaddr_storage ss, peer;
-	struct server_arg a = { .fd = -1 };
+	struct server_arg a = { .fd = -1, .key = key, .cert = cert };
 	socklen_t len = sizeof(ss), plen = sizeof(peer);
 	pthread_t th;
 	char c = 1;
 	int ret;
 
-	len = make_addr(&ss, variant->family, 0);
-	ASSERT_EQ(0, bind(self->lfd, (struct sockaddr *)&ss, len));
-	ASSERT_EQ(0, getsockname(self->lfd, (struct sockaddr *)&ss, &len));
-	ASSERT_EQ(0, listen(self->lfd, 4));
+	len = make_addr(&ss, family, 0);
+	ASSERT_EQ(0, bind(lfd, (struct sockaddr *)&ss, len));
+	ASSERT_EQ(0, getsockname(lfd, (struct sockaddr *)&ss, &len));
+	ASSERT_EQ(0, listen(lfd, 4));
 	ASSERT_EQ(0, pipe(a.done));
-	a.lfd = self->lfd;
+	a.lfd = lfd;
 	ASSERT_EQ(0, pthread_create(&th, NULL, server_main, &a));
 
-	ASSERT_EQ(0, connect(self->cfd, (struct sockaddr *)&ss, len));
-	EXPECT_EQ(0, getpeername(self->cfd, (struct sockaddr *)&peer, &plen));
-	ret = quic_client_handshake(self->cfd, PSK_FILE, NULL, NULL);
+	ASSERT_EQ(0, connect(cfd, (struct sockaddr *)&ss, len));
+	EXPECT_EQ(0, getpeername(cfd, (struct sockaddr *)&peer, &plen));
+	ret = quic_client_handshake(cfd, cert ? NULL : key, NULL, NULL);
 	EXPECT_EQ(0, ret) {
 		TH_LOG("client handshake: %s", strerror(-ret));
 	}
@@ -154,6 +214,21 @@ TEST_F(hs, psk)
 		EXPECT_EQ(0, close(a.fd));
 	close(a.done[0]);
 	close(a.done[1]);
+}
+
+TEST_F(hs, psk)
+{
+	run_handshake(_metadata, self->lfd, self->cfd, variant->family,
+		      PSK_FILE, NULL);
+}
+
+TEST_F(hs, certificate)
+{
+	ASSERT_EQ(0, write_cert());
+	run_handshake(_metadata, self->lfd, self->cfd, variant->family,
+		      KEY_FILE, CERT_FILE);
+	unlink(KEY_FILE);
+	unlink(CERT_FILE);
 }
 
 static void fill_random(unsigned char *b, size_t n)
