@@ -25,6 +25,7 @@
 #include <net/transp_v6.h>
 #include <asm/ioctls.h>
 
+#include <net/quic/conn.h>
 #include <net/quic/socket.h>
 #include <net/quic/udp.h>
 
@@ -281,6 +282,25 @@ int quic_sock_autobind(struct sock *sk, int family)
 }
 EXPORT_SYMBOL_NS_GPL(quic_sock_autobind, QUIC_INTERNAL);
 
+static bool quic_is_conn(const struct sock *sk)
+{
+	return sk->sk_state == TCP_SYN_RECV || sk->sk_state == TCP_ESTABLISHED;
+}
+
+static int quic_addr_to_user(const struct sock *sk, const union quic_addr *a,
+			     struct sockaddr *uaddr)
+{
+	DECLARE_SOCKADDR(struct sockaddr_in6 *, sin6, uaddr);
+	DECLARE_SOCKADDR(struct sockaddr_in *, sin, uaddr);
+
+	if (a->sa.sa_family == AF_INET6) {
+		*sin6 = a->v6;
+		return sizeof(*sin6);
+	}
+	*sin = a->v4;
+	return sizeof(*sin);
+}
+
 /* An AF_INET6 socket on an IPv4 path reports a plain sockaddr_in, as
  * applications of the QUIC socket API expect.
  */
@@ -292,12 +312,14 @@ static int quic_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
 	DECLARE_SOCKADDR(struct sockaddr_in *, sin, uaddr);
 	int len;
 
-	if (peer)
-		return -ENOTCONN;
-
 	lock_sock(sk);
-	if (sk->sk_family == AF_INET6 &&
-	    !ipv6_addr_v4mapped(&sk->sk_v6_rcv_saddr)) {
+	if (peer) {
+		len = -ENOTCONN;
+		if (quic_is_conn(sk))
+			len = quic_addr_to_user(sk, &quic_sk(sk)->conn.peer,
+						uaddr);
+	} else if (sk->sk_family == AF_INET6 &&
+		   !ipv6_addr_v4mapped(&sk->sk_v6_rcv_saddr)) {
 		memset(sin6, 0, sizeof(*sin6));
 		sin6->sin6_family = AF_INET6;
 		sin6->sin6_port = inet->inet_sport;
@@ -316,35 +338,246 @@ static int quic_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
 	return len;
 }
 
-/* Nothing is ever queued yet: report errors only. */
 static __poll_t quic_poll(struct file *file, struct socket *sock,
 			  poll_table *wait)
 {
 	struct sock *sk = sock->sk;
+	struct quic_conn *c = &quic_sk(sk)->conn;
 	__poll_t mask = 0;
 
 	sock_poll_wait(file, sock, wait);
 	if (READ_ONCE(sk->sk_err) ||
 	    !skb_queue_empty_lockless(&sk->sk_error_queue))
 		mask |= EPOLLERR;
+	switch (READ_ONCE(sk->sk_state)) {
+	case TCP_LISTEN:
+		if (READ_ONCE(sk->sk_ack_backlog))
+			mask |= EPOLLIN | EPOLLRDNORM;
+		break;
+	case TCP_SYN_RECV:
+	case TCP_ESTABLISHED:
+		if (!skb_queue_empty_lockless(&sk->sk_receive_queue))
+			mask |= EPOLLIN | EPOLLRDNORM;
+		mask |= EPOLLOUT | EPOLLWRNORM;
+		break;
+	default:
+		/* A connection that was: closed now. */
+		if (READ_ONCE(c->scid.len))
+			mask |= EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR |
+				EPOLLOUT;
+		break;
+	}
 	return mask;
 }
 
 static int quic_connect(struct socket *sock, struct sockaddr *uaddr,
 			int addr_len, int flags)
 {
-	return -EOPNOTSUPP;
+	struct sock *sk = sock->sk;
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	union quic_addr a;
+	int err;
+
+	err = quic_addr_from_user(sk, uaddr, addr_len, &a);
+	if (err)
+		return err == -EAFNOSUPPORT ? err : -EINVAL;
+	if (a.sa.sa_family == AF_INET ?
+	    (!a.v4.sin_port || a.v4.sin_addr.s_addr == htonl(INADDR_ANY)) :
+	    (!a.v6.sin6_port || ipv6_addr_any(&a.v6.sin6_addr)))
+		return -EINVAL;
+
+	lock_sock(sk);
+	err = -EINVAL;
+	if (sk->sk_state != TCP_CLOSE || c->scid.len)
+		goto out;	/* connected, listening, or used before */
+	err = quic_sock_autobind(sk, a.sa.sa_family);
+	if (err)
+		goto out;
+	memset(&c->local, 0, sizeof(c->local));
+	c->local.sa.sa_family = a.sa.sa_family;
+	if (a.sa.sa_family == AF_INET) {
+		c->local.v4.sin_addr.s_addr = inet_sk(sk)->inet_rcv_saddr;
+		c->local.v4.sin_port = inet_sk(sk)->inet_sport;
+	} else {
+		c->local.v6.sin6_addr = sk->sk_v6_rcv_saddr;
+		c->local.v6.sin6_port = inet_sk(sk)->inet_sport;
+	}
+	err = quic_conn_client_start(sk, &a);
+	if (err) {
+		memset(&c->scid, 0, sizeof(c->scid));
+		goto out;
+	}
+	inet_sk_set_state(sk, TCP_SYN_RECV);
+	sock->state = SS_CONNECTED;
+out:
+	release_sock(sk);
+	return err;
 }
 
 static int quic_listen(struct socket *sock, int backlog)
 {
-	return -EOPNOTSUPP;
+	struct sock *sk = sock->sk;
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	int err = 0;
+
+	lock_sock(sk);
+	if (sk->sk_state == TCP_LISTEN) {
+		if (backlog > 0) {
+			WRITE_ONCE(sk->sk_max_ack_backlog, backlog);
+		} else {
+			quic_conn_listen_del(sk);
+			inet_sk_set_state(sk, TCP_CLOSE);
+		}
+		goto out;
+	}
+	err = -EINVAL;
+	if (backlog <= 0 || sk->sk_state != TCP_CLOSE || c->scid.len)
+		goto out;
+	err = quic_sock_autobind(sk, sk->sk_family);
+	if (err)
+		goto out;
+	c->is_server = 1;
+	WRITE_ONCE(sk->sk_max_ack_backlog, backlog);
+	inet_sk_set_state(sk, TCP_LISTEN);
+	quic_conn_listen_add(sk);
+out:
+	release_sock(sk);
+	return err;
+}
+
+/* A new socket for accept(), set up like the listener. */
+static struct sock *quic_accept_sk(struct sock *sk, bool kern)
+{
+	struct inet_sock *inet, *linet = inet_sk(sk);
+	struct ipv6_pinfo *np;
+	struct sock *nsk;
+
+	nsk = sk_alloc(sock_net(sk), sk->sk_family, GFP_KERNEL, sk->sk_prot,
+		       kern);
+	if (!nsk)
+		return NULL;
+	sock_init_data(NULL, nsk);
+	nsk->sk_type = sk->sk_type;
+	nsk->sk_protocol = sk->sk_protocol;
+	nsk->sk_backlog_rcv = sk->sk_prot->backlog_rcv;
+	nsk->sk_sndbuf = READ_ONCE(sk->sk_sndbuf);
+	nsk->sk_rcvbuf = READ_ONCE(sk->sk_rcvbuf);
+	nsk->sk_rcvtimeo = READ_ONCE(sk->sk_rcvtimeo);
+	nsk->sk_sndtimeo = READ_ONCE(sk->sk_sndtimeo);
+	nsk->sk_bound_dev_if = READ_ONCE(sk->sk_bound_dev_if);
+	nsk->sk_mark = READ_ONCE(sk->sk_mark);
+	inet = inet_sk(nsk);
+	inet->uc_ttl = -1;
+	inet->mc_loop = 1;
+	inet->mc_ttl = 1;
+	inet->mc_all = 1;
+	inet->mc_index = 0;
+	inet->mc_list = NULL;
+	inet->rcv_tos = 0;
+	inet->pmtudisc = linet->pmtudisc;
+	inet->inet_sport = linet->inet_sport;
+	inet->inet_num = linet->inet_num;
+	inet->inet_rcv_saddr = linet->inet_rcv_saddr;
+	inet->inet_saddr = linet->inet_saddr;
+	if (sk->sk_family == AF_INET6) {
+		nsk->sk_destruct = inet6_sock_destruct;
+		np = &((struct quic6_sock *)nsk)->inet6;
+		inet->pinet6 = np;
+		np->hop_limit = -1;
+		np->mcast_hops = IPV6_DEFAULT_MCASTHOPS;
+		np->mc_loop = 1;
+		np->mc_all = 1;
+		np->pmtudisc = IPV6_PMTUDISC_WANT;
+		nsk->sk_ipv6only = sk->sk_ipv6only;
+		nsk->sk_v6_rcv_saddr = sk->sk_v6_rcv_saddr;
+		np->saddr = inet6_sk(sk)->saddr;
+	} else {
+		nsk->sk_destruct = inet_sock_destruct;
+	}
+	if (nsk->sk_prot->init(nsk)) {
+		sk_free(nsk);
+		return NULL;
+	}
+	refcount_inc(&quic_sk(sk)->udp->refcnt);
+	quic_sk(nsk)->udp = quic_sk(sk)->udp;
+	quic_sk(nsk)->bound = 1;
+	/* Settings made on the listener carry over (socket-api.md 4.2). */
+	quic_sock_opts_copy(&quic_sk(nsk)->opts, &quic_sk(sk)->opts);
+	quic_sk(nsk)->opts.server = 1;
+	return nsk;
+}
+
+static int quic_wait_for_request(struct sock *sk, long timeo)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	int err = 0;
+
+	add_wait_queue(sk_sleep(sk), &wait);
+	while (list_empty(&c->requests)) {
+		err = -EAGAIN;
+		if (!timeo)
+			break;
+		err = sock_intr_errno(timeo);
+		if (signal_pending(current))
+			break;
+		err = -EINVAL;
+		if (sk->sk_state != TCP_LISTEN)
+			break;
+		sk_wait_event(sk, &timeo, !list_empty(&c->requests) ||
+			      sk->sk_state != TCP_LISTEN, &wait);
+		err = 0;
+	}
+	remove_wait_queue(sk_sleep(sk), &wait);
+	return list_empty(&c->requests) ? (err ? err : -EAGAIN) : 0;
 }
 
 static int quic_accept(struct socket *sock, struct socket *newsock, int flags,
 		       bool kern)
 {
-	return -EOPNOTSUPP;
+	struct sock *sk = sock->sk, *nsk;
+	struct quic_request *req;
+	struct sk_buff *skb;
+	int err;
+
+	lock_sock(sk);
+	err = -EINVAL;
+	if (sk->sk_state != TCP_LISTEN)
+		goto out;
+	err = quic_wait_for_request(sk, sock_rcvtimeo(sk, flags & O_NONBLOCK));
+	if (err)
+		goto out;
+	req = list_first_entry(&quic_sk(sk)->conn.requests,
+			       struct quic_request, list);
+	list_del(&req->list);
+	sk_acceptq_removed(sk);
+
+	err = -ENOMEM;
+	nsk = quic_accept_sk(sk, kern);
+	if (!nsk) {
+		quic_conn_request_free(req);
+		goto out;
+	}
+	lock_sock_nested(nsk, SINGLE_DEPTH_NESTING);
+	err = quic_conn_server_start(nsk, req);
+	if (err) {
+		release_sock(nsk);
+		quic_conn_free(nsk);
+		sk_common_release(nsk);
+		quic_conn_request_free(req);
+		goto out;
+	}
+	inet_sk_set_state(nsk, TCP_SYN_RECV);
+	sock_graft(nsk, newsock);
+	newsock->state = SS_CONNECTED;
+	while ((skb = skb_dequeue(&req->skbs)))
+		quic_input_accept_skb(nsk, skb);
+	release_sock(nsk);
+	quic_conn_request_free(req);
+	err = 0;
+out:
+	release_sock(sk);
+	return err;
 }
 
 static int quic_shutdown(struct socket *sock, int how)
@@ -354,13 +587,103 @@ static int quic_shutdown(struct socket *sock, int how)
 
 static int quic_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 {
-	return -EOPNOTSUPP;
+	struct sock *sk = sock->sk;
+	struct quic_handshake_info info;
+	struct quic_pnspace *s;
+	struct cmsghdr *cmsg;
+	bool hs = false;
+	int err;
+
+	for_each_cmsghdr(cmsg, msg) {
+		if (!CMSG_OK(msg, cmsg))
+			return -EINVAL;
+		if (cmsg->cmsg_level != SOL_QUIC)
+			continue;
+		if (cmsg->cmsg_type != QUIC_HANDSHAKE_INFO)
+			return -EOPNOTSUPP;	/* stream data: stream.c */
+		if (cmsg->cmsg_len < CMSG_LEN(sizeof(info)))
+			return -EINVAL;
+		memcpy(&info, CMSG_DATA(cmsg), sizeof(info));
+		hs = true;
+	}
+	if (!hs)
+		return -EOPNOTSUPP;	/* stream data and datagrams: stream.c */
+
+	lock_sock(sk);
+	err = -EPIPE;
+	if (!quic_is_conn(sk))
+		goto out;
+	err = -EINVAL;
+	if (info.crypto_level != QUIC_CRYPTO_INITIAL &&
+	    info.crypto_level != QUIC_CRYPTO_HANDSHAKE &&
+	    info.crypto_level != QUIC_CRYPTO_APP)
+		goto out;
+	s = &quic_sk(sk)->conn.space[info.crypto_level];
+	if (s->discarded || !quic_crypto_ready(&s->tx))
+		goto out;
+	err = -EMSGSIZE;
+	if (!len || len > INT_MAX)
+		goto out;
+	err = quic_output_crypto(sk, info.crypto_level, &msg->msg_iter, len);
+	if (err)
+		goto out;
+	if (!(msg->msg_flags & MSG_MORE))
+		quic_output_flush(sk, GFP_KERNEL);
+	err = len;
+out:
+	release_sock(sk);
+	return err;
 }
 
 static int quic_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 			int flags)
 {
-	return -EOPNOTSUPP;
+	struct sock *sk = sock->sk;
+	struct quic_handshake_info info = {};
+	struct quic_crypto_cb *cb;
+	struct sk_buff *skb;
+	long timeo;
+	int err;
+	u32 n;
+
+	if (flags & MSG_OOB)
+		return -EOPNOTSUPP;
+	lock_sock(sk);
+	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
+	for (;;) {
+		skb = skb_peek(&sk->sk_receive_queue);
+		if (skb)
+			break;
+		err = -ENOTCONN;
+		if (!quic_is_conn(sk))
+			goto out;
+		err = -EAGAIN;
+		if (!timeo)
+			goto out;
+		err = sock_intr_errno(timeo);
+		if (signal_pending(current))
+			goto out;
+		sk_wait_data(sk, &timeo, NULL);
+	}
+	cb = QUIC_CRYPTO_CB(skb);
+	n = min_t(u32, len, skb->len - cb->consumed);
+	err = skb_copy_datagram_msg(skb, cb->consumed, msg, n);
+	if (err)
+		goto out;
+	info.crypto_level = cb->level;
+	put_cmsg(msg, SOL_QUIC, QUIC_HANDSHAKE_INFO, sizeof(info), &info);
+	if (!(flags & MSG_PEEK)) {
+		cb->consumed += n;
+		if (cb->consumed == skb->len) {
+			msg->msg_flags |= MSG_EOR;
+			skb_unlink(skb, &sk->sk_receive_queue);
+			kfree_skb(skb);
+		}
+	}
+	err = n;
+out:
+	release_sock(sk);
+	return err;
 }
 
 static int quic_ioctl(struct sock *sk, int cmd, unsigned long arg)
@@ -372,6 +695,71 @@ static int quic_ioctl(struct sock *sk, int cmd, unsigned long arg)
 		return -EOPNOTSUPP;
 	}
 	return -ENOIOCTLCMD;
+}
+
+/* The SOL_QUIC options of the handshake. STAND-IN for TOKEN: sockopt.c
+ * owns it; here only the role probe of socket-api.md 7.1 (an empty
+ * token on a client connection, failure elsewhere).
+ */
+static int quic_conn_setsockopt(struct sock *sk, int optname,
+				sockptr_t optval, unsigned int optlen)
+{
+	struct quic_crypto_secret secret;
+	u8 *buf;
+	int err;
+
+	switch (optname) {
+	case QUIC_SOCKOPT_CRYPTO_SECRET:
+		if (optlen < sizeof(secret))
+			return -EINVAL;
+		if (copy_from_sockptr(&secret, optval, sizeof(secret)))
+			return -EFAULT;
+		lock_sock(sk);
+		err = quic_conn_set_secret(sk, &secret);
+		release_sock(sk);
+		memzero_explicit(&secret, sizeof(secret));
+		return err;
+	case QUIC_SOCKOPT_TRANSPORT_PARAM_EXT:
+		if (optlen > 512)
+			return -EINVAL;
+		buf = memdup_sockptr(optval, optlen);
+		if (IS_ERR(buf))
+			return PTR_ERR(buf);
+		lock_sock(sk);
+		err = quic_conn_set_peer_tp(sk, buf, optlen);
+		release_sock(sk);
+		kfree(buf);
+		return err;
+	}
+	return -EOPNOTSUPP;
+}
+
+static int quic_conn_getsockopt(struct sock *sk, int optname,
+				char __user *optval, int __user *optlen,
+				int len)
+{
+	u8 *buf;
+	int err;
+
+	switch (optname) {
+	case QUIC_SOCKOPT_TRANSPORT_PARAM_EXT:
+		len = min_t(int, len, QUIC_SOCKOPT_MAX_LEN);
+		buf = kzalloc(len ? len : 1, GFP_KERNEL);
+		if (!buf)
+			return -ENOMEM;
+		lock_sock(sk);
+		err = quic_conn_get_local_tp(sk, buf, len);
+		release_sock(sk);
+		if (err >= 0) {
+			len = err;
+			err = 0;
+			if (put_user(len, optlen) || copy_to_user(optval, buf, len))
+				err = -EFAULT;
+		}
+		kfree(buf);
+		return err;
+	}
+	return -EOPNOTSUPP;
 }
 
 #define QUIC_OPT_SET	BIT(0)
@@ -416,7 +804,7 @@ static int quic_setsockopt(struct sock *sk, int level, int optname,
 		err = quic_sockopt_set(sk, optname, optval, optlen);
 		if (err != -ENOPROTOOPT)
 			return err;
-		return -EOPNOTSUPP;
+		return quic_conn_setsockopt(sk, optname, optval, optlen);
 	}
 
 	if (sk->sk_family == AF_INET6 && level == SOL_IPV6) {
@@ -445,7 +833,9 @@ static int quic_getsockopt(struct sock *sk, int level, int optname,
 		len = quic_sockopt_get(sk, optname, optval, optlen);
 		if (len != -ENOPROTOOPT)
 			return len;
-		return -EOPNOTSUPP;
+		if (get_user(len, optlen))
+			return -EFAULT;
+		return quic_conn_getsockopt(sk, optname, optval, optlen, len);
 	}
 
 	if (sk->sk_family == AF_INET6 && level == SOL_IPV6)
@@ -456,6 +846,9 @@ static int quic_getsockopt(struct sock *sk, int level, int optname,
 static int quic_init_sock(struct sock *sk)
 {
 	quic_sock_opts_init(&quic_sk(sk)->opts, false);
+	/* The receive path finds sockets under RCU (conn.c). */
+	sock_set_flag(sk, SOCK_RCU_FREE);
+	quic_conn_init(sk);
 	sock_prot_inuse_add(sock_net(sk), sk->sk_prot, 1);
 	return 0;
 }
@@ -476,6 +869,16 @@ static void quic_close(struct sock *sk, long timeout)
 {
 	lock_sock(sk);
 	WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);
+	if (sk->sk_state == TCP_LISTEN) {
+		quic_conn_listen_del(sk);
+		inet_sk_set_state(sk, TCP_CLOSE);
+	} else if (quic_is_conn(sk)) {
+		/* socket-api.md 5.7: no draining. */
+		quic_output_close(sk, sk->sk_state == TCP_ESTABLISHED ? 0 :
+				  QUIC_TRANSPORT_ERROR_APPLICATION, GFP_KERNEL);
+		quic_conn_closed(sk, 0);
+	}
+	quic_conn_free(sk);
 	release_sock(sk);
 	sk_common_release(sk);
 }
@@ -495,6 +898,7 @@ struct proto quic_prot = {
 	.setsockopt	= quic_setsockopt,
 	.getsockopt	= quic_getsockopt,
 	.unhash		= quic_unhash,
+	.backlog_rcv	= quic_input_backlog_rcv,
 	.obj_size	= sizeof(struct quic_sock),
 };
 
@@ -508,6 +912,7 @@ struct proto quic_v6_prot = {
 	.setsockopt	= quic_setsockopt,
 	.getsockopt	= quic_getsockopt,
 	.unhash		= quic_unhash,
+	.backlog_rcv	= quic_input_backlog_rcv,
 	.obj_size	= sizeof(struct quic6_sock),
 };
 

@@ -439,28 +439,6 @@ static int quic_get_ticket(struct sock *sk, struct quic_sock_opts *o,
 				  optval, optlen, len);
 }
 
-static int quic_get_tparams_ext(struct sock *sk, struct quic_sock_opts *o,
-				char __user *optval, int __user *optlen,
-				int len)
-{
-	u8 *buf;
-	int n;
-
-	if (sk->sk_state != TCP_SYN_RECV)
-		return -EINVAL;
-	buf = kmalloc(QUIC_TPARAM_EXT_MAX_LEN, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	n = quic_tparams_encode(buf, QUIC_TPARAM_EXT_MAX_LEN, &o->local,
-				quic_sock_opts_is_server(sk));
-	if (n < 0)
-		n = -EINVAL;
-	else
-		n = quic_opt_put_bytes(buf, n, n, optval, optlen, len);
-	kfree(buf);
-	return n;
-}
-
 /**
  * quic_sockopt_set - setsockopt() of the connection-independent options
  * @sk: the socket
@@ -556,10 +534,8 @@ int quic_sockopt_get(struct sock *sk, int optname, char __user *optval,
 	case QUIC_SOCKOPT_SESSION_TICKET:
 		err = quic_get_ticket(sk, o, optval, optlen, len);
 		break;
-	case QUIC_SOCKOPT_TRANSPORT_PARAM_EXT:
-		err = quic_get_tparams_ext(sk, o, optval, optlen, len);
-		break;
 	default:
+		/* TRANSPORT_PARAM_EXT: conn.c, which knows the CIDs. */
 		err = -ENOPROTOOPT;
 		break;
 	}

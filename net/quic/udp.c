@@ -39,6 +39,7 @@
 #include <net/udp.h>
 #include <net/udp_tunnel.h>
 
+#include <net/quic/conn.h>
 #include <net/quic/mib.h>
 #include <net/quic/protocol.h>
 #include <net/quic/udp.h>
@@ -131,9 +132,9 @@ static bool quic_udp_payload_ok(const struct sk_buff *skb, u32 len)
  *
  * The encap_rcv hook of the shared UDP sockets, called under RCU in
  * softirq context. Every datagram is counted and consumed: nothing falls
- * through to the UDP socket's queue, which nobody reads. There are no
- * connections yet, so after the sanity checks every datagram is dropped
- * as "no connection".
+ * through to the UDP socket's queue, which nobody reads. After the sanity
+ * checks input.c finds the connection or listener; a datagram nobody
+ * takes is dropped as "no connection".
  *
  * Return: 0, the datagram was consumed.
  */
@@ -141,6 +142,7 @@ int quic_udp_rcv(struct sock *udp_sk, struct sk_buff *skb)
 {
 	struct net *net = sock_net(udp_sk);
 	enum skb_drop_reason reason;
+	struct quic_udp_sock *us;
 	u32 len = 0;
 
 	PRANDOM_SIPHASH_ADD_NOISE(skb->len, skb, skb->tstamp, jiffies);
@@ -151,11 +153,16 @@ int quic_udp_rcv(struct sock *udp_sk, struct sk_buff *skb)
 	if (!quic_udp_payload_ok(skb, len)) {
 		QUIC_INC_STATS(net, QUIC_MIB_DROP_MALFORMED);
 		reason = SKB_DROP_REASON_PKT_TOO_SMALL;
-	} else {
-		QUIC_INC_STATS(net, QUIC_MIB_DROP_NOCONN);
-		reason = SKB_DROP_REASON_NO_SOCKET;
+		kfree_skb_reason(skb, reason);
+		return 0;
 	}
-	kfree_skb_reason(skb, reason);
+	us = rcu_dereference_sk_user_data(udp_sk);
+	if (!us) {
+		QUIC_INC_STATS(net, QUIC_MIB_DROP_NOCONN);
+		kfree_skb_reason(skb, SKB_DROP_REASON_NO_SOCKET);
+	} else if (quic_input_rcv(net, us, skb)) {
+		QUIC_INC_STATS(net, QUIC_MIB_DROP_NOCONN);
+	}
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <net/inet_sock.h>
 #include <net/sock.h>
 #include <net/quic/sockopt.h>
+#include <net/quic/conn.h>
 
 struct quic_udp_sock;
 
@@ -20,6 +21,7 @@ struct quic_udp_sock;
  * @bound: bind() succeeded; a socket binds once
  * @udp: the shared UDP socket of the bound address, once bound
  * @opts: the connection-independent SOL_QUIC option settings
+ * @conn: the connection (conn.c)
  *
  * The bound address and port live in the inet fields (inet_rcv_saddr,
  * inet_saddr, inet_sport, sk_v6_rcv_saddr), as for the other inet
@@ -30,6 +32,7 @@ struct quic_sock {
 	u8			bound;
 	struct quic_udp_sock	*udp;
 	struct quic_sock_opts	opts;
+	struct quic_conn	conn;
 };
 
 /**

@@ -28,6 +28,7 @@ else
 	result "not ok" module "socket(IPPROTO_QUIC) autoloads quic"
 fi
 run_kselftest "$dir/udp"
+run_kselftest "$dir/handshake"
 # No UDP socket or anything else of quic.ko outlives the tests.
 if rmmod quic; then
 	result ok module "quic unloads after the tests"

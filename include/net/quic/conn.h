@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * QUIC: connection state of a QUIC socket (net/quic/conn.c), the packet
+ * output path (net/quic/output.c) and the packet input path
+ * (net/quic/input.c).
+ *
+ * Everything here is serialised by the socket lock: process context holds
+ * it with lock_sock(), softirq receive and the timer with bh_lock_sock()
+ * when the socket is not owned by a user (otherwise the receive path
+ * queues to the socket backlog and the timer retries later).
+ */
+#ifndef __NET_QUIC_CONN_H
+#define __NET_QUIC_CONN_H
+
+#include <linux/list.h>
+#include <linux/quic.h>
+#include <linux/skbuff.h>
+#include <linux/timer.h>
+#include <linux/types.h>
+#include <net/quic/ackrange.h>
+#include <net/quic/cid.h>
+#include <net/quic/crypto.h>
+#include <net/quic/sent.h>
+#include <net/quic/tparam.h>
+#include <net/quic/udp.h>
+
+struct sock;
+
+/* Length of the connection IDs we choose (socket-api.md 7.3). */
+#define QUIC_CONN_CID_LEN		8
+/* Largest datagram we build. */
+#define QUIC_CONN_MAX_DGRAM		1200
+/* Largest piece of CRYPTO data kept as one unit for (re)transmission. */
+#define QUIC_CONN_CRYPTO_CHUNK		1000
+/* Packets of a level kept while its receive key is missing. */
+#define QUIC_CONN_MAX_PARKED		32
+/* CRYPTO chunks one sent packet records. */
+#define QUIC_CONN_PKT_CHUNKS		4
+/* Requests and parked datagrams a listener keeps per request. */
+#define QUIC_CONN_REQ_MAX_SKBS		8
+
+/* The packet-number spaces, indexed by enum quic_crypto_level. */
+#define QUIC_PNSPACE_NUM		3	/* APP, INITIAL, HANDSHAKE */
+
+/**
+ * struct quic_crypto_chunk - CRYPTO stream bytes of one level to deliver
+ * @list: link in &quic_pnspace.crypto_out, ascending offsets
+ * @offset: offset in the level's CRYPTO stream
+ * @len: bytes at @data
+ * @need_send: not yet sent, or to be sent again
+ * @data: the bytes
+ */
+struct quic_crypto_chunk {
+	struct list_head	list;
+	u64			offset;
+	u32			len;
+	bool			need_send;
+	u8			data[];
+};
+
+/**
+ * struct quic_out_pkt - a sent packet we may have to answer for
+ * @sent: the sent-store record
+ * @level: its packet-number space
+ * @nr_chunks: CRYPTO chunks carried, by offset in @chunk_off
+ * @chunk_off: their offsets
+ * @handshake_done: carried HANDSHAKE_DONE
+ */
+struct quic_out_pkt {
+	struct quic_sent_pkt	sent;
+	u8			level;
+	u8			nr_chunks;
+	bool			handshake_done;
+	u64			chunk_off[QUIC_CONN_PKT_CHUNKS];
+};
+
+/**
+ * struct quic_pnspace - one packet-number space and its encryption level
+ * @rx: receive keys
+ * @tx: transmit keys
+ * @recv: packet numbers received, for ACK frames and duplicates
+ * @sent: packets sent and not yet acknowledged
+ * @crypto_out: CRYPTO data sent or to send, until acknowledged
+ * @parked: packets received before @rx was ready
+ * @next_pn: the next packet number to send
+ * @crypto_send_off: CRYPTO stream offset for the next bytes queued
+ * @crypto_recv_off: CRYPTO stream offset expected next
+ * @ack_pending: an ack-eliciting packet arrived since our last ACK
+ * @ping: send a PING (probe with nothing to retransmit)
+ * @discarded: keys dropped; nothing more is sent or received here
+ */
+struct quic_pnspace {
+	struct quic_crypto	rx;
+	struct quic_crypto	tx;
+	struct quic_ackrange	recv;
+	struct quic_sent	sent;
+	struct list_head	crypto_out;
+	struct sk_buff_head	parked;
+	u64			next_pn;
+	u64			crypto_send_off;
+	u64			crypto_recv_off;
+	bool			ack_pending;
+	bool			ping;
+	bool			discarded;
+};
+
+/**
+ * struct quic_request - a client Initial waiting for accept()
+ * @list: link in the listener's request queue
+ * @local: the address the client targeted
+ * @peer: the client's address
+ * @dcid: the DCID the client chose (the original DCID)
+ * @scid: the client's SCID
+ * @version: the client's version
+ * @skbs: its datagrams, parked until accept()
+ */
+struct quic_request {
+	struct list_head	list;
+	union quic_addr		local;
+	union quic_addr		peer;
+	struct quic_cid		dcid;
+	struct quic_cid		scid;
+	u32			version;
+	struct sk_buff_head	skbs;
+};
+
+/**
+ * struct quic_conn - the connection of a QUIC socket
+ * @space: the packet-number spaces, by enum quic_crypto_level
+ * @local_tp: our transport parameters
+ * @peer_tp: the peer's transport parameters, once received
+ * @scid: our connection ID
+ * @dcid: the peer's connection ID
+ * @odcid: the original DCID of the client's first Initial
+ * @local: the local address of the path
+ * @peer: the peer's address
+ * @requests: listener: queued requests
+ * @timer: PTO and delayed ACK timer
+ * @hnode: link in the (stand-in) connection table, by @scid
+ * @onode: link in the (stand-in) connection table, by @odcid (server)
+ * @listen_node: link in the (stand-in) listener list
+ * @version: the QUIC version in use
+ * @pto_count: consecutive PTO expiries
+ * @close_err: transport error to close with, set by the input path
+ * @is_server: server role (listener or accepted socket)
+ * @hashed: in the connection table
+ * @listening: in the listener list
+ * @peer_tp_set: @peer_tp holds the peer's parameters
+ * @handshake_done_pending: HANDSHAKE_DONE to send (server)
+ * @handshake_confirmed: handshake confirmed (RFC 9001 4.1.2)
+ * @hd_acked: our HANDSHAKE_DONE was acknowledged (server)
+ * @dcid_learned: client: @dcid is the server's SCID (RFC 9000 7.2)
+ */
+struct quic_conn {
+	struct quic_pnspace	space[QUIC_PNSPACE_NUM];
+	struct quic_tparams	local_tp;
+	struct quic_tparams	peer_tp;
+	struct quic_cid		scid;
+	struct quic_cid		dcid;
+	struct quic_cid		odcid;
+	union quic_addr		local;
+	union quic_addr		peer;
+	struct list_head	requests;
+	struct timer_list	timer;
+	struct hlist_node	hnode;
+	struct hlist_node	onode;
+	struct hlist_node	listen_node;
+	u32			version;
+	u32			pto_count;
+	u32			close_err;
+	u8			is_server:1,
+				hashed:1,
+				listening:1,
+				peer_tp_set:1,
+				handshake_done_pending:1,
+				handshake_confirmed:1,
+				hd_acked:1,
+				dcid_learned:1;
+};
+
+/* conn.c */
+void quic_conn_init(struct sock *sk);
+void quic_conn_free(struct sock *sk);
+int quic_conn_client_start(struct sock *sk, const union quic_addr *peer);
+int quic_conn_server_start(struct sock *sk, struct quic_request *req);
+void quic_conn_hash(struct sock *sk);
+void quic_conn_unhash(struct sock *sk);
+void quic_conn_listen_add(struct sock *sk);
+void quic_conn_listen_del(struct sock *sk);
+struct sock *quic_conn_lookup(struct net *net, const u8 *dcid, u32 len,
+			      const union quic_addr *peer);
+struct sock *quic_conn_lookup_listener(struct net *net,
+				       const struct quic_udp_sock *us,
+				       __be16 port);
+void quic_conn_request_free(struct quic_request *req);
+int quic_conn_set_secret(struct sock *sk, const struct quic_crypto_secret *s);
+int quic_conn_set_peer_tp(struct sock *sk, const u8 *data, u32 len);
+int quic_conn_get_local_tp(struct sock *sk, u8 *buf, u32 room);
+void quic_conn_discard_space(struct sock *sk, u8 level);
+void quic_conn_timer_arm(struct sock *sk);
+void quic_conn_closed(struct sock *sk, u32 err);
+
+/* output.c */
+int quic_output_crypto(struct sock *sk, u8 level, struct iov_iter *from,
+		       u32 len);
+void quic_output_flush(struct sock *sk, gfp_t gfp);
+void quic_output_close(struct sock *sk, u32 err, gfp_t gfp);
+void quic_output_pkt_acked(void *ctx, struct quic_sent_pkt *pkt);
+void quic_output_pkt_free(void *ctx, struct quic_sent_pkt *pkt);
+
+/**
+ * struct quic_crypto_cb - handshake data waiting in the receive queue
+ * @level: its encryption level
+ * @consumed: bytes already read
+ */
+struct quic_crypto_cb {
+	u8	level;
+	u32	consumed;
+};
+
+#define QUIC_CRYPTO_CB(skb)	((struct quic_crypto_cb *)(skb)->cb)
+
+/* input.c */
+int quic_input_rcv(struct net *net, struct quic_udp_sock *us,
+		   struct sk_buff *skb);
+int quic_input_backlog_rcv(struct sock *sk, struct sk_buff *skb);
+void quic_input_accept_skb(struct sock *sk, struct sk_buff *skb);
+void quic_input_process_parked(struct sock *sk, u8 level);
+
+#endif /* __NET_QUIC_CONN_H */

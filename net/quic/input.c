@@ -1,0 +1,471 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * QUIC: received datagrams to connections and listeners.
+ *
+ * quic_udp_rcv() (udp.c) hands each datagram to quic_input_rcv(), in
+ * softirq under RCU. The first packet's DCID finds the connection; an
+ * Initial for no connection goes to the listener of the port, which
+ * queues a request for accept(). The socket processes the datagram at
+ * once, or from its backlog when a user holds it.
+ *
+ * Per packet: header protection off, packet number expanded, payload
+ * decrypted, then the frames decoded and checked against the level. A
+ * packet whose level has no receive key yet is parked (with the rest of
+ * its datagram) until the key arrives. Violations close the connection
+ * with the transport error. Every dropped datagram is counted.
+ */
+
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/ktime.h>
+#include <linux/slab.h>
+#include <linux/udp.h>
+#include <net/ipv6.h>
+#include <net/sock.h>
+
+#include <net/quic/conn.h>
+#include <net/quic/frame.h>
+#include <net/quic/mib.h>
+#include <net/quic/packet.h>
+#include <net/quic/protocol.h>
+#include <net/quic/socket.h>
+
+#define QUIC_IN_ACK_RANGES	16
+/* CRYPTO data accepted beyond what was delivered (RFC 9000 7.5). */
+#define QUIC_IN_CRYPTO_MAX	65536
+
+/* The sender of a datagram, kept in skb->cb while it waits. */
+struct quic_in_cb {
+	union quic_addr	peer;
+};
+
+#define QUIC_IN_CB(skb)	((struct quic_in_cb *)(skb)->cb)
+
+static void quic_in_addrs(const struct sk_buff *skb, union quic_addr *local,
+			  union quic_addr *peer)
+{
+	const struct udphdr *uh = udp_hdr(skb);
+
+	memset(local, 0, sizeof(*local));
+	memset(peer, 0, sizeof(*peer));
+	if (ip_hdr(skb)->version == 4) {
+		local->v4.sin_family = AF_INET;
+		local->v4.sin_addr.s_addr = ip_hdr(skb)->daddr;
+		local->v4.sin_port = uh->dest;
+		peer->v4.sin_family = AF_INET;
+		peer->v4.sin_addr.s_addr = ip_hdr(skb)->saddr;
+		peer->v4.sin_port = uh->source;
+	} else {
+		local->v6.sin6_family = AF_INET6;
+		local->v6.sin6_addr = ipv6_hdr(skb)->daddr;
+		local->v6.sin6_port = uh->dest;
+		peer->v6.sin6_family = AF_INET6;
+		peer->v6.sin6_addr = ipv6_hdr(skb)->saddr;
+		peer->v6.sin6_port = uh->source;
+		if (ipv6_addr_type(&peer->v6.sin6_addr) & IPV6_ADDR_LINKLOCAL)
+			peer->v6.sin6_scope_id = inet6_iif(skb);
+	}
+}
+
+static void quic_in_drop(struct sock *sk, struct sk_buff *skb, int field)
+{
+	QUIC_INC_STATS(sock_net(sk), field);
+	kfree_skb(skb);
+}
+
+/* A connection error (RFC 9000 11.1): CONNECTION_CLOSE, then closed. */
+static void quic_in_error(struct sock *sk, u32 err)
+{
+	quic_output_close(sk, err, GFP_ATOMIC);
+	quic_conn_closed(sk, err);
+}
+
+/* CRYPTO at Initial or Handshake: deliver in order to the receive queue.
+ * Return 0, 1 if the packet must not be acknowledged (data ahead of what
+ * was delivered, or no room), or a transport error.
+ */
+static int quic_in_crypto(struct sock *sk, u8 level, const struct quic_frame *f)
+{
+	struct quic_pnspace *s = &quic_sk(sk)->conn.space[level];
+	u64 end = f->data.offset + f->data.len;
+	struct sk_buff *skb;
+	u32 skip, len;
+
+	if (end > s->crypto_recv_off + QUIC_IN_CRYPTO_MAX)
+		return QUIC_TRANSPORT_ERROR_CRYPTO_BUF_EXCEEDED;
+	if (level == QUIC_CRYPTO_APP || end <= s->crypto_recv_off)
+		return 0;	/* post-handshake data: not kept (stand-in) */
+	if (f->data.offset > s->crypto_recv_off)
+		return 1;	/* ahead: let the peer send it again */
+	skip = s->crypto_recv_off - f->data.offset;
+	len = f->data.len - skip;
+	if (atomic_read(&sk->sk_rmem_alloc) > READ_ONCE(sk->sk_rcvbuf))
+		return 1;
+	skb = alloc_skb(len, GFP_ATOMIC);
+	if (!skb)
+		return 1;
+	skb_put_data(skb, f->data.data + skip, len);
+	QUIC_CRYPTO_CB(skb)->level = level;
+	skb_set_owner_r(skb, sk);
+	skb_queue_tail(&sk->sk_receive_queue, skb);
+	s->crypto_recv_off = end;
+	sk->sk_data_ready(sk);
+	return 0;
+}
+
+/* The frames of one decrypted packet. Return 0, 1 (do not acknowledge)
+ * or -1 once the connection was closed.
+ */
+static int quic_in_frames(struct sock *sk, u8 level, const u8 *p, u32 len,
+			  bool *eliciting)
+{
+	struct quic_ack_range ranges[QUIC_IN_ACK_RANGES];
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_pnspace *s = &c->space[level];
+	struct quic_frame f;
+	int ret = 0, err;
+
+	if (!len) {
+		quic_in_error(sk, QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION);
+		return -1;
+	}
+	while (len) {
+		memset(&f, 0, sizeof(f));
+		f.ranges = ranges;
+		f.max_ranges = QUIC_IN_ACK_RANGES;
+		if (quic_frame_decode(&p, &len, &f)) {
+			quic_in_error(sk, f.err);
+			return -1;
+		}
+		if (!quic_frame_allowed(f.type, level)) {
+			quic_in_error(sk, QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION);
+			return -1;
+		}
+		if (quic_frame_ack_eliciting(f.type))
+			*eliciting = true;
+		switch (f.type) {
+		case QUIC_FRAME_ACK:
+		case QUIC_FRAME_ACK_ECN:
+			err = quic_sent_on_ack(&s->sent, f.ranges,
+					       f.ack.nr_ranges,
+					       quic_output_pkt_acked, sk);
+			if (err < 0) {
+				quic_in_error(sk, err == -EPROTO ?
+					QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION :
+					QUIC_TRANSPORT_ERROR_FRAME_ENCODING);
+				return -1;
+			}
+			if (err)
+				c->pto_count = 0;
+			break;
+		case QUIC_FRAME_CRYPTO:
+			err = quic_in_crypto(sk, level, &f);
+			if (err > 1) {
+				quic_in_error(sk, err);
+				return -1;
+			}
+			ret |= err;
+			break;
+		case QUIC_FRAME_HANDSHAKE_DONE:
+			if (c->is_server) {
+				quic_in_error(sk, QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION);
+				return -1;
+			}
+			if (!c->handshake_confirmed) {
+				c->handshake_confirmed = 1;
+				quic_conn_discard_space(sk, QUIC_CRYPTO_HANDSHAKE);
+			}
+			break;
+		case QUIC_FRAME_CONNECTION_CLOSE:
+		case QUIC_FRAME_CONNECTION_CLOSE_APP:
+			quic_conn_closed(sk, f.close.err);
+			return -1;
+		default:
+			/* PADDING, PING; the frames of streams, datagrams,
+			 * CIDs, tokens and paths are not handled yet and are
+			 * ignored (stream.c and connid.c take them).
+			 */
+			break;
+		}
+	}
+	return ret;
+}
+
+static int quic_in_level(u8 type)
+{
+	switch (type) {
+	case QUIC_PACKET_INITIAL:
+		return QUIC_CRYPTO_INITIAL;
+	case QUIC_PACKET_HANDSHAKE:
+		return QUIC_CRYPTO_HANDSHAKE;
+	case QUIC_PACKET_1RTT:
+		return QUIC_CRYPTO_APP;
+	}
+	return -1;	/* 0-RTT, Retry, Version Negotiation: not handled */
+}
+
+/* One datagram for a connection, socket locked. Consumes @skb. */
+static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	u32 pn_len, tpn, hdr_len, plen, pos;
+	struct quic_packet_iter it;
+	struct quic_pkt_hdr h;
+	struct quic_pnspace *s;
+	bool eliciting;
+	u64 largest, pn;
+	int level, ret;
+	u8 *pkt;
+
+	quic_packet_iter_init(&it, skb->data, skb->len, QUIC_CONN_CID_LEN, 0);
+	while ((ret = quic_packet_next(&it, &h)) > 0) {
+		if (sk->sk_state == TCP_CLOSE)
+			break;
+		pos = it.pos;
+		pkt = skb->data + pos;
+		level = quic_in_level(h.type);
+		if (level < 0 || (h.long_header && h.version != c->version)) {
+			QUIC_INC_STATS(sock_net(sk), QUIC_MIB_DROP_MALFORMED);
+			continue;
+		}
+		s = &c->space[level];
+		if (s->discarded)
+			continue;
+		if (!quic_crypto_ready(&s->rx)) {
+			if (skb_queue_len(&s->parked) >= QUIC_CONN_MAX_PARKED)
+				break;
+			/* Keep this packet and those after it. */
+			__skb_pull(skb, pos);
+			skb_queue_tail(&s->parked, skb);
+			goto out;
+		}
+		if (quic_crypto_hp_remove(&s->rx, pkt, h.pkt_len, h.pn_offset,
+					  &pn_len, &tpn)) {
+			QUIC_INC_STATS(sock_net(sk), QUIC_MIB_DROP_DECRYPT);
+			continue;
+		}
+		if (!quic_ackrange_largest(&s->recv, &largest))
+			largest = QUIC_PN_NONE;
+		pn = quic_pn_decode(largest, tpn, pn_len * 8);
+		hdr_len = h.pn_offset + pn_len;
+		ret = quic_crypto_aead_decrypt(&s->rx, pkt, hdr_len, pn,
+					       h.pkt_len);
+		if (ret < 0) {
+			QUIC_INC_STATS(sock_net(sk), QUIC_MIB_DROP_DECRYPT);
+			continue;
+		}
+		/* The key update keys of the send side are not there yet. */
+		if (ret == QUIC_CRYPTO_KEY_UPDATED) {
+			quic_in_error(sk, QUIC_TRANSPORT_ERROR_KEY_UPDATE);
+			break;
+		}
+		if (quic_packet_reserved_bits(pkt[0])) {
+			quic_in_error(sk, QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION);
+			break;
+		}
+		if (quic_ackrange_seen(&s->recv, pn))
+			continue;
+		/* RFC 9000 7.2: the client takes the server's SCID from the
+		 * first packet it processes.
+		 */
+		if (!c->is_server && h.long_header && !c->dcid_learned) {
+			if (!quic_cid_set(&c->dcid, h.scid, h.scid_len))
+				continue;
+			c->dcid_learned = 1;
+		}
+		plen = h.pkt_len - hdr_len - QUIC_PACKET_TAG_LEN;
+		eliciting = false;
+		ret = quic_in_frames(sk, level, pkt + hdr_len, plen, &eliciting);
+		if (ret < 0)
+			break;
+		if (!ret && !s->discarded) {
+			quic_ackrange_add(&s->recv, pn, ktime_to_us(ktime_get()));
+			if (eliciting)
+				s->ack_pending = true;
+		}
+		/* RFC 9001 4.9.1: a server drops Initial keys once it
+		 * processes a Handshake packet.
+		 */
+		if (c->is_server && level == QUIC_CRYPTO_HANDSHAKE &&
+		    !c->space[QUIC_CRYPTO_INITIAL].discarded)
+			quic_conn_discard_space(sk, QUIC_CRYPTO_INITIAL);
+	}
+	if (ret < 0 && sk->sk_state != TCP_CLOSE)
+		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_DROP_MALFORMED);
+	kfree_skb(skb);
+out:
+	quic_output_flush(sk, GFP_ATOMIC);
+}
+
+/**
+ * quic_input_process_parked() - process packets that waited for a key
+ * @sk: the socket, locked
+ * @level: the level whose receive key just arrived
+ */
+void quic_input_process_parked(struct sock *sk, u8 level)
+{
+	struct quic_pnspace *s = &quic_sk(sk)->conn.space[level];
+	struct sk_buff_head q;
+	struct sk_buff *skb;
+
+	__skb_queue_head_init(&q);
+	skb_queue_splice_init(&s->parked, &q);
+	while ((skb = __skb_dequeue(&q))) {
+		if (sk->sk_state == TCP_CLOSE) {
+			kfree_skb(skb);
+			continue;
+		}
+		quic_in_conn(sk, skb);
+	}
+}
+
+/* A datagram for a listener, socket locked. Consumes @skb. */
+static void quic_in_listen(struct sock *sk, struct sk_buff *skb)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	union quic_addr local, peer;
+	struct quic_request *req;
+	struct quic_pkt_hdr h;
+	struct sock *child;
+
+	if (quic_packet_parse_header(skb->data, skb->len, QUIC_CONN_CID_LEN, 0,
+				     &h) || h.type != QUIC_PACKET_INITIAL ||
+	    h.dcid_len < QUIC_CONN_CID_LEN || h.dcid_len > QUIC_CID_MAX_LEN ||
+	    h.scid_len > QUIC_CID_MAX_LEN ||
+	    !quic_packet_initial_size_ok(skb->len)) {
+		quic_in_drop(sk, skb, QUIC_MIB_DROP_NOCONN);
+		return;
+	}
+	quic_in_addrs(skb, &local, &peer);
+	/* accept() may have made the connection since the lookup. */
+	child = quic_conn_lookup(sock_net(sk), h.dcid, h.dcid_len, &peer);
+	if (child) {
+		bh_lock_sock_nested(child);
+		if (!sock_owned_by_user(child)) {
+			if (child->sk_state != TCP_CLOSE)
+				quic_in_conn(child, skb);
+			else
+				quic_in_drop(sk, skb, QUIC_MIB_DROP_NOCONN);
+		} else if (sk_add_backlog(child, skb, READ_ONCE(child->sk_rcvbuf))) {
+			quic_in_drop(sk, skb, QUIC_MIB_DROP_NOCONN);
+		}
+		bh_unlock_sock(child);
+		sock_put(child);
+		return;
+	}
+	list_for_each_entry(req, &c->requests, list) {
+		if (quic_cid_eq_bytes(&req->dcid, h.dcid, h.dcid_len) &&
+		    !memcmp(&req->peer, &peer, sizeof(peer))) {
+			if (skb_queue_len(&req->skbs) >= QUIC_CONN_REQ_MAX_SKBS)
+				quic_in_drop(sk, skb, QUIC_MIB_DROP_NOCONN);
+			else
+				skb_queue_tail(&req->skbs, skb);
+			return;
+		}
+	}
+	/* A full accept queue drops (CONNECTION_REFUSED not sent yet). */
+	if (sk_acceptq_is_full(sk)) {
+		quic_in_drop(sk, skb, QUIC_MIB_DROP_NOCONN);
+		return;
+	}
+	req = kzalloc(sizeof(*req), GFP_ATOMIC);
+	if (!req) {
+		quic_in_drop(sk, skb, QUIC_MIB_DROP_NOCONN);
+		return;
+	}
+	req->local = local;
+	req->peer = peer;
+	quic_cid_set(&req->dcid, h.dcid, h.dcid_len);
+	quic_cid_set(&req->scid, h.scid, h.scid_len);
+	req->version = h.version;
+	skb_queue_head_init(&req->skbs);
+	skb_queue_tail(&req->skbs, skb);
+	list_add_tail(&req->list, &c->requests);
+	sk_acceptq_added(sk);
+	sk->sk_data_ready(sk);
+}
+
+static void quic_in_sk(struct sock *sk, struct sk_buff *skb)
+{
+	if (sk->sk_state == TCP_LISTEN)
+		quic_in_listen(sk, skb);
+	else if (sk->sk_state == TCP_SYN_RECV || sk->sk_state == TCP_ESTABLISHED)
+		quic_in_conn(sk, skb);
+	else
+		quic_in_drop(sk, skb, QUIC_MIB_DROP_NOCONN);
+}
+
+/**
+ * quic_input_backlog_rcv() - process a datagram from the socket backlog
+ * @sk: the socket, owned by the releasing user
+ * @skb: the datagram, at the QUIC payload
+ *
+ * Return: 0.
+ */
+int quic_input_backlog_rcv(struct sock *sk, struct sk_buff *skb)
+{
+	quic_in_sk(sk, skb);
+	return 0;
+}
+
+/**
+ * quic_input_accept_skb() - process a datagram parked on a request
+ * @sk: the accepted socket, locked
+ * @skb: the datagram
+ */
+void quic_input_accept_skb(struct sock *sk, struct sk_buff *skb)
+{
+	quic_in_conn(sk, skb);
+}
+
+/**
+ * quic_input_rcv() - dispatch a datagram to its socket
+ * @net: the namespace
+ * @us: the shared UDP socket it arrived on
+ * @skb: the datagram, at the UDP header, checked by udp.c
+ *
+ * Softirq, under RCU. Consumes @skb.
+ *
+ * Return: 0 if a socket took it, -ENOENT if none did (@skb freed).
+ */
+int quic_input_rcv(struct net *net, struct quic_udp_sock *us,
+		   struct sk_buff *skb)
+{
+	union quic_addr local, peer;
+	struct quic_pkt_hdr h;
+	struct sock *sk;
+	int err;
+
+	quic_in_addrs(skb, &local, &peer);
+	if (skb_ensure_writable(skb, skb->len)) {
+		kfree_skb(skb);
+		return -ENOMEM;
+	}
+	__skb_pull(skb, sizeof(struct udphdr));
+	/* udp.c checked the invariants: what does not parse as a packet
+	 * of ours is for no connection.
+	 */
+	err = quic_packet_parse_header(skb->data, skb->len, QUIC_CONN_CID_LEN,
+				       0, &h);
+	if (err) {
+		kfree_skb(skb);
+		return -ENOENT;
+	}
+	memset(skb->cb, 0, sizeof(skb->cb));
+	QUIC_IN_CB(skb)->peer = peer;
+	sk = quic_conn_lookup(net, h.dcid, h.dcid_len, &peer);
+	if (!sk && h.type == QUIC_PACKET_INITIAL)
+		sk = quic_conn_lookup_listener(net, us, local.v4.sin_port);
+	if (!sk) {
+		kfree_skb(skb);
+		return -ENOENT;
+	}
+	bh_lock_sock(sk);
+	if (!sock_owned_by_user(sk))
+		quic_in_sk(sk, skb);
+	else if (sk_add_backlog(sk, skb, READ_ONCE(sk->sk_rcvbuf)))
+		quic_in_drop(sk, skb, QUIC_MIB_DROP_NOCONN);
+	bh_unlock_sock(sk);
+	sock_put(sk);
+	return 0;
+}

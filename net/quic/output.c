@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * QUIC: frames to packets to datagrams.
+ *
+ * quic_output_flush() fills datagrams from the packet-number spaces in
+ * the order Initial, Handshake, 1-RTT, coalescing one packet of each
+ * level per datagram: an ACK when one is due, the CRYPTO data waiting to
+ * be (re)sent, HANDSHAKE_DONE, a PING probe. A datagram that carries an
+ * Initial packet is padded to 1200 bytes (RFC 9000 14.1), in its last
+ * packet. The packet number is always sent in 4 bytes.
+ */
+
+#include <linux/ktime.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+#include <net/sock.h>
+
+#include <net/quic/conn.h>
+#include <net/quic/frame.h>
+#include <net/quic/packet.h>
+#include <net/quic/socket.h>
+#include <net/quic/varint.h>
+
+#define QUIC_OUT_PN_LEN		4
+#define QUIC_OUT_ACK_RANGES	16
+/* Our ack_delay_exponent: the default, 3. */
+#define QUIC_OUT_ACK_DELAY_EXP	3
+/* Datagrams one flush sends at most. */
+#define QUIC_OUT_MAX_DGRAMS	64
+
+static const u8 quic_out_levels[] = {
+	QUIC_CRYPTO_INITIAL, QUIC_CRYPTO_HANDSHAKE, QUIC_CRYPTO_APP
+};
+
+struct quic_out_plan {
+	u8		*payload[QUIC_PNSPACE_NUM];
+	u32		len[QUIC_PNSPACE_NUM];
+	struct quic_out_pkt *rec[QUIC_PNSPACE_NUM];
+	bool		used[QUIC_PNSPACE_NUM];
+	bool		eliciting[QUIC_PNSPACE_NUM];
+};
+
+static u32 quic_out_hdr_len(const struct quic_conn *c, u8 level, u32 payload)
+{
+	u32 len;
+
+	if (level == QUIC_CRYPTO_APP)
+		return 1 + c->dcid.len + QUIC_OUT_PN_LEN;
+	len = 1 + 4 + 1 + c->dcid.len + 1 + c->scid.len + QUIC_OUT_PN_LEN;
+	len += quic_varint_len(QUIC_OUT_PN_LEN + payload + QUIC_PACKET_TAG_LEN);
+	if (level == QUIC_CRYPTO_INITIAL)
+		len += 1;	/* Token Length 0 */
+	return len;
+}
+
+/* Write an ACK frame of @s at @p; return its length or 0 if it does not
+ * fit.
+ */
+static u32 quic_out_ack(struct quic_pnspace *s, u8 *p, u32 room)
+{
+	struct quic_ack_range ranges[QUIC_OUT_ACK_RANGES];
+	struct quic_frame f = {};
+	u32 i, n;
+	int len;
+
+	n = min_t(u32, quic_ackrange_count(&s->recv), QUIC_OUT_ACK_RANGES);
+	if (!n)
+		return 0;
+	for (i = 0; i < n; i++)
+		quic_ackrange_get(&s->recv, i, &ranges[i]);
+	f.type = QUIC_FRAME_ACK;
+	f.ranges = ranges;
+	f.max_ranges = n;
+	f.ack.nr_ranges = n;
+	f.ack.largest = ranges[0].largest;
+	f.ack.delay = quic_ackrange_ack_delay(&s->recv,
+					      ktime_to_us(ktime_get())) >>
+		      QUIC_OUT_ACK_DELAY_EXP;
+	len = quic_frame_encode(p, room, &f);
+	return len > 0 ? len : 0;
+}
+
+/* Plan the frames of one level into @buf; return their length. */
+static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
+			   struct quic_out_pkt *rec, bool *eliciting)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_pnspace *s = &c->space[level];
+	struct quic_crypto_chunk *ch;
+	struct quic_frame f = {};
+	u32 used = 0;
+	int n;
+
+	*eliciting = false;
+	if (s->ack_pending) {
+		n = quic_out_ack(s, buf, room);
+		if (n) {
+			used += n;
+			s->ack_pending = false;
+		}
+	}
+	list_for_each_entry(ch, &s->crypto_out, list) {
+		if (!ch->need_send)
+			continue;
+		if (rec->nr_chunks == QUIC_CONN_PKT_CHUNKS)
+			break;
+		n = quic_frame_crypto_fit(ch->offset, room - used, ch->len);
+		if (n < (int)ch->len)
+			break;	/* chunks are never split */
+		f.type = QUIC_FRAME_CRYPTO;
+		f.data.offset = ch->offset;
+		f.data.data = ch->data;
+		f.data.len = ch->len;
+		n = quic_frame_encode(buf + used, room - used, &f);
+		if (n < 0)
+			break;
+		used += n;
+		ch->need_send = false;
+		rec->chunk_off[rec->nr_chunks++] = ch->offset;
+		*eliciting = true;
+	}
+	if (level == QUIC_CRYPTO_APP && c->handshake_done_pending &&
+	    room - used >= 1) {
+		buf[used++] = QUIC_FRAME_HANDSHAKE_DONE;
+		c->handshake_done_pending = 0;
+		rec->handshake_done = true;
+		*eliciting = true;
+	}
+	if (s->ping && !*eliciting && room - used >= 1) {
+		buf[used++] = QUIC_FRAME_PING;
+		*eliciting = true;
+	}
+	if (*eliciting)
+		s->ping = false;
+	return used;
+}
+
+/* Header, encryption and send bookkeeping of one planned packet. */
+static int quic_out_seal(struct sock *sk, u8 level, u8 *p, u32 room,
+			 const u8 *payload, u32 len, struct quic_out_pkt *rec,
+			 bool eliciting)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_pnspace *s = &c->space[level];
+	struct quic_pkt_hdr h = {};
+	u64 pn = s->next_pn;
+	int hlen, err;
+
+	h.dcid = c->dcid.data;
+	h.dcid_len = c->dcid.len;
+	h.scid = c->scid.data;
+	h.scid_len = c->scid.len;
+	h.version = c->version;
+	if (level == QUIC_CRYPTO_APP) {
+		hlen = quic_packet_build_short(p, room, &h, QUIC_OUT_PN_LEN, pn);
+	} else {
+		h.type = level == QUIC_CRYPTO_INITIAL ? QUIC_PACKET_INITIAL :
+							QUIC_PACKET_HANDSHAKE;
+		hlen = quic_packet_build_long(p, room, &h, QUIC_OUT_PN_LEN, pn,
+					      len);
+	}
+	if (hlen < 0)
+		return hlen;
+	if (hlen + len + QUIC_PACKET_TAG_LEN > room)
+		return -ENOBUFS;
+	memcpy(p + hlen, payload, len);
+	err = quic_crypto_encrypt(&s->tx, p, hlen, QUIC_OUT_PN_LEN, pn, len);
+	if (err)
+		return err;
+	s->next_pn++;
+	/* Every packet but a CONNECTION_CLOSE is recorded, so that an ACK
+	 * of an ACK-only packet is not taken for an ACK of one never sent.
+	 */
+	if (rec) {
+		rec->level = level;
+		rec->sent.pn = pn;
+		rec->sent.sent_time = ktime_to_us(ktime_get());
+		rec->sent.size = hlen + len + QUIC_PACKET_TAG_LEN;
+		rec->sent.ack_eliciting = eliciting;
+		rec->sent.in_flight = eliciting;
+		if (quic_sent_add(&s->sent, &rec->sent))
+			return -EINVAL;
+	}
+	return hlen + len + QUIC_PACKET_TAG_LEN;
+}
+
+/* Build and send one datagram. Return 1 if one was sent, 0 if there was
+ * nothing to send, or a negative errno.
+ */
+static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	u32 total = 0, room, hl, pad, i, last = 0;
+	struct quic_pnspace *s;
+	bool initial = false;
+	struct sk_buff *skb;
+	int n, err = 0;
+	u8 level;
+
+	for (i = 0; i < ARRAY_SIZE(quic_out_levels); i++) {
+		level = quic_out_levels[i];
+		s = &c->space[level];
+		pl->used[level] = false;
+		pl->len[level] = 0;
+		if (s->discarded || !quic_crypto_ready(&s->tx))
+			continue;
+		if (level == QUIC_CRYPTO_APP && sk->sk_state != TCP_ESTABLISHED)
+			continue;
+		hl = quic_out_hdr_len(c, level, QUIC_CONN_MAX_DGRAM);
+		if (total + hl + QUIC_PACKET_TAG_LEN + 8 >= QUIC_CONN_MAX_DGRAM)
+			break;
+		room = QUIC_CONN_MAX_DGRAM - total - hl - QUIC_PACKET_TAG_LEN;
+		memset(pl->rec[level], 0, sizeof(*pl->rec[level]));
+		n = quic_out_frames(sk, level, pl->payload[level], room,
+				    pl->rec[level], &pl->eliciting[level]);
+		if (!n)
+			continue;
+		pl->len[level] = n;
+		pl->used[level] = true;
+		last = level;
+		if (level == QUIC_CRYPTO_INITIAL)
+			initial = true;
+		total += quic_out_hdr_len(c, level, n) + n + QUIC_PACKET_TAG_LEN;
+	}
+	if (!total)
+		return 0;
+
+	/* Padding: the sample needs 4 bytes of packet number and payload,
+	 * always there with 4-byte packet numbers; Initials need 1200.
+	 */
+	while (initial && total < QUIC_CONN_MAX_DGRAM) {
+		pad = QUIC_CONN_MAX_DGRAM - total;
+		total -= quic_out_hdr_len(c, last, pl->len[last]) +
+			 pl->len[last];
+		memset(pl->payload[last] + pl->len[last], 0, pad);
+		pl->len[last] += pad;
+		total += quic_out_hdr_len(c, last, pl->len[last]) +
+			 pl->len[last];
+	}
+	if (total > QUIC_CONN_MAX_DGRAM) {
+		/* The Length field grew: take the excess back. */
+		pl->len[last] -= total - QUIC_CONN_MAX_DGRAM;
+		total = QUIC_CONN_MAX_DGRAM;
+	}
+
+	skb = alloc_skb(QUIC_UDP_HEADROOM + total, gfp);
+	if (!skb)
+		return -ENOMEM;
+	skb_reserve(skb, QUIC_UDP_HEADROOM);
+	for (i = 0; i < ARRAY_SIZE(quic_out_levels); i++) {
+		level = quic_out_levels[i];
+		if (!pl->used[level])
+			continue;
+		n = quic_out_seal(sk, level, skb_tail_pointer(skb),
+				  skb_tailroom(skb), pl->payload[level],
+				  pl->len[level], pl->rec[level],
+				  pl->eliciting[level]);
+		if (n < 0) {
+			err = n;
+			break;
+		}
+		pl->rec[level] = NULL;	/* owned by the sent store */
+		skb_put(skb, n);
+	}
+	if (err || !skb->len) {
+		kfree_skb(skb);
+		return err;
+	}
+	err = quic_udp_xmit(quic_sk(sk)->udp, skb, &c->local, &c->peer, 0);
+	return err ? err : 1;
+}
+
+/**
+ * quic_output_flush() - send whatever is due
+ * @sk: the socket, locked
+ * @gfp: allocation flags of the context
+ */
+void quic_output_flush(struct sock *sk, gfp_t gfp)
+{
+	struct quic_out_plan pl = {};
+	int i, n;
+
+	if (sk->sk_state == TCP_CLOSE || !quic_sk(sk)->udp)
+		return;
+	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
+		pl.payload[i] = kmalloc(QUIC_CONN_MAX_DGRAM, gfp);
+		pl.rec[i] = kzalloc(sizeof(*pl.rec[i]), gfp);
+		if (!pl.payload[i] || !pl.rec[i])
+			goto out;
+	}
+	for (n = 0; n < QUIC_OUT_MAX_DGRAMS; n++) {
+		if (quic_out_dgram(sk, &pl, gfp) <= 0)
+			break;
+		for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
+			if (pl.rec[i])
+				continue;
+			pl.rec[i] = kzalloc(sizeof(*pl.rec[i]), gfp);
+			if (!pl.rec[i])
+				goto out;
+		}
+	}
+out:
+	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
+		kfree(pl.payload[i]);
+		kfree(pl.rec[i]);
+	}
+	quic_conn_timer_arm(sk);
+}
+
+/**
+ * quic_output_crypto() - queue handshake data of one level
+ * @sk: the socket, locked
+ * @level: QUIC_CRYPTO_INITIAL, _HANDSHAKE or _APP, its send key ready
+ * @from: the bytes
+ * @len: their number
+ *
+ * Return: 0 or a negative errno (nothing queued then).
+ */
+int quic_output_crypto(struct sock *sk, u8 level, struct iov_iter *from,
+		       u32 len)
+{
+	struct quic_pnspace *s = &quic_sk(sk)->conn.space[level];
+	struct quic_crypto_chunk *ch, *tmp;
+	LIST_HEAD(chunks);
+	u64 off = s->crypto_send_off;
+	u32 n;
+
+	while (len) {
+		n = min_t(u32, len, QUIC_CONN_CRYPTO_CHUNK);
+		ch = kmalloc(struct_size(ch, data, n), GFP_KERNEL);
+		if (!ch)
+			goto err;
+		if (copy_from_iter(ch->data, n, from) != n) {
+			kfree(ch);
+			goto err;
+		}
+		ch->offset = off;
+		ch->len = n;
+		ch->need_send = true;
+		list_add_tail(&ch->list, &chunks);
+		off += n;
+		len -= n;
+	}
+	list_splice_tail(&chunks, &s->crypto_out);
+	s->crypto_send_off = off;
+	return 0;
+err:
+	list_for_each_entry_safe(ch, tmp, &chunks, list)
+		kfree(ch);
+	return -EFAULT;
+}
+
+/**
+ * quic_output_close() - send a CONNECTION_CLOSE
+ * @sk: the socket, locked
+ * @err: the error code; an application close (0x1d) once established,
+ *	a transport close (0x1c) before
+ * @gfp: allocation flags of the context
+ *
+ * Sent once, at the highest level with a send key; never retransmitted.
+ */
+void quic_output_close(struct sock *sk, u32 err, gfp_t gfp)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_frame f = {};
+	struct sk_buff *skb;
+	int i, level = -1;
+	u8 payload[32];
+	int n;
+
+	if (sk->sk_state == TCP_CLOSE || !quic_sk(sk)->udp)
+		return;
+	for (i = ARRAY_SIZE(quic_out_levels) - 1; i >= 0; i--) {
+		u8 l = quic_out_levels[i];
+
+		if (!c->space[l].discarded && quic_crypto_ready(&c->space[l].tx) &&
+		    (l != QUIC_CRYPTO_APP || sk->sk_state == TCP_ESTABLISHED)) {
+			level = l;
+			break;
+		}
+	}
+	if (level < 0)
+		return;
+	f.type = level == QUIC_CRYPTO_APP && sk->sk_state == TCP_ESTABLISHED ?
+		 QUIC_FRAME_CONNECTION_CLOSE_APP : QUIC_FRAME_CONNECTION_CLOSE;
+	f.close.err = err;
+	n = quic_frame_encode(payload, sizeof(payload), &f);
+	if (n < 0)
+		return;
+	if (level == QUIC_CRYPTO_INITIAL) {
+		/* Datagrams with Initials are padded too. */
+		memset(payload + n, 0, sizeof(payload) - n);
+		n = sizeof(payload);
+	}
+	skb = alloc_skb(QUIC_UDP_HEADROOM + QUIC_CONN_MAX_DGRAM, gfp);
+	if (!skb)
+		return;
+	skb_reserve(skb, QUIC_UDP_HEADROOM);
+	if (level == QUIC_CRYPTO_INITIAL) {
+		u8 *big = kzalloc(QUIC_CONN_MAX_DGRAM, gfp);
+		u32 len = QUIC_CONN_MAX_DGRAM - 64;
+
+		if (!big) {
+			kfree_skb(skb);
+			return;
+		}
+		memcpy(big, payload, n);
+		n = quic_out_seal(sk, level, skb->data, skb_tailroom(skb), big,
+				  len, NULL, false);
+		kfree(big);
+	} else {
+		n = quic_out_seal(sk, level, skb->data, skb_tailroom(skb),
+				  payload, n, NULL, false);
+	}
+	if (n < 0) {
+		kfree_skb(skb);
+		return;
+	}
+	skb_put(skb, n);
+	quic_udp_xmit(quic_sk(sk)->udp, skb, &c->local, &c->peer, 0);
+}
+
+/**
+ * quic_output_pkt_free() - drop a sent-packet record
+ * @ctx: the socket
+ * @pkt: the record
+ */
+void quic_output_pkt_free(void *ctx, struct quic_sent_pkt *pkt)
+{
+	kfree(container_of(pkt, struct quic_out_pkt, sent));
+}
+
+/**
+ * quic_output_pkt_acked() - a sent packet was acknowledged
+ * @ctx: the socket
+ * @pkt: the record
+ *
+ * The CRYPTO chunks it carried are delivered: free them.
+ */
+void quic_output_pkt_acked(void *ctx, struct quic_sent_pkt *pkt)
+{
+	struct quic_out_pkt *rec = container_of(pkt, struct quic_out_pkt, sent);
+	struct sock *sk = ctx;
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_pnspace *s = &c->space[rec->level];
+	struct quic_crypto_chunk *ch, *tmp;
+	u32 i;
+
+	for (i = 0; i < rec->nr_chunks; i++) {
+		list_for_each_entry_safe(ch, tmp, &s->crypto_out, list) {
+			if (ch->offset != rec->chunk_off[i])
+				continue;
+			list_del(&ch->list);
+			kfree(ch);
+			break;
+		}
+	}
+	if (rec->handshake_done)
+		c->hd_acked = 1;
+	kfree(rec);
+}

@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * QUIC handshakes between two kernel QUIC sockets over loopback, driven by
+ * libquic (tools/lib/quic) with a pre-shared key or a self-signed
+ * certificate made at test time: the server accepts the
+ * client's first Initial, both ends run the TLS 1.3 handshake through
+ * CRYPTO frames and reach ESTABLISHED, then close.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <netinet/quic.h>
+#include <gnutls/x509.h>
+
+#include "kselftest_harness.h"
+
+/* accept() on a non-blocking listener. */
+static int accept_nb(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK))
+		return -2;
+	return accept(fd, NULL, NULL);
+}
+
+#define PSK_FILE	"/tmp/quic_handshake_test.psk"
+#define PSK_KEY		"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+
+#define KEY_FILE	"/tmp/quic_handshake_test.key"
+#define CERT_FILE	"/tmp/quic_handshake_test.crt"
+
+struct server_arg {
+	const char *key;
+	const char *cert;
+	int lfd;
+	int fd;
+	int ret;
+	int done[2];	/* pipe: the server's result, for the client to wait */
+};
+
+static int write_psk(void)
+{
+	FILE *f = fopen(PSK_FILE, "w");
+
+	if (!f)
+		return -1;
+	fprintf(f, "test:%s\n", PSK_KEY);
+	return fclose(f);
+}
+
+static int write_pem(const char *path, const gnutls_datum_t *d)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fwrite(d->data, 1, d->size, f);
+	return fclose(f);
+}
+
+/* A self-signed ECDSA certificate, made with GnuTLS at test time. */
+static int write_cert(void)
+{
+	gnutls_x509_privkey_t key;
+	gnutls_datum_t out;
+	gnutls_x509_crt_t crt;
+	time_t now = time(NULL);
+	int err;
+
+	if (gnutls_x509_privkey_init(&key))
+		return -1;
+	if (gnutls_x509_crt_init(&crt)) {
+		gnutls_x509_privkey_deinit(key);
+		return -1;
+	}
+	err = gnutls_x509_privkey_generate(key, GNUTLS_PK_ECDSA,
+					   GNUTLS_CURVE_TO_BITS(GNUTLS_ECC_CURVE_SECP256R1),
+					   0);
+	err = err ?: gnutls_x509_crt_set_version(crt, 3);
+	err = err ?: gnutls_x509_crt_set_serial(crt, "\x01", 1);
+	err = err ?: gnutls_x509_crt_set_activation_time(crt, now - 3600);
+	err = err ?: gnutls_x509_crt_set_expiration_time(crt, now + 86400);
+	err = err ?: gnutls_x509_crt_set_dn_by_oid(crt,
+						   GNUTLS_OID_X520_COMMON_NAME,
+						   0, "localhost", 9);
+	err = err ?: gnutls_x509_crt_set_key(crt, key);
+	err = err ?: gnutls_x509_crt_sign2(crt, crt, key, GNUTLS_DIG_SHA256, 0);
+	if (!err && !gnutls_x509_privkey_export2(key, GNUTLS_X509_FMT_PEM,
+						 &out)) {
+		err = write_pem(KEY_FILE, &out);
+		gnutls_free(out.data);
+	}
+	if (!err && !gnutls_x509_crt_export2(crt, GNUTLS_X509_FMT_PEM, &out)) {
+		err = write_pem(CERT_FILE, &out);
+		gnutls_free(out.data);
+	}
+	gnutls_x509_crt_deinit(crt);
+	gnutls_x509_privkey_deinit(key);
+	return err;
+}
+
+static socklen_t make_addr(struct sockaddr_storage *ss, int family,
+			   unsigned short port)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (family == AF_INET) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+		sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		return sizeof(*sin);
+	}
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+	sin6->sin6_family = AF_INET6;
+	sin6->sin6_port = htons(port);
+	sin6->sin6_addr = in6addr_loopback;
+	return sizeof(*sin6);
+}
+
+static void *server_main(void *p)
+{
+	struct server_arg *a = p;
+	char c;
+
+	a->fd = accept(a->lfd, NULL, NULL);
+	if (a->fd < 0)
+		a->ret = -errno;
+	else
+		a->ret = quic_server_handshake(a->fd, a->key, a->cert, NULL);
+	c = a->ret ? 1 : 0;
+	if (write(a->done[1], &c, 1) != 1)
+		a->ret = -EIO;
+	return NULL;
+}
+
+FIXTURE(hs) {
+	int lfd;
+	int cfd;
+};
+
+FIXTURE_VARIANT(hs) {
+	int family;
+};
+
+FIXTURE_VARIANT_ADD(hs, ipv4) {
+	.family = AF_INET,
+};
+
+FIXTURE_VARIANT_ADD(hs, ipv6) {
+	.family = AF_INET6,
+};
+
+FIXTURE_SETUP(hs)
+{
+	ASSERT_EQ(0, write_psk());
+	self->lfd = socket(variant->family, SOCK_DGRAM, IPPROTO_QUIC);
+	ASSERT_LE(0, self->lfd);
+	self->cfd = socket(variant->family, SOCK_DGRAM, IPPROTO_QUIC);
+	ASSERT_LE(0, self->cfd);
+}
+
+FIXTURE_TEARDOWN(hs)
+{
+	close(self->cfd);
+	close(self->lfd);
+	unlink(PSK_FILE);
+}
+
+/* One handshake: both sides return 0 (ESTABLISHED) and close cleanly. */
+static void run_handshake(struct __test_metadata *_metadata, int lfd, int cfd,
+			  int family, const char *key, const char *cert)
+{
+	struct sockaddr_storage ss, peer;
+	struct server_arg a = { .fd = -1, .key = key, .cert = cert };
+	socklen_t len = sizeof(ss), plen = sizeof(peer);
+	pthread_t th;
+	char c = 1;
+	int ret;
+
+	len = make_addr(&ss, family, 0);
+	ASSERT_EQ(0, bind(lfd, (struct sockaddr *)&ss, len));
+	ASSERT_EQ(0, getsockname(lfd, (struct sockaddr *)&ss, &len));
+	ASSERT_EQ(0, listen(lfd, 4));
+	ASSERT_EQ(0, pipe(a.done));
+	a.lfd = lfd;
+	ASSERT_EQ(0, pthread_create(&th, NULL, server_main, &a));
+
+	ASSERT_EQ(0, connect(cfd, (struct sockaddr *)&ss, len));
+	EXPECT_EQ(0, getpeername(cfd, (struct sockaddr *)&peer, &plen));
+	ret = quic_client_handshake(cfd, cert ? NULL : key, NULL, NULL);
+	EXPECT_EQ(0, ret) {
+		TH_LOG("client handshake: %s", strerror(-ret));
+	}
+	/* Close only once the server is done with the handshake. */
+	EXPECT_EQ(1, read(a.done[0], &c, 1));
+	pthread_join(th, NULL);
+	EXPECT_EQ(0, a.ret) {
+		TH_LOG("server handshake: %s", strerror(-a.ret));
+	}
+	EXPECT_EQ(0, c);
+	if (a.fd >= 0)
+		EXPECT_EQ(0, close(a.fd));
+	close(a.done[0]);
+	close(a.done[1]);
+}
+
+TEST_F(hs, psk)
+{
+	run_handshake(_metadata, self->lfd, self->cfd, variant->family,
+		      PSK_FILE, NULL);
+}
+
+TEST_F(hs, certificate)
+{
+	ASSERT_EQ(0, write_cert());
+	run_handshake(_metadata, self->lfd, self->cfd, variant->family,
+		      KEY_FILE, CERT_FILE);
+	unlink(KEY_FILE);
+	unlink(CERT_FILE);
+}
+
+static void fill_random(unsigned char *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		b[i] = random();
+}
+
+/* Junk at a listener and at a connection's port: Initials that queue
+ * requests (accepted, then closed), random long and short headers. The
+ * kernel drops what it cannot use and keeps working.
+ */
+TEST_F(hs, hostile)
+{
+	static unsigned char buf[1500];
+	struct sockaddr_storage ss, cs;
+	socklen_t len = sizeof(ss), clen = sizeof(cs);
+	int u, i, fd, n, accepted = 0;
+
+	len = make_addr(&ss, variant->family, 0);
+	ASSERT_EQ(0, bind(self->lfd, (struct sockaddr *)&ss, len));
+	ASSERT_EQ(0, getsockname(self->lfd, (struct sockaddr *)&ss, &len));
+	ASSERT_EQ(0, listen(self->lfd, 4));
+	ASSERT_EQ(0, connect(self->cfd, (struct sockaddr *)&ss, len));
+	ASSERT_EQ(0, getsockname(self->cfd, (struct sockaddr *)&cs, &clen));
+	u = socket(variant->family, SOCK_DGRAM, 0);
+	ASSERT_LE(0, u);
+	srandom(42);
+	for (i = 0; i < 2000; i++) {
+		n = 1 + random() % sizeof(buf);
+		fill_random(buf, n);
+		switch (i % 4) {
+		case 0:	/* a client Initial of v1, random inside */
+			n = 1200 + random() % 200;
+			fill_random(buf, n);
+			buf[0] = 0xc0 | (buf[0] & 0x0f);
+			buf[1] = 0; buf[2] = 0; buf[3] = 0; buf[4] = 1;
+			buf[5] = 8 + random() % 13;
+			buf[6 + buf[5]] = random() % 21;
+			break;
+		case 1:	/* a short header */
+			buf[0] = 0x40 | (buf[0] & 0x3f);
+			break;
+		}
+		sendto(u, buf, n, 0, (struct sockaddr *)&ss, len);
+		sendto(u, buf, n, 0, (struct sockaddr *)&cs, clen);
+	}
+	usleep(200000);
+	for (i = 0; i < 8; i++) {
+		fd = accept_nb(self->lfd);
+		if (fd < 0)
+			break;
+		accepted++;
+		EXPECT_EQ(0, close(fd));
+	}
+	/* As for TCP, the queue holds backlog + 1 requests. */
+	EXPECT_LE(accepted, 5);
+	EXPECT_EQ(0, close(u));
+}
+
+/* The role probe of libquic: TOKEN get works on a client only. */
+TEST_F(hs, role_probe)
+{
+	struct sockaddr_storage ss;
+	unsigned char token[128];
+	socklen_t len, tlen = sizeof(token);
+
+	/* A socket that neither listens nor was accepted is a client
+	 * (socket-api.md 5.9): its token, empty, reads back at any time.
+	 */
+	EXPECT_EQ(0, getsockopt(self->cfd, SOL_QUIC, QUIC_SOCKOPT_TOKEN,
+				token, &tlen));
+	EXPECT_EQ(0U, tlen);
+	len = make_addr(&ss, variant->family, 4433);
+	ASSERT_EQ(0, connect(self->cfd, (struct sockaddr *)&ss, len));
+	tlen = sizeof(token);
+	EXPECT_EQ(0, getsockopt(self->cfd, SOL_QUIC, QUIC_SOCKOPT_TOKEN,
+				token, &tlen));
+	EXPECT_EQ(0U, tlen);
+	/* connect() sends nothing and a second one fails. */
+	EXPECT_EQ(-1, connect(self->cfd, (struct sockaddr *)&ss, len));
+	EXPECT_EQ(EINVAL, errno);
+	tlen = sizeof(token);
+	len = make_addr(&ss, variant->family, 0);
+	ASSERT_EQ(0, bind(self->lfd, (struct sockaddr *)&ss, len));
+	ASSERT_EQ(0, listen(self->lfd, 1));
+	EXPECT_EQ(-1, getsockopt(self->lfd, SOL_QUIC, QUIC_SOCKOPT_TOKEN,
+				 token, &tlen));
+}
+
+/* A listener without requests: non-blocking accept gives EAGAIN. */
+TEST_F(hs, accept_nonblock)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+
+	EXPECT_EQ(-1, accept_nb(self->lfd));
+	EXPECT_EQ(EINVAL, errno);
+	len = make_addr(&ss, variant->family, 0);
+	ASSERT_EQ(0, bind(self->lfd, (struct sockaddr *)&ss, len));
+	EXPECT_EQ(-1, listen(self->lfd, 0));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, listen(self->lfd, 2));
+	EXPECT_EQ(-1, accept_nb(self->lfd));
+	EXPECT_EQ(EAGAIN, errno);
+}
+
+TEST_HARNESS_MAIN
