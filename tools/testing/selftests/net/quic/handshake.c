@@ -9,7 +9,6 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -22,16 +21,7 @@
 #include <gnutls/x509.h>
 
 #include "kselftest_harness.h"
-
-/* accept() on a non-blocking listener. */
-static int accept_nb(int fd)
-{
-	int fl = fcntl(fd, F_GETFL);
-
-	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK))
-		return -2;
-	return accept(fd, NULL, NULL);
-}
+#include "quic_common.h"
 
 #define PSK_FILE	"/tmp/quic_handshake_test.psk"
 #define PSK_KEY		"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
@@ -109,26 +99,6 @@ static int write_cert(void)
 	return err;
 }
 
-static socklen_t make_addr(struct sockaddr_storage *ss, int family,
-			   unsigned short port)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (family == AF_INET) {
-		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons(port);
-		sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		return sizeof(*sin);
-	}
-	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
-
-	sin6->sin6_family = AF_INET6;
-	sin6->sin6_port = htons(port);
-	sin6->sin6_addr = in6addr_loopback;
-	return sizeof(*sin6);
-}
-
 static void *server_main(void *p)
 {
 	struct server_arg *a = p;
@@ -189,7 +159,7 @@ static void run_handshake(struct __test_metadata *_metadata, int lfd, int cfd,
 	char c = 1;
 	int ret;
 
-	len = make_addr(&ss, family, 0);
+	len = make_addr(&ss, family, loopback(family), 0);
 	ASSERT_EQ(0, bind(lfd, (struct sockaddr *)&ss, len));
 	ASSERT_EQ(0, getsockname(lfd, (struct sockaddr *)&ss, &len));
 	ASSERT_EQ(0, listen(lfd, 4));
@@ -250,7 +220,7 @@ TEST_F(hs, hostile)
 	socklen_t len = sizeof(ss), clen = sizeof(cs);
 	int u, i, fd, n, accepted = 0;
 
-	len = make_addr(&ss, variant->family, 0);
+	len = make_addr(&ss, variant->family, loopback(variant->family), 0);
 	ASSERT_EQ(0, bind(self->lfd, (struct sockaddr *)&ss, len));
 	ASSERT_EQ(0, getsockname(self->lfd, (struct sockaddr *)&ss, &len));
 	ASSERT_EQ(0, listen(self->lfd, 4));
@@ -304,7 +274,7 @@ TEST_F(hs, role_probe)
 	EXPECT_EQ(0, getsockopt(self->cfd, SOL_QUIC, QUIC_SOCKOPT_TOKEN,
 				token, &tlen));
 	EXPECT_EQ(0U, tlen);
-	len = make_addr(&ss, variant->family, 4433);
+	len = make_addr(&ss, variant->family, loopback(variant->family), 4433);
 	ASSERT_EQ(0, connect(self->cfd, (struct sockaddr *)&ss, len));
 	tlen = sizeof(token);
 	EXPECT_EQ(0, getsockopt(self->cfd, SOL_QUIC, QUIC_SOCKOPT_TOKEN,
@@ -314,7 +284,7 @@ TEST_F(hs, role_probe)
 	EXPECT_EQ(-1, connect(self->cfd, (struct sockaddr *)&ss, len));
 	EXPECT_EQ(EINVAL, errno);
 	tlen = sizeof(token);
-	len = make_addr(&ss, variant->family, 0);
+	len = make_addr(&ss, variant->family, loopback(variant->family), 0);
 	ASSERT_EQ(0, bind(self->lfd, (struct sockaddr *)&ss, len));
 	ASSERT_EQ(0, listen(self->lfd, 1));
 	EXPECT_EQ(-1, getsockopt(self->lfd, SOL_QUIC, QUIC_SOCKOPT_TOKEN,
@@ -329,7 +299,7 @@ TEST_F(hs, accept_nonblock)
 
 	EXPECT_EQ(-1, accept_nb(self->lfd));
 	EXPECT_EQ(EINVAL, errno);
-	len = make_addr(&ss, variant->family, 0);
+	len = make_addr(&ss, variant->family, loopback(variant->family), 0);
 	ASSERT_EQ(0, bind(self->lfd, (struct sockaddr *)&ss, len));
 	EXPECT_EQ(-1, listen(self->lfd, 0));
 	EXPECT_EQ(EINVAL, errno);

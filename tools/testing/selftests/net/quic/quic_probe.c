@@ -17,30 +17,13 @@
 
 #include <linux/quic.h>
 
+#include "quic_common.h"
+
 static const char *err_name(int err)
 {
 	const char *name = strerrorname_np(err);
 
 	return name ? name : "?";
-}
-
-static socklen_t loopback(struct sockaddr_storage *ss, int family,
-			  unsigned short port)
-{
-	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
-	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-
-	memset(ss, 0, sizeof(*ss));
-	if (family == AF_INET) {
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons(port);
-		sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		return sizeof(*sin);
-	}
-	sin6->sin6_family = AF_INET6;
-	sin6->sin6_port = htons(port);
-	sin6->sin6_addr = in6addr_loopback;
-	return sizeof(*sin6);
 }
 
 static void format_addr(const struct sockaddr_storage *ss, char *buf,
@@ -79,7 +62,7 @@ static int probe(int family, int type)
 	}
 	printf("fd %d", fd);
 
-	len = loopback(&ss, family, 0);
+	len = make_addr(&ss, family, loopback(family), 0);
 	if (bind(fd, (struct sockaddr *)&ss, len)) {
 		printf(", bind: %s", err_name(errno));
 	} else {
@@ -92,7 +75,7 @@ static int probe(int family, int type)
 		}
 	}
 
-	len = loopback(&ss, family, 4433);
+	len = make_addr(&ss, family, loopback(family), 4433);
 	if (connect(fd, (struct sockaddr *)&ss, len))
 		printf(", connect: %s (%s)\n", err_name(errno),
 		       strerror(errno));

@@ -14,7 +14,6 @@
 #include <arpa/inet.h>
 #include <assert.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -32,16 +31,7 @@
 #include <linux/sockios.h>
 
 #include "kselftest_harness.h"
-
-/* accept() on a non-blocking listener. */
-static int accept_nb(int fd)
-{
-	int fl = fcntl(fd, F_GETFL);
-
-	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK))
-		return -2;
-	return accept(fd, NULL, NULL);
-}
+#include "quic_common.h"
 
 /* The layout of the UAPI is part of the contract (LP64). */
 #define OFF(type, field, off) \
@@ -138,72 +128,7 @@ static_assert(QUIC_TRANSPORT_ERROR_APPLICATION == 0x0c &&
 /* Sockets of one QUIC proto in this netns, from /proc/net/protocols. */
 static int proto_sockets(const char *proto)
 {
-	char line[512], name[64];
-	int sockets, found = -1;
-	unsigned int size;
-	FILE *f;
-
-	f = fopen("/proc/net/protocols", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%63s %u %d", name, &size, &sockets) == 3 &&
-		    !strcmp(name, proto))
-			found = sockets;
-	}
-	fclose(f);
-	return found;
-}
-
-static socklen_t make_addr(struct sockaddr_storage *ss, int family,
-			   const char *addr, unsigned short port)
-{
-	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
-	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-
-	memset(ss, 0, sizeof(*ss));
-	if (family == AF_INET) {
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons(port);
-		if (inet_pton(AF_INET, addr, &sin->sin_addr) != 1)
-			abort();
-		return sizeof(*sin);
-	}
-	sin6->sin6_family = AF_INET6;
-	sin6->sin6_port = htons(port);
-	if (inet_pton(AF_INET6, addr, &sin6->sin6_addr) != 1)
-		abort();
-	return sizeof(*sin6);
-}
-
-static const char *loopback(int family)
-{
-	return family == AF_INET ? "127.0.0.1" : "::1";
-}
-
-static const char *wildcard(int family)
-{
-	return family == AF_INET ? "0.0.0.0" : "::";
-}
-
-/* bind() that returns errno, or 0. */
-static int bind_err(int fd, int family, const char *addr, unsigned short port)
-{
-	struct sockaddr_storage ss;
-	socklen_t len = make_addr(&ss, family, addr, port);
-
-	return bind(fd, (struct sockaddr *)&ss, len) ? errno : 0;
-}
-
-static int setopt_err(int fd, int level, int name, const void *val,
-		      socklen_t len)
-{
-	return setsockopt(fd, level, name, val, len) ? errno : 0;
-}
-
-static int getopt_err(int fd, int level, int name, void *val, socklen_t *len)
-{
-	return getsockopt(fd, level, name, val, len) ? errno : 0;
+	return proc_value("/proc/net/protocols", proto, 2);
 }
 
 /*
@@ -329,18 +254,13 @@ TEST_F(quic_sock, bind_loopback_port0)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
-	int port;
 
 	ASSERT_EQ(0, bind_err(self->fd, variant->family,
 			      loopback(variant->family), 0));
 	ASSERT_EQ(0, getsockname(self->fd, (struct sockaddr *)&ss, &len));
 	EXPECT_EQ(variant->family, ss.ss_family);
 	/* The shared UDP socket picked a port. */
-	if (variant->family == AF_INET)
-		port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
-	else
-		port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
-	EXPECT_NE(0, port);
+	EXPECT_NE(0, addr_port(&ss));
 }
 
 TEST_F(quic_sock, bind_wildcard)

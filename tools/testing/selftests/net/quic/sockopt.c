@@ -26,18 +26,20 @@
 #include <linux/tls.h>
 
 #include "kselftest_harness.h"
+#include "quic_common.h"
 
 /* Larger than any SOL_QUIC option accepts. */
 #define HUGE_LEN	4097
 
+/* Level SOL_QUIC, which nearly every call here uses. */
 static int set_err(int fd, int name, const void *val, socklen_t len)
 {
-	return setsockopt(fd, SOL_QUIC, name, val, len) ? errno : 0;
+	return setopt_err(fd, SOL_QUIC, name, val, len);
 }
 
 static int get_err(int fd, int name, void *val, socklen_t *len)
 {
-	return getsockopt(fd, SOL_QUIC, name, val, len) ? errno : 0;
+	return getopt_err(fd, SOL_QUIC, name, val, len);
 }
 
 static struct quic_transport_param tp_get(int fd, int remote, int *err)
@@ -550,9 +552,8 @@ TEST_F(sockopt, tparam_ext_needs_establishing)
 				  buf, &len));
 	/* Nor can the peer's be applied outside a handshake. */
 	memset(buf, 0, sizeof(buf));
-	EXPECT_EQ(EINVAL, set_err(self->fd,
-				      QUIC_SOCKOPT_TRANSPORT_PARAM_EXT, buf,
-				      16));
+	EXPECT_EQ(EINVAL, set_err(self->fd, QUIC_SOCKOPT_TRANSPORT_PARAM_EXT,
+				  buf, 16));
 }
 
 /* --- QUIC_SOCKOPT_ALPN --- */

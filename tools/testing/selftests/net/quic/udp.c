@@ -28,6 +28,7 @@
 #include <linux/quic.h>
 
 #include "kselftest_harness.h"
+#include "quic_common.h"
 
 /* Counters of /proc/net/quic/snmp that these tests read. */
 struct snmp {
@@ -36,21 +37,7 @@ struct snmp {
 
 static long snmp_value(const char *name)
 {
-	char line[256], key[128];
-	unsigned long val;
-	long found = -1;
-	FILE *f;
-
-	f = fopen("/proc/net/quic/snmp", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%127s %lu", key, &val) == 2 &&
-		    !strcmp(key, name))
-			found = (long)val;
-	}
-	fclose(f);
-	return found;
+	return proc_value("/proc/net/quic/snmp", name, 1);
 }
 
 static bool snmp_read(struct snmp *s)
@@ -118,48 +105,6 @@ static int udp_sockets_settle(int port, int want)
 		sleep_ms(10);
 	}
 	return n;
-}
-
-static socklen_t make_addr(struct sockaddr_storage *ss, int family,
-			   const char *addr, unsigned short port)
-{
-	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
-	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-
-	memset(ss, 0, sizeof(*ss));
-	if (family == AF_INET) {
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons(port);
-		if (inet_pton(AF_INET, addr, &sin->sin_addr) != 1)
-			abort();
-		return sizeof(*sin);
-	}
-	sin6->sin6_family = AF_INET6;
-	sin6->sin6_port = htons(port);
-	if (inet_pton(AF_INET6, addr, &sin6->sin6_addr) != 1)
-		abort();
-	return sizeof(*sin6);
-}
-
-static int bind_err(int fd, int family, const char *addr, unsigned short port)
-{
-	struct sockaddr_storage ss;
-	socklen_t len = make_addr(&ss, family, addr, port);
-
-	return bind(fd, (struct sockaddr *)&ss, len) ? errno : 0;
-}
-
-/* The local port of @fd, 0 if unbound, -1 on error. */
-static int local_port(int fd)
-{
-	struct sockaddr_storage ss;
-	socklen_t len = sizeof(ss);
-
-	if (getsockname(fd, (struct sockaddr *)&ss, &len))
-		return -1;
-	if (ss.ss_family == AF_INET)
-		return ntohs(((struct sockaddr_in *)&ss)->sin_port);
-	return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
 }
 
 /*

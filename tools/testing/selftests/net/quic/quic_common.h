@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the QUIC selftests: socket addresses from strings,
+ * bind() and socket options that return errno, and /proc readers.
+ */
+
+#ifndef _QUIC_SELFTEST_COMMON_H
+#define _QUIC_SELFTEST_COMMON_H
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+static inline const char *loopback(int family)
+{
+	return family == AF_INET ? "127.0.0.1" : "::1";
+}
+
+static inline const char *wildcard(int family)
+{
+	return family == AF_INET ? "0.0.0.0" : "::";
+}
+
+/* Fills @ss with @addr (text) and @port; aborts on a bad address. */
+static inline socklen_t make_addr(struct sockaddr_storage *ss, int family,
+				  const char *addr, unsigned short port)
+{
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (family == AF_INET) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+		if (inet_pton(AF_INET, addr, &sin->sin_addr) != 1)
+			abort();
+		return sizeof(*sin);
+	}
+	sin6->sin6_family = AF_INET6;
+	sin6->sin6_port = htons(port);
+	if (inet_pton(AF_INET6, addr, &sin6->sin6_addr) != 1)
+		abort();
+	return sizeof(*sin6);
+}
+
+/* The port of an AF_INET or AF_INET6 address, in host order. */
+static inline int addr_port(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET)
+		return ntohs(((const struct sockaddr_in *)ss)->sin_port);
+	return ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
+}
+
+/* The local port of @fd, 0 if unbound, -1 on error. */
+static inline int local_port(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len))
+		return -1;
+	return addr_port(&ss);
+}
+
+/* bind() that returns errno, or 0. */
+static inline int bind_err(int fd, int family, const char *addr,
+			   unsigned short port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = make_addr(&ss, family, addr, port);
+
+	return bind(fd, (struct sockaddr *)&ss, len) ? errno : 0;
+}
+
+static inline int setopt_err(int fd, int level, int name, const void *val,
+			     socklen_t len)
+{
+	return setsockopt(fd, level, name, val, len) ? errno : 0;
+}
+
+static inline int getopt_err(int fd, int level, int name, void *val,
+			     socklen_t *len)
+{
+	return getsockopt(fd, level, name, val, len) ? errno : 0;
+}
+
+/* accept() on a non-blocking listener; -2 if it cannot be made so. */
+static inline int accept_nb(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK))
+		return -2;
+	return accept(fd, NULL, NULL);
+}
+
+/*
+ * Field @col (1 is the first after the key) of the last line of @path
+ * whose first word is @key, as a number; -1 if there is none.
+ */
+static inline long proc_value(const char *path, const char *key, int col)
+{
+	char line[512], *word, *save, *end;
+	long val, found = -1;
+	FILE *f;
+	int i;
+
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		word = strtok_r(line, " \t\n", &save);
+		if (!word || strcmp(word, key))
+			continue;
+		for (i = 0; i < col && word; i++)
+			word = strtok_r(NULL, " \t\n", &save);
+		if (!word)
+			continue;
+		val = strtol(word, &end, 10);
+		if (end != word)
+			found = val;
+	}
+	fclose(f);
+	return found;
+}
+
+#endif /* _QUIC_SELFTEST_COMMON_H */
