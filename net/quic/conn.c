@@ -64,6 +64,8 @@ void quic_conn_init(struct sock *sk)
 		skb_queue_head_init(&c->space[i].parked);
 	}
 	INIT_LIST_HEAD(&c->requests);
+	INIT_LIST_HEAD(&c->stream_out);
+	c->active_sid = -1;
 	INIT_HLIST_NODE(&c->hnode);
 	INIT_HLIST_NODE(&c->onode);
 	INIT_HLIST_NODE(&c->listen_node);
@@ -122,6 +124,11 @@ void quic_conn_free(struct sock *sk)
 		quic_conn_discard_space(sk, i);
 		quic_crypto_free(&c->space[i].rx);
 		quic_crypto_free(&c->space[i].tx);
+	}
+	quic_output_stream_free(sk);
+	if (c->streams_ready) {
+		quic_stream_table_free(&c->streams);
+		c->streams_ready = false;
 	}
 	list_for_each_entry_safe(req, tmp, &c->requests, list) {
 		list_del(&req->list);
@@ -342,10 +349,70 @@ int quic_conn_server_start(struct sock *sk, struct quic_request *req)
 	return 0;
 }
 
+/* Received stream data is charged to the receive buffer.  Flow control
+ * already bounds it by the connection window; the charge is refused only
+ * beyond the buffer size plus that window.
+ */
+static int quic_conn_charge(void *ctx, int bytes)
+{
+	struct sock *sk = ctx;
+	struct quic_stream_table *t = &quic_sk(sk)->conn.streams;
+	u64 limit = READ_ONCE(sk->sk_rcvbuf) + 2 * t->recv.window_max;
+
+	if (bytes > 0 &&
+	    (u64)atomic_read(&sk->sk_rmem_alloc) + bytes > limit)
+		return -ENOBUFS;
+	atomic_add(bytes, &sk->sk_rmem_alloc);
+	return 0;
+}
+
+/* The stream table, from both sides' transport parameters. */
+static int quic_conn_streams_init(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_stream_params lp, pp;
+	u64 err;
+	int ret;
+
+	lp.max_data = c->local_tp.max_data;
+	lp.max_stream_data_bidi_local = c->local_tp.max_stream_data_bidi_local;
+	lp.max_stream_data_bidi_remote = c->local_tp.max_stream_data_bidi_remote;
+	lp.max_stream_data_uni = c->local_tp.max_stream_data_uni;
+	lp.max_streams_bidi = c->local_tp.max_streams_bidi;
+	lp.max_streams_uni = c->local_tp.max_streams_uni;
+	pp.max_data = c->peer_tp.max_data;
+	pp.max_stream_data_bidi_local = c->peer_tp.max_stream_data_bidi_local;
+	pp.max_stream_data_bidi_remote = c->peer_tp.max_stream_data_bidi_remote;
+	pp.max_stream_data_uni = c->peer_tp.max_stream_data_uni;
+	pp.max_streams_bidi = c->peer_tp.max_streams_bidi;
+	pp.max_streams_uni = c->peer_tp.max_streams_uni;
+	ret = quic_stream_table_init(&c->streams, c->is_server, &lp,
+				     lp.max_data, max(lp.max_stream_data_uni,
+				     max(lp.max_stream_data_bidi_local,
+					 lp.max_stream_data_bidi_remote)),
+				     quic_conn_charge, sk);
+	if (ret)
+		return ret;
+	if (c->peer_tp_set) {
+		ret = quic_stream_set_peer(&c->streams, &pp, &err);
+		if (ret) {
+			quic_stream_table_free(&c->streams);
+			return ret;
+		}
+	}
+	c->streams_ready = true;
+	return 0;
+}
+
 /* Both 1-RTT keys are in: the handshake is complete (socket-api 4.3 d). */
 static void quic_conn_complete(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
+
+	/* Without a stream table, stream sendmsg() gives EINVAL and
+	 * STREAM frames are not acknowledged.
+	 */
+	quic_conn_streams_init(sk);
 
 	inet_sk_set_state(sk, TCP_ESTABLISHED);
 	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_CONN_OPENED);
@@ -559,6 +626,10 @@ static void quic_conn_pto(struct sock *sk)
 		s->ping = list_empty(&s->crypto_out);
 		list_for_each_entry(ch, &s->crypto_out, list)
 			ch->need_send = true;
+		if (i == QUIC_CRYPTO_APP && c->streams_ready) {
+			quic_output_stream_resend(sk);
+			s->ping = false;
+		}
 		/* Forget the old copies: a late ACK of them is harmless. */
 		quic_sent_remove_all(&s->sent, quic_output_pkt_free, sk);
 		if (i == QUIC_CRYPTO_APP && c->is_server && !c->hd_acked) {

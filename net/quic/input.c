@@ -113,6 +113,90 @@ static int quic_in_crypto(struct sock *sk, u8 level, const struct quic_frame *f)
 	return 0;
 }
 
+/* The stream frames of a 1-RTT packet. Return 0, 1 (do not acknowledge)
+ * or a transport error.
+ */
+static int quic_in_stream(struct sock *sk, const struct quic_frame *f)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_stream_table *t = &c->streams;
+	struct quic_stream *st;
+	bool send_part, uni;
+	s64 max_id;
+	u64 err = 0;
+	int ret;
+
+	if (!c->streams_ready)
+		return 1;
+	switch (f->type) {
+	case QUIC_FRAME_MAX_DATA:
+		if (quic_stream_peer_max_data(t, f->value))
+			sk->sk_write_space(sk);
+		return 0;
+	case QUIC_FRAME_MAX_STREAMS_BIDI:
+	case QUIC_FRAME_MAX_STREAMS_UNI:
+		uni = f->type == QUIC_FRAME_MAX_STREAMS_UNI;
+		ret = quic_stream_peer_max_streams(t, uni, f->value, &max_id,
+						   &err);
+		if (ret < 0)
+			return err ? err : QUIC_TRANSPORT_ERROR_FRAME_ENCODING;
+		if (ret)
+			sk->sk_write_space(sk);
+		return 0;
+	case QUIC_FRAME_MAX_STREAM_DATA:
+	case QUIC_FRAME_STOP_SENDING:
+		send_part = true;
+		break;
+	case QUIC_FRAME_RESET_STREAM:
+	case QUIC_FRAME_STREAM_DATA_BLOCKED:
+		send_part = false;
+		break;
+	default:
+		if (!quic_frame_is_stream(f->type))
+			return 0;
+		send_part = false;
+		break;
+	}
+	st = quic_stream_recv_get(t, f->type == QUIC_FRAME_MAX_STREAM_DATA ||
+				  f->type == QUIC_FRAME_STOP_SENDING ||
+				  f->type == QUIC_FRAME_RESET_STREAM ||
+				  f->type == QUIC_FRAME_STREAM_DATA_BLOCKED ?
+				  (s64)f->stream_ctl.id : (s64)f->data.id,
+				  send_part, &err);
+	if (IS_ERR(st)) {
+		if (PTR_ERR(st) == -EPROTO)
+			return err ? err : QUIC_TRANSPORT_ERROR_STREAM_STATE;
+		return 1;
+	}
+	if (!st)
+		return 0;	/* closed and freed */
+	switch (f->type) {
+	case QUIC_FRAME_MAX_STREAM_DATA:
+		if (quic_stream_peer_max_stream_data(st, f->stream_ctl.value))
+			sk->sk_write_space(sk);
+		return 0;
+	case QUIC_FRAME_STOP_SENDING:
+	case QUIC_FRAME_STREAM_DATA_BLOCKED:
+		return 0;	/* STOP_SENDING: not handled yet */
+	case QUIC_FRAME_RESET_STREAM:
+		ret = quic_stream_recv_reset(t, st, f->stream_ctl.value,
+					     f->stream_ctl.final_size, &err);
+		break;
+	default:
+		ret = quic_stream_recv_data(t, st, f->data.offset, f->data.data,
+					    f->data.len,
+					    f->type & QUIC_STREAM_BIT_FIN, &err);
+		break;
+	}
+	if (ret == -EPROTO)
+		return err ? err : QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION;
+	if (quic_conn_stream_readable(st)) {
+		WRITE_ONCE(c->stream_rx, true);
+		sk->sk_data_ready(sk);
+	}
+	return ret ? 1 : 0;
+}
+
 /* The frames of one decrypted packet. Return 0, 1 (do not acknowledge)
  * or -1 once the connection was closed.
  */
@@ -166,6 +250,21 @@ static int quic_in_frames(struct sock *sk, u8 level, const u8 *p, u32 len,
 			}
 			ret |= err;
 			break;
+		case QUIC_FRAME_MAX_DATA:
+		case QUIC_FRAME_MAX_STREAMS_BIDI:
+		case QUIC_FRAME_MAX_STREAMS_UNI:
+		case QUIC_FRAME_MAX_STREAM_DATA:
+		case QUIC_FRAME_STOP_SENDING:
+		case QUIC_FRAME_RESET_STREAM:
+		case QUIC_FRAME_STREAM_DATA_BLOCKED:
+		case QUIC_FRAME_STREAM ... QUIC_FRAME_STREAM + 7:
+			err = quic_in_stream(sk, &f);
+			if (err > 1) {
+				quic_in_error(sk, err);
+				return -1;
+			}
+			ret |= err;
+			break;
 		case QUIC_FRAME_HANDSHAKE_DONE:
 			if (c->is_server) {
 				quic_in_error(sk, QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION);
@@ -181,7 +280,7 @@ static int quic_in_frames(struct sock *sk, u8 level, const u8 *p, u32 len,
 			quic_conn_closed(sk, f.close.err);
 			return -1;
 		default:
-			/* PADDING, PING; the frames of streams, datagrams,
+			/* PADDING, PING; DATA_BLOCKED, STREAMS_BLOCKED, datagrams,
 			 * CIDs, tokens and paths are not handled yet and are
 			 * ignored (stream.c and connid.c take them).
 			 */

@@ -5,7 +5,8 @@
  * quic_output_flush() fills datagrams from the packet-number spaces in
  * the order Initial, Handshake, 1-RTT, coalescing one packet of each
  * level per datagram: an ACK when one is due, the CRYPTO data waiting to
- * be (re)sent, HANDSHAKE_DONE, a PING probe. A datagram that carries an
+ * be (re)sent, HANDSHAKE_DONE, flow-control updates, STREAM data, a PING
+ * probe. A datagram that carries an
  * Initial packet is padded to 1200 bytes (RFC 9000 14.1), in its last
  * packet. The packet number is always sent in 4 bytes.
  */
@@ -80,6 +81,92 @@ static u32 quic_out_ack(struct quic_pnspace *s, u8 *p, u32 room)
 	return len > 0 ? len : 0;
 }
 
+/* MAX_STREAM_DATA of one stream, if it still receives. */
+static u32 quic_out_msd(struct quic_conn *c, s64 id, u8 *p, u32 room)
+{
+	struct quic_stream *st = quic_stream_find(&c->streams, id);
+	struct quic_frame f = {};
+	int n;
+
+	if (!st || !quic_stream_id_recv(&c->streams, id) ||
+	    st->recv_state != QUIC_STREAM_RECV_STATE_RECV)
+		return 0;
+	f.type = QUIC_FRAME_MAX_STREAM_DATA;
+	f.stream_ctl.id = id;
+	f.stream_ctl.value = st->recv.max;
+	n = quic_frame_encode(p, room, &f);
+	return n > 0 ? n : 0;
+}
+
+/* Flow-control updates and STREAM data of the 1-RTT packet. */
+static u32 quic_out_stream_frames(struct sock *sk, u8 *buf, u32 room,
+				  struct quic_out_pkt *rec, bool *eliciting)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_stream_table *t = &c->streams;
+	struct quic_stream_out *ch;
+	struct quic_frame f = {};
+	struct quic_stream *st;
+	u32 used = 0, i, bkt;
+	int n;
+
+	if (c->max_data_pending && room >= 16) {
+		f.type = QUIC_FRAME_MAX_DATA;
+		f.value = t->recv.max;
+		n = quic_frame_encode(buf, room, &f);
+		if (n > 0) {
+			used += n;
+			c->max_data_pending = false;
+			*eliciting = true;
+		}
+	}
+	if (c->msd_all) {
+		for (bkt = 0; bkt < (1U << t->bits); bkt++) {
+			hlist_for_each_entry(st, &t->buckets[bkt], node) {
+				if (room - used < 32)
+					goto msd_partial;
+				used += quic_out_msd(c, st->id, buf + used,
+						     room - used);
+			}
+		}
+		c->msd_all = false;
+		c->nr_msd = 0;
+msd_partial:
+		*eliciting = true;
+	}
+	while (c->nr_msd && room - used >= 32) {
+		used += quic_out_msd(c, c->msd_pending[--c->nr_msd],
+				     buf + used, room - used);
+		*eliciting = true;
+	}
+	list_for_each_entry(ch, &c->stream_out, list) {
+		if (!ch->need_send)
+			continue;
+		if (rec->nr_schunks == QUIC_CONN_PKT_SCHUNKS)
+			break;
+		n = quic_frame_stream_fit(ch->id, ch->offset, true,
+					  room - used, ch->len);
+		if (n < (int)ch->len)
+			break;	/* chunks are never split */
+		memset(&f, 0, sizeof(f));
+		f.type = quic_frame_stream_type(ch->offset, true, ch->fin);
+		f.data.id = ch->id;
+		f.data.offset = ch->offset;
+		f.data.data = ch->data;
+		f.data.len = ch->len;
+		n = quic_frame_encode(buf + used, room - used, &f);
+		if (n < 0)
+			break;
+		used += n;
+		ch->need_send = false;
+		ch->refs++;
+		i = rec->nr_schunks++;
+		rec->schunk[i] = ch;
+		*eliciting = true;
+	}
+	return used;
+}
+
 /* Plan the frames of one level into @buf; return their length. */
 static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 			   struct quic_out_pkt *rec, bool *eliciting)
@@ -126,6 +213,9 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 		rec->handshake_done = true;
 		*eliciting = true;
 	}
+	if (level == QUIC_CRYPTO_APP && c->streams_ready)
+		used += quic_out_stream_frames(sk, buf + used, room - used, rec,
+					       eliciting);
 	if (s->ping && !*eliciting && room - used >= 1) {
 		buf[used++] = QUIC_FRAME_PING;
 		*eliciting = true;
@@ -420,6 +510,147 @@ void quic_output_close(struct sock *sk, u32 err, gfp_t gfp)
 	quic_udp_xmit(quic_sk(sk)->udp, skb, &c->local, &c->peer, 0);
 }
 
+static void quic_out_schunk_put(struct quic_stream_out *ch)
+{
+	if (!--ch->refs && ch->acked)
+		kfree(ch);
+}
+
+/* A STREAM chunk was delivered: off the list, and the stream's sending
+ * part is done once its FIN and every byte before it arrived.
+ */
+static void quic_out_schunk_acked(struct sock *sk, struct quic_stream_out *ch)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_stream_out *o;
+	struct quic_stream *st;
+
+	if (ch->acked)
+		return;
+	ch->acked = true;
+	list_del(&ch->list);
+	sk_wmem_queued_add(sk, -(int)(ch->len + sizeof(*ch)));
+	sk->sk_write_space(sk);
+	if (!ch->fin)
+		return;
+	list_for_each_entry(o, &c->stream_out, list)
+		if (o->id == ch->id)
+			return;	/* FIN acknowledged before older bytes */
+	st = quic_stream_find(&c->streams, ch->id);
+	if (!st || quic_stream_set_send_state(st, QUIC_STREAM_SEND_STATE_RECVD))
+		return;
+	quic_stream_release(&c->streams, st);
+}
+
+/**
+ * quic_output_stream() - queue stream data
+ * @sk: the socket, locked, its streams ready
+ * @st: the stream, able to send
+ * @from: the bytes
+ * @len: their number, at most the stream's send credit
+ * @fin: they end the stream
+ *
+ * Return: 0 or a negative errno (nothing queued then).
+ */
+int quic_output_stream(struct sock *sk, struct quic_stream *st,
+		       struct iov_iter *from, u32 len, bool fin)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_stream_out *ch, *tmp;
+	u64 off = st->send.used;
+	LIST_HEAD(chunks);
+	u32 n, total = len;
+	int err;
+
+	do {
+		n = min_t(u32, len, QUIC_CONN_STREAM_CHUNK);
+		ch = kzalloc(struct_size(ch, data, n), GFP_KERNEL);
+		if (!ch)
+			goto err;
+		if (copy_from_iter(ch->data, n, from) != n) {
+			kfree(ch);
+			goto err;
+		}
+		ch->id = st->id;
+		ch->offset = off;
+		ch->len = n;
+		ch->need_send = true;
+		list_add_tail(&ch->list, &chunks);
+		off += n;
+		len -= n;
+	} while (len);
+	ch->fin = fin;
+	err = quic_stream_send_advance(&c->streams, st, total, fin);
+	if (err)
+		goto free;
+	list_for_each_entry(ch, &chunks, list)
+		sk_wmem_queued_add(sk, ch->len + sizeof(*ch));
+	list_splice_tail(&chunks, &c->stream_out);
+	return 0;
+err:
+	err = -EFAULT;
+free:
+	list_for_each_entry_safe(ch, tmp, &chunks, list)
+		kfree(ch);
+	return err;
+}
+
+/**
+ * quic_output_stream_resend() - PTO: send every unacknowledged STREAM
+ *	chunk and the flow-control limits again
+ * @sk: the socket, locked
+ */
+void quic_output_stream_resend(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_stream_out *ch;
+
+	if (!c->streams_ready)
+		return;
+	list_for_each_entry(ch, &c->stream_out, list)
+		ch->need_send = true;
+	c->max_data_pending = true;
+	c->msd_all = true;
+}
+
+/**
+ * quic_output_msd() - a stream's receive limit rose: send MAX_STREAM_DATA
+ * @sk: the socket, locked
+ * @id: the stream
+ */
+void quic_output_msd(struct sock *sk, s64 id)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	u32 i;
+
+	for (i = 0; i < c->nr_msd; i++)
+		if (c->msd_pending[i] == id)
+			return;
+	if (c->nr_msd == QUIC_CONN_MSD_PENDING)
+		c->msd_all = true;
+	else
+		c->msd_pending[c->nr_msd++] = id;
+}
+
+/**
+ * quic_output_stream_free() - drop the queued STREAM data
+ * @sk: the socket, locked, its sent-packet records already freed
+ */
+void quic_output_stream_free(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_stream_out *ch, *tmp;
+
+	list_for_each_entry_safe(ch, tmp, &c->stream_out, list) {
+		list_del(&ch->list);
+		sk_wmem_queued_add(sk, -(int)(ch->len + sizeof(*ch)));
+		if (!ch->refs)
+			kfree(ch);
+		else
+			ch->acked = true;
+	}
+}
+
 /**
  * quic_output_pkt_free() - drop a sent-packet record
  * @ctx: the socket
@@ -427,7 +658,12 @@ void quic_output_close(struct sock *sk, u32 err, gfp_t gfp)
  */
 void quic_output_pkt_free(void *ctx, struct quic_sent_pkt *pkt)
 {
-	kfree(container_of(pkt, struct quic_out_pkt, sent));
+	struct quic_out_pkt *rec = container_of(pkt, struct quic_out_pkt, sent);
+	u32 i;
+
+	for (i = 0; i < rec->nr_schunks; i++)
+		quic_out_schunk_put(rec->schunk[i]);
+	kfree(rec);
 }
 
 /**
@@ -457,5 +693,9 @@ void quic_output_pkt_acked(void *ctx, struct quic_sent_pkt *pkt)
 	}
 	if (rec->handshake_done)
 		c->hd_acked = 1;
+	for (i = 0; i < rec->nr_schunks; i++) {
+		quic_out_schunk_acked(sk, rec->schunk[i]);
+		quic_out_schunk_put(rec->schunk[i]);
+	}
 	kfree(rec);
 }

@@ -356,7 +356,8 @@ static __poll_t quic_poll(struct file *file, struct socket *sock,
 		break;
 	case TCP_SYN_RECV:
 	case TCP_ESTABLISHED:
-		if (!skb_queue_empty_lockless(&sk->sk_receive_queue))
+		if (!skb_queue_empty_lockless(&sk->sk_receive_queue) ||
+		    READ_ONCE(c->stream_rx))
 			mask |= EPOLLIN | EPOLLRDNORM;
 		mask |= EPOLLOUT | EPOLLWRNORM;
 		break;
@@ -585,13 +586,123 @@ static int quic_shutdown(struct socket *sock, int how)
 	return -EOPNOTSUPP;
 }
 
+#define QUIC_STREAM_FLAGS	(MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_FIN | \
+				 MSG_QUIC_STREAM_UNI | MSG_QUIC_STREAM_DONTWAIT | \
+				 MSG_QUIC_STREAM_SNDBLOCK)
+
+/* Room to queue on @st: flow-control credit and send buffer. */
+static u64 quic_stream_room(struct sock *sk, struct quic_stream *st)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+
+	if (sk->sk_wmem_queued >= READ_ONCE(sk->sk_sndbuf))
+		return 0;
+	return quic_stream_send_credit(&c->streams, st);
+}
+
+/* Stream data (socket-api.md 5.2). STREAMS_BLOCKED, DATA_BLOCKED and
+ * MSG_MORE corking are not done yet; datagrams give EOPNOTSUPP.
+ */
+static int quic_stream_sendmsg(struct sock *sk, struct msghdr *msg,
+			       size_t len, struct quic_stream_info *info,
+			       bool has_info)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	u32 sflags = info->stream_flags;
+	bool fin = sflags & MSG_QUIC_STREAM_FIN;
+	size_t done = 0;
+	struct quic_stream *st;
+	s64 id = info->stream_id;
+	long timeo;
+	int err;
+	u64 n;
+
+	if (!len && !fin)
+		return -EMSGSIZE;
+	lock_sock(sk);
+	timeo = sock_sndtimeo(sk, msg->msg_flags & MSG_DONTWAIT);
+	err = -EPIPE;
+	if (!quic_is_conn(sk))
+		goto out;
+	err = -EINVAL;
+	if (sk->sk_state != TCP_ESTABLISHED || !c->streams_ready)
+		goto out;
+	if (id == -1 && c->active_sid != -1 &&
+	    !(sflags & (MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_UNI)))
+		id = c->active_sid;
+	for (;;) {
+		st = quic_stream_send_get(&c->streams, id,
+					  sflags & MSG_QUIC_STREAM_UNI,
+					  sflags & MSG_QUIC_STREAM_NEW);
+		if (!IS_ERR(st))
+			break;
+		err = PTR_ERR(st);
+		if (err != -EAGAIN || (sflags & MSG_QUIC_STREAM_DONTWAIT) ||
+		    !timeo)
+			goto out;
+		err = sock_intr_errno(timeo);
+		if (signal_pending(current))
+			goto out;
+		add_wait_queue(sk_sleep(sk), &wait);
+		sk_wait_event(sk, &timeo, sk->sk_state != TCP_ESTABLISHED ||
+			      !IS_ERR(quic_stream_send_get(&c->streams, id,
+					sflags & MSG_QUIC_STREAM_UNI,
+					sflags & MSG_QUIC_STREAM_NEW)), &wait);
+		remove_wait_queue(sk_sleep(sk), &wait);
+		err = -EPIPE;
+		if (sk->sk_state != TCP_ESTABLISHED)
+			goto out;
+	}
+	id = st->id;
+	c->active_sid = fin ? -1 : id;
+	do {
+		n = min_t(u64, len - done, quic_stream_room(sk, st));
+		if (!n && len != done) {
+			err = has_info ? -ENOSPC : -EAGAIN;
+			if (!timeo)
+				goto partial;
+			err = sock_intr_errno(timeo);
+			if (signal_pending(current))
+				goto partial;
+			quic_output_flush(sk, GFP_KERNEL);
+			add_wait_queue(sk_sleep(sk), &wait);
+			sk_wait_event(sk, &timeo,
+				      sk->sk_state != TCP_ESTABLISHED ||
+				      quic_stream_room(sk, st), &wait);
+			remove_wait_queue(sk_sleep(sk), &wait);
+			err = -EPIPE;
+			if (sk->sk_state != TCP_ESTABLISHED)
+				goto partial;
+			continue;
+		}
+		err = quic_output_stream(sk, st, &msg->msg_iter, n,
+					 fin && done + n == len);
+		if (err)
+			goto partial;
+		done += n;
+		quic_output_flush(sk, GFP_KERNEL);
+	} while (done < len);
+	err = done;
+	goto out;
+partial:
+	if (done)
+		err = done;
+out:
+	release_sock(sk);
+	if (err == -EPIPE && !(msg->msg_flags & MSG_NOSIGNAL))
+		send_sig(SIGPIPE, current, 0);
+	return err;
+}
+
 static int quic_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 {
 	struct sock *sk = sock->sk;
 	struct quic_handshake_info info;
+	struct quic_stream_info sinfo = { .stream_id = -1 };
+	bool hs = false, has_sinfo = false;
 	struct quic_pnspace *s;
 	struct cmsghdr *cmsg;
-	bool hs = false;
 	int err;
 
 	for_each_cmsghdr(cmsg, msg) {
@@ -599,15 +710,32 @@ static int quic_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 			return -EINVAL;
 		if (cmsg->cmsg_level != SOL_QUIC)
 			continue;
+		if (cmsg->cmsg_type == QUIC_STREAM_INFO) {
+			memset(&sinfo, 0, sizeof(sinfo));
+			memcpy(&sinfo, CMSG_DATA(cmsg),
+			       min_t(size_t, sizeof(sinfo),
+				     cmsg->cmsg_len - CMSG_LEN(0)));
+			if (sinfo.stream_flags & ~QUIC_STREAM_FLAGS)
+				return -EINVAL;
+			has_sinfo = true;
+			continue;
+		}
 		if (cmsg->cmsg_type != QUIC_HANDSHAKE_INFO)
-			return -EOPNOTSUPP;	/* stream data: stream.c */
+			return -EINVAL;
 		if (cmsg->cmsg_len < CMSG_LEN(sizeof(info)))
 			return -EINVAL;
 		memcpy(&info, CMSG_DATA(cmsg), sizeof(info));
 		hs = true;
 	}
-	if (!hs)
-		return -EOPNOTSUPP;	/* stream data and datagrams: stream.c */
+	if (!hs) {
+		if (msg->msg_flags & MSG_QUIC_DATAGRAM)
+			return -EOPNOTSUPP;	/* datagrams: not yet */
+		if (!has_sinfo)
+			sinfo.stream_flags = msg->msg_flags & QUIC_STREAM_FLAGS;
+		if (len > INT_MAX)
+			return -EMSGSIZE;
+		return quic_stream_sendmsg(sk, msg, len, &sinfo, has_sinfo);
+	}
 
 	lock_sock(sk);
 	err = -EPIPE;
@@ -635,9 +763,66 @@ out:
 	return err;
 }
 
+/* A stream with something to read, or NULL; clears stream_rx if none. */
+static struct quic_stream *quic_stream_next_readable(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_stream_table *t = &c->streams;
+	struct quic_stream *st;
+	u32 bkt;
+
+	if (!c->streams_ready)
+		return NULL;
+	for (bkt = 0; bkt < (1U << t->bits); bkt++)
+		hlist_for_each_entry(st, &t->buckets[bkt], node)
+			if (quic_stream_id_recv(t, st->id) &&
+			    quic_conn_stream_readable(st))
+				return st;
+	WRITE_ONCE(c->stream_rx, false);
+	return NULL;
+}
+
+/* Read one stream's in-order bytes (socket-api.md 5.3), then send the
+ * window updates reading made due. MSG_PEEK is not supported on stream
+ * data yet.
+ */
+static int quic_stream_recvmsg(struct sock *sk, struct msghdr *msg,
+			       struct quic_stream *st, int flags)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_stream_info info = {};
+	u64 now = ktime_to_us(ktime_get());
+	ssize_t n;
+	bool fin;
+
+	if (flags & MSG_PEEK)
+		return -EOPNOTSUPP;
+	info.stream_id = st->id;
+	n = quic_stream_read(&c->streams, st, &msg->msg_iter, &fin);
+	if (n < 0)
+		return n;
+	if (fin)
+		info.stream_flags |= MSG_QUIC_STREAM_FIN;
+	put_cmsg(msg, SOL_QUIC, QUIC_STREAM_INFO, sizeof(info), &info);
+	if (msg->msg_flags & MSG_CTRUNC)
+		msg->msg_flags |= info.stream_flags;
+	if (quic_fc_recv_update(&c->streams.recv, now, 0))
+		c->max_data_pending = true;
+	if (quic_stream_window_update(st, now, 0))
+		quic_output_msd(sk, st->id);
+	if (fin)
+		quic_stream_release(&c->streams, st);
+	quic_stream_next_readable(sk);
+	if (c->max_data_pending || c->nr_msd || c->msd_all)
+		quic_output_flush(sk, GFP_KERNEL);
+	return n;
+}
+
 static int quic_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 			int flags)
 {
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct quic_stream *st = NULL;
 	struct sock *sk = sock->sk;
 	struct quic_handshake_info info = {};
 	struct quic_crypto_cb *cb;
@@ -654,6 +839,11 @@ static int quic_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		skb = skb_peek(&sk->sk_receive_queue);
 		if (skb)
 			break;
+		st = quic_stream_next_readable(sk);
+		if (st) {
+			err = quic_stream_recvmsg(sk, msg, st, flags);
+			goto out;
+		}
 		err = -ENOTCONN;
 		if (!quic_is_conn(sk))
 			goto out;
@@ -663,7 +853,12 @@ static int quic_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		err = sock_intr_errno(timeo);
 		if (signal_pending(current))
 			goto out;
-		sk_wait_data(sk, &timeo, NULL);
+		add_wait_queue(sk_sleep(sk), &wait);
+		sk_wait_event(sk, &timeo,
+			      !skb_queue_empty(&sk->sk_receive_queue) ||
+			      READ_ONCE(quic_sk(sk)->conn.stream_rx) ||
+			      !quic_is_conn(sk), &wait);
+		remove_wait_queue(sk_sleep(sk), &wait);
 	}
 	cb = QUIC_CRYPTO_CB(skb);
 	n = min_t(u32, len, skb->len - cb->consumed);

@@ -21,6 +21,7 @@
 #include <net/quic/cid.h>
 #include <net/quic/crypto.h>
 #include <net/quic/sent.h>
+#include <net/quic/stream.h>
 #include <net/quic/tparam.h>
 #include <net/quic/udp.h>
 
@@ -32,6 +33,12 @@ struct sock;
 #define QUIC_CONN_MAX_DGRAM		1200
 /* Largest piece of CRYPTO data kept as one unit for (re)transmission. */
 #define QUIC_CONN_CRYPTO_CHUNK		1000
+/* Largest piece of STREAM data kept as one unit for (re)transmission. */
+#define QUIC_CONN_STREAM_CHUNK		1000
+/* STREAM chunks one sent packet records. */
+#define QUIC_CONN_PKT_SCHUNKS		2
+/* Streams whose MAX_STREAM_DATA waits to be sent, before "all". */
+#define QUIC_CONN_MSD_PENDING		8
 /* Packets of a level kept while its receive key is missing. */
 #define QUIC_CONN_MAX_PARKED		32
 /* CRYPTO chunks one sent packet records. */
@@ -59,12 +66,38 @@ struct quic_crypto_chunk {
 };
 
 /**
+ * struct quic_stream_out - STREAM bytes to deliver
+ * @list: link in &quic_conn.stream_out, in the order queued
+ * @id: the stream
+ * @offset: offset in the stream
+ * @len: bytes at @data
+ * @fin: the last bytes of the stream (may be a bare FIN, @len 0)
+ * @refs: sent-packet records pointing here
+ * @need_send: not yet sent, or to be sent again
+ * @acked: delivered and off the list; freed once @refs is 0
+ * @data: the bytes
+ */
+struct quic_stream_out {
+	struct list_head	list;
+	s64			id;
+	u64			offset;
+	u32			len;
+	u32			refs;
+	bool			fin;
+	bool			need_send;
+	bool			acked;
+	u8			data[];
+};
+
+/**
  * struct quic_out_pkt - a sent packet we may have to answer for
  * @sent: the sent-store record
  * @level: its packet-number space
  * @nr_chunks: CRYPTO chunks carried, by offset in @chunk_off
  * @chunk_off: their offsets
  * @handshake_done: carried HANDSHAKE_DONE
+ * @nr_schunks: STREAM chunks carried
+ * @schunk: the chunks, owned by &quic_conn.stream_out
  */
 struct quic_out_pkt {
 	struct quic_sent_pkt	sent;
@@ -72,6 +105,8 @@ struct quic_out_pkt {
 	u8			nr_chunks;
 	bool			handshake_done;
 	u64			chunk_off[QUIC_CONN_PKT_CHUNKS];
+	u8			nr_schunks;
+	struct quic_stream_out	*schunk[QUIC_CONN_PKT_SCHUNKS];
 };
 
 /**
@@ -150,6 +185,15 @@ struct quic_request {
  * @handshake_confirmed: handshake confirmed (RFC 9001 4.1.2)
  * @hd_acked: our HANDSHAKE_DONE was acknowledged (server)
  * @dcid_learned: client: @dcid is the server's SCID (RFC 9000 7.2)
+ * @streams: streams and flow control, once @streams_ready
+ * @stream_out: STREAM data queued, sent or not, until acknowledged
+ * @active_sid: the stream a send with stream ID -1 goes to, or -1
+ * @msd_pending: streams whose MAX_STREAM_DATA is to be sent
+ * @nr_msd: entries in @msd_pending
+ * @streams_ready: @streams is set up (handshake complete)
+ * @max_data_pending: MAX_DATA is to be sent
+ * @msd_all: MAX_STREAM_DATA is to be sent for every open stream
+ * @stream_rx: some stream has data (or a FIN) to read
  */
 struct quic_conn {
 	struct quic_pnspace	space[QUIC_PNSPACE_NUM];
@@ -176,7 +220,35 @@ struct quic_conn {
 				handshake_confirmed:1,
 				hd_acked:1,
 				dcid_learned:1;
+	struct quic_stream_table streams;
+	struct list_head	stream_out;
+	s64			active_sid;
+	s64			msd_pending[QUIC_CONN_MSD_PENDING];
+	u8			nr_msd;
+	bool			streams_ready;
+	bool			max_data_pending;
+	bool			msd_all;
+	bool			stream_rx;
 };
+
+/**
+ * quic_conn_stream_readable - whether a stream has bytes or its FIN to read
+ * @st: the stream
+ *
+ * Return: true if recvmsg() has something to return for @st.
+ */
+static inline bool quic_conn_stream_readable(const struct quic_stream *st)
+{
+	if (st->recv_state == QUIC_STREAM_RECV_STATE_RESET_RECVD)
+		return true;
+	if (st->recv_state != QUIC_STREAM_RECV_STATE_RECV &&
+	    st->recv_state != QUIC_STREAM_RECV_STATE_SIZE_KNOWN &&
+	    st->recv_state != QUIC_STREAM_RECV_STATE_RECVD)
+		return false;
+	return st->contig > st->recv.read ||
+	       (st->recv_state == QUIC_STREAM_RECV_STATE_RECVD &&
+		st->recv.read == st->final_size);
+}
 
 /* conn.c */
 void quic_conn_init(struct sock *sk);
@@ -207,6 +279,11 @@ void quic_output_flush(struct sock *sk, gfp_t gfp);
 void quic_output_close(struct sock *sk, u32 err, gfp_t gfp);
 void quic_output_pkt_acked(void *ctx, struct quic_sent_pkt *pkt);
 void quic_output_pkt_free(void *ctx, struct quic_sent_pkt *pkt);
+int quic_output_stream(struct sock *sk, struct quic_stream *st,
+		       struct iov_iter *from, u32 len, bool fin);
+void quic_output_stream_free(struct sock *sk);
+void quic_output_stream_resend(struct sock *sk);
+void quic_output_msd(struct sock *sk, s64 id);
 
 /**
  * struct quic_crypto_cb - handshake data waiting in the receive queue

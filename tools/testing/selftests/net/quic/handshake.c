@@ -4,7 +4,8 @@
  * libquic (tools/lib/quic) with a pre-shared key or a self-signed
  * certificate made at test time: the server accepts the
  * client's first Initial, both ends run the TLS 1.3 handshake through
- * CRYPTO frames and reach ESTABLISHED, then close.
+ * CRYPTO frames and reach ESTABLISHED, then close. The transfer test then
+ * moves 1 MiB over one bidirectional stream.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -36,7 +37,40 @@ struct server_arg {
 	int fd;
 	int ret;
 	int done[2];	/* pipe: the server's result, for the client to wait */
+	int xfer;	/* after the handshake, read one stream to its FIN */
+	size_t got;	/* bytes read */
+	int64_t sid;	/* their stream */
+	int bad;	/* bytes that differ from the pattern */
 };
+
+#define XFER_LEN	(1024 * 1024)
+
+static unsigned char pattern(size_t i)
+{
+	return (unsigned char)(i * 7 + (i >> 10));
+}
+
+static int server_read_stream(struct server_arg *a)
+{
+	static unsigned char buf[65536];
+	uint32_t flags;
+	int64_t sid;
+	ssize_t n, i;
+
+	for (;;) {
+		flags = 0;
+		n = quic_recvmsg(a->fd, buf, sizeof(buf), &sid, &flags);
+		if (n < 0)
+			return -errno;
+		a->sid = sid;
+		for (i = 0; i < n; i++)
+			if (buf[i] != pattern(a->got + i))
+				a->bad++;
+		a->got += n;
+		if (flags & MSG_QUIC_STREAM_FIN)
+			return 0;
+	}
+}
 
 static int write_psk(void)
 {
@@ -109,6 +143,8 @@ static void *server_main(void *p)
 		a->ret = -errno;
 	else
 		a->ret = quic_server_handshake(a->fd, a->key, a->cert, NULL);
+	if (!a->ret && a->xfer)
+		a->ret = server_read_stream(a);
 	c = a->ret ? 1 : 0;
 	if (write(a->done[1], &c, 1) != 1)
 		a->ret = -EIO;
@@ -306,6 +342,82 @@ TEST_F(hs, accept_nonblock)
 	ASSERT_EQ(0, listen(self->lfd, 2));
 	EXPECT_EQ(-1, accept_nb(self->lfd));
 	EXPECT_EQ(EAGAIN, errno);
+}
+
+/* After a PSK handshake the client sends 1 MiB on a new bidirectional
+ * stream with FIN; the server reads it all, in order, up to the FIN.
+ */
+TEST_F(hs, transfer)
+{
+	struct server_arg a = { .fd = -1, .key = PSK_FILE, .xfer = 1 };
+	struct sockaddr_storage ss;
+	unsigned char *buf;
+	socklen_t len;
+	pthread_t th;
+	size_t i, off;
+	ssize_t n;
+	char c = 1;
+
+	buf = malloc(XFER_LEN);
+	ASSERT_NE(NULL, buf);
+	for (i = 0; i < XFER_LEN; i++)
+		buf[i] = pattern(i);
+	len = make_addr(&ss, variant->family, loopback(variant->family), 0);
+	ASSERT_EQ(0, bind(self->lfd, (struct sockaddr *)&ss, len));
+	ASSERT_EQ(0, getsockname(self->lfd, (struct sockaddr *)&ss, &len));
+	ASSERT_EQ(0, listen(self->lfd, 4));
+	ASSERT_EQ(0, pipe(a.done));
+	a.lfd = self->lfd;
+	ASSERT_EQ(0, pthread_create(&th, NULL, server_main, &a));
+	ASSERT_EQ(0, connect(self->cfd, (struct sockaddr *)&ss, len));
+	ASSERT_EQ(0, quic_client_handshake(self->cfd, PSK_FILE, NULL, NULL));
+	/* Two sends: the first opens stream 0, the second ends it. */
+	n = quic_sendmsg(self->cfd, buf, XFER_LEN / 2, -1, MSG_QUIC_STREAM_NEW);
+	EXPECT_EQ(XFER_LEN / 2, n) {
+		TH_LOG("sendmsg: %s", strerror(errno));
+	}
+	off = n > 0 ? n : 0;
+	n = quic_sendmsg(self->cfd, buf + off, XFER_LEN - off, 0,
+			 MSG_QUIC_STREAM_FIN);
+	EXPECT_EQ((ssize_t)(XFER_LEN - off), n) {
+		TH_LOG("sendmsg: %s", strerror(errno));
+	}
+	/* Finished: the stream takes no more data. */
+	EXPECT_EQ(-1, quic_sendmsg(self->cfd, buf, 1, 0, 0));
+	EXPECT_EQ(1, read(a.done[0], &c, 1));
+	pthread_join(th, NULL);
+	EXPECT_EQ(0, a.ret) {
+		TH_LOG("server: %s", strerror(-a.ret));
+	}
+	EXPECT_EQ(0, c);
+	EXPECT_EQ((size_t)XFER_LEN, a.got);
+	EXPECT_EQ(0, a.sid);
+	EXPECT_EQ(0, a.bad);
+	if (a.fd >= 0)
+		EXPECT_EQ(0, close(a.fd));
+	close(a.done[0]);
+	close(a.done[1]);
+	free(buf);
+}
+
+/* Stream data before the handshake completes fails cleanly: EPIPE on a
+ * socket with no connection, EINVAL while the handshake runs.
+ */
+TEST_F(hs, stream_before_handshake)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	char b = 'x';
+
+	EXPECT_EQ(-1, quic_sendmsg(self->cfd, &b, 1, -1,
+				   MSG_QUIC_STREAM_NEW | MSG_NOSIGNAL));
+	EXPECT_EQ(EPIPE, errno);
+	len = make_addr(&ss, variant->family, loopback(variant->family), 4433);
+	ASSERT_EQ(0, connect(self->cfd, (struct sockaddr *)&ss, len));
+	EXPECT_EQ(-1, quic_sendmsg(self->cfd, &b, 1, -1, MSG_QUIC_STREAM_NEW));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, quic_sendmsg(self->cfd, &b, 1, -1, MSG_QUIC_DATAGRAM));
+	EXPECT_EQ(EOPNOTSUPP, errno);
 }
 
 TEST_HARNESS_MAIN
