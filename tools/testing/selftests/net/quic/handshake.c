@@ -5,12 +5,14 @@
  * certificate made at test time: the server accepts the
  * client's first Initial, both ends run the TLS 1.3 handshake through
  * CRYPTO frames and reach ESTABLISHED, then close. The transfer test then
- * moves 1 MiB over one bidirectional stream.
+ * moves 1 MiB over one bidirectional stream (poll() reports it, a
+ * non-blocking read after the FIN gives EAGAIN).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +43,8 @@ struct server_arg {
 	size_t got;	/* bytes read */
 	int64_t sid;	/* their stream */
 	int bad;	/* bytes that differ from the pattern */
+	int polled;	/* poll() reported POLLIN before the first read */
+	int again;	/* errno of a non-blocking read after the FIN */
 };
 
 #define XFER_LEN	(1024 * 1024)
@@ -53,10 +57,12 @@ static unsigned char pattern(size_t i)
 static int server_read_stream(struct server_arg *a)
 {
 	static unsigned char buf[65536];
+	struct pollfd pfd = { .fd = a->fd, .events = POLLIN };
 	uint32_t flags;
 	int64_t sid;
 	ssize_t n, i;
 
+	a->polled = poll(&pfd, 1, 10000) == 1 && (pfd.revents & POLLIN);
 	for (;;) {
 		flags = 0;
 		n = quic_recvmsg(a->fd, buf, sizeof(buf), &sid, &flags);
@@ -68,8 +74,12 @@ static int server_read_stream(struct server_arg *a)
 				a->bad++;
 		a->got += n;
 		if (flags & MSG_QUIC_STREAM_FIN)
-			return 0;
+			break;
 	}
+	flags = MSG_DONTWAIT;
+	if (quic_recvmsg(a->fd, buf, sizeof(buf), &sid, &flags) < 0)
+		a->again = errno;
+	return 0;
 }
 
 static int write_psk(void)
@@ -393,6 +403,8 @@ TEST_F(hs, transfer)
 	EXPECT_EQ((size_t)XFER_LEN, a.got);
 	EXPECT_EQ(0, a.sid);
 	EXPECT_EQ(0, a.bad);
+	EXPECT_EQ(1, a.polled);
+	EXPECT_EQ(EAGAIN, a.again);
 	if (a.fd >= 0)
 		EXPECT_EQ(0, close(a.fd));
 	close(a.done[0]);
