@@ -23,6 +23,7 @@
 #include <linux/tls.h>
 
 #include "internal.h"
+#include "test_cert.h"
 
 #define MAX_MSGS	64
 
@@ -445,68 +446,15 @@ static int fail_run(const struct quic_conf_args *ca,
 static int write_file(char *path, size_t size, const char *name,
 		      const void *data, size_t len)
 {
-	FILE *f;
-
 	snprintf(path, size, "%s/%s", dir, name);
-	f = fopen(path, "w");
-	if (!f)
-		return -1;
-	if (fwrite(data, 1, len, f) != len) {
-		fclose(f);
-		return -1;
-	}
-	return fclose(f);
+	return quic_test_write_file(path, data, len);
 }
 
-/* A self-signed ECDSA P-256 certificate for "localhost". */
 static int make_cert(void)
 {
-	gnutls_x509_privkey_t key;
-	gnutls_datum_t pem;
-	gnutls_x509_crt_t crt;
-	unsigned char serial[8] = { 0x01, 0x02, 0x03 };
-	unsigned int bits = GNUTLS_CURVE_TO_BITS(GNUTLS_ECC_CURVE_SECP256R1);
-	time_t now = time(NULL);
-	int ret;
-
-	if (gnutls_x509_privkey_init(&key))
-		return -1;
-	if (gnutls_x509_crt_init(&crt)) {
-		gnutls_x509_privkey_deinit(key);
-		return -1;
-	}
-	ret = gnutls_x509_privkey_generate(key, GNUTLS_PK_ECDSA, bits, 0);
-	ret = ret ?: gnutls_x509_crt_set_version(crt, 3);
-	ret = ret ?: gnutls_x509_crt_set_serial(crt, serial, sizeof(serial));
-	ret = ret ?: gnutls_x509_crt_set_activation_time(crt, now - 3600);
-	ret = ret ?: gnutls_x509_crt_set_expiration_time(crt, now + 86400);
-	ret = ret ?: gnutls_x509_crt_set_dn_by_oid(crt,
-			GNUTLS_OID_X520_COMMON_NAME, 0, "localhost", 9);
-	ret = ret ?: gnutls_x509_crt_set_subject_alt_name(crt,
-			GNUTLS_SAN_DNSNAME, "localhost", 9, GNUTLS_FSAN_SET);
-	ret = ret ?: gnutls_x509_crt_set_key(crt, key);
-	ret = ret ?: gnutls_x509_crt_set_basic_constraints(crt, 1, -1);
-	ret = ret ?: gnutls_x509_crt_set_key_usage(crt,
-			GNUTLS_KEY_DIGITAL_SIGNATURE | GNUTLS_KEY_KEY_CERT_SIGN);
-	ret = ret ?: gnutls_x509_crt_sign2(crt, crt, key, GNUTLS_DIG_SHA256, 0);
-	if (!ret && !gnutls_x509_crt_export2(crt, GNUTLS_X509_FMT_PEM, &pem)) {
-		ret = write_file(cert_file, sizeof(cert_file), "cert.pem",
-				 pem.data, pem.size);
-		gnutls_free(pem.data);
-	} else {
-		ret = -1;
-	}
-	if (!ret && !gnutls_x509_privkey_export2(key, GNUTLS_X509_FMT_PEM,
-						 &pem)) {
-		ret = write_file(key_file, sizeof(key_file), "key.pem",
-				 pem.data, pem.size);
-		gnutls_free(pem.data);
-	} else {
-		ret = -1;
-	}
-	gnutls_x509_crt_deinit(crt);
-	gnutls_x509_privkey_deinit(key);
-	return ret;
+	snprintf(cert_file, sizeof(cert_file), "%s/cert.pem", dir);
+	snprintf(key_file, sizeof(key_file), "%s/key.pem", dir);
+	return quic_test_make_cert(cert_file, key_file);
 }
 
 static int psk_file_of(char *path, size_t size, const char *name,

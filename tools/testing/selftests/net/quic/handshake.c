@@ -17,14 +17,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <netinet/quic.h>
-#include <gnutls/x509.h>
 
 #include "kselftest_harness.h"
 #include "quic_common.h"
+#include "test_cert.h"
 
 #define PSK_FILE	"/tmp/quic_handshake_test.psk"
 #define PSK_KEY		"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
@@ -90,57 +89,6 @@ static int write_psk(void)
 		return -1;
 	fprintf(f, "test:%s\n", PSK_KEY);
 	return fclose(f);
-}
-
-static int write_pem(const char *path, const gnutls_datum_t *d)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f)
-		return -1;
-	fwrite(d->data, 1, d->size, f);
-	return fclose(f);
-}
-
-/* A self-signed ECDSA certificate, made with GnuTLS at test time. */
-static int write_cert(void)
-{
-	gnutls_x509_privkey_t key;
-	gnutls_datum_t out;
-	gnutls_x509_crt_t crt;
-	time_t now = time(NULL);
-	int err;
-
-	if (gnutls_x509_privkey_init(&key))
-		return -1;
-	if (gnutls_x509_crt_init(&crt)) {
-		gnutls_x509_privkey_deinit(key);
-		return -1;
-	}
-	err = gnutls_x509_privkey_generate(key, GNUTLS_PK_ECDSA,
-					   GNUTLS_CURVE_TO_BITS(GNUTLS_ECC_CURVE_SECP256R1),
-					   0);
-	err = err ?: gnutls_x509_crt_set_version(crt, 3);
-	err = err ?: gnutls_x509_crt_set_serial(crt, "\x01", 1);
-	err = err ?: gnutls_x509_crt_set_activation_time(crt, now - 3600);
-	err = err ?: gnutls_x509_crt_set_expiration_time(crt, now + 86400);
-	err = err ?: gnutls_x509_crt_set_dn_by_oid(crt,
-						   GNUTLS_OID_X520_COMMON_NAME,
-						   0, "localhost", 9);
-	err = err ?: gnutls_x509_crt_set_key(crt, key);
-	err = err ?: gnutls_x509_crt_sign2(crt, crt, key, GNUTLS_DIG_SHA256, 0);
-	if (!err && !gnutls_x509_privkey_export2(key, GNUTLS_X509_FMT_PEM,
-						 &out)) {
-		err = write_pem(KEY_FILE, &out);
-		gnutls_free(out.data);
-	}
-	if (!err && !gnutls_x509_crt_export2(crt, GNUTLS_X509_FMT_PEM, &out)) {
-		err = write_pem(CERT_FILE, &out);
-		gnutls_free(out.data);
-	}
-	gnutls_x509_crt_deinit(crt);
-	gnutls_x509_privkey_deinit(key);
-	return err;
 }
 
 static void *server_main(void *p)
@@ -240,7 +188,7 @@ TEST_F(hs, psk)
 
 TEST_F(hs, certificate)
 {
-	ASSERT_EQ(0, write_cert());
+	ASSERT_EQ(0, quic_test_make_cert(CERT_FILE, KEY_FILE));
 	run_handshake(_metadata, self->lfd, self->cfd, variant->family,
 		      KEY_FILE, CERT_FILE);
 	unlink(KEY_FILE);
