@@ -277,8 +277,24 @@ static int quic_in_frames(struct sock *sk, u8 level, const u8 *p, u32 len,
 			break;
 		case QUIC_FRAME_CONNECTION_CLOSE:
 		case QUIC_FRAME_CONNECTION_CLOSE_APP:
-			quic_conn_closed(sk, f.close.err);
+			quic_conn_close_frame(sk, &f.close, f.type ==
+					      QUIC_FRAME_CONNECTION_CLOSE_APP);
 			return -1;
+		case QUIC_FRAME_NEW_CONNECTION_ID:
+			err = quic_conn_new_cid(sk, &f.new_cid);
+			if (err) {
+				quic_in_error(sk, err);
+				return -1;
+			}
+			break;
+		case QUIC_FRAME_RETIRE_CONNECTION_ID:
+			err = quic_conn_retire_cid(sk, f.value, c->rx_dcid.data,
+						   c->rx_dcid.len);
+			if (err) {
+				quic_in_error(sk, err);
+				return -1;
+			}
+			break;
 		default:
 			/* PADDING, PING; DATA_BLOCKED, STREAMS_BLOCKED, datagrams,
 			 * CIDs, tokens and paths are not handled yet and are
@@ -370,8 +386,11 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 		if (!c->is_server && h.long_header && !c->dcid_learned) {
 			if (!quic_cid_set(&c->dcid, h.scid, h.scid_len))
 				continue;
+			quic_cid_set_first(&c->dst, &c->dcid, NULL);
 			c->dcid_learned = 1;
 		}
+		quic_cid_set(&c->rx_dcid, h.dcid, h.dcid_len);
+		quic_conn_idle_touch(sk);
 		plen = h.pkt_len - hdr_len - QUIC_PACKET_TAG_LEN;
 		eliciting = false;
 		ret = quic_in_frames(sk, level, pkt + hdr_len, plen, &eliciting);
@@ -490,6 +509,8 @@ static void quic_in_sk(struct sock *sk, struct sk_buff *skb)
 		quic_in_listen(sk, skb);
 	else if (sk->sk_state == TCP_SYN_RECV || sk->sk_state == TCP_ESTABLISHED)
 		quic_in_conn(sk, skb);
+	else if (quic_sk(sk)->conn.closing || quic_sk(sk)->conn.draining)
+		quic_conn_closing_rcv(sk, skb);
 	else
 		quic_in_drop(sk, skb, QUIC_MIB_DROP_NOCONN);
 }
