@@ -41,6 +41,14 @@ static DEFINE_SPINLOCK(quic_conn_lock);
  * 4th, 8th... packet received, at most this many.
  */
 #define QUIC_CONN_CLOSE_ANSWERS	8
+/* Version Negotiation packets and Stateless Resets per second. */
+#define QUIC_CONN_STATELESS_PER_SEC	100
+/* Longest Version Negotiation: two 255-byte IDs and three versions. */
+#define QUIC_CONN_VN_MAX	(7 + 2 * 255 + 3 * 4)
+/* Longest Stateless Reset we send (RFC 9000 10.3: 43 bytes hide it
+ * among short packets).
+ */
+#define QUIC_CONN_RESET_MAX	43
 
 static void quic_conn_timeout(struct timer_list *t);
 static void quic_conn_idle_expire(struct timer_list *t);
@@ -181,6 +189,28 @@ void quic_conn_unhash(struct sock *sk)
 		quic_odcid_table_del(net, &c->odcid, sk);
 		c->odcid_hashed = false;
 	}
+	if (c->reset_hashed) {
+		quic_reset_table_del(net, c->reset_token, sk);
+		c->reset_hashed = false;
+	}
+}
+
+/* The reset table holds the token of the peer's ID we send to. */
+static void quic_conn_sync_reset(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	const struct quic_cid_entry *e = quic_cid_set_active(&c->dst);
+	struct net *net = sock_net(sk);
+
+	if (!c->hashed || !e || !e->has_token ||
+	    (c->reset_hashed && !memcmp(c->reset_token, e->token,
+					QUIC_RESET_TOKEN_LEN)))
+		return;
+	if (c->reset_hashed)
+		quic_reset_table_del(net, c->reset_token, sk);
+	memcpy(c->reset_token, e->token, QUIC_RESET_TOKEN_LEN);
+	c->reset_hashed = !quic_reset_table_add(net, c->reset_token, sk,
+						GFP_ATOMIC);
 }
 
 /**
@@ -608,8 +638,10 @@ int quic_conn_set_peer_tp(struct sock *sk, const u8 *data, u32 len)
 	c->src.limit = clamp_t(u64, tp.active_cid_limit, QUIC_CID_LIMIT_MIN,
 			       QUIC_CID_LIMIT_MAX);
 	if (!c->is_server &&
-	    quic_tparams_has(&tp, QUIC_TPB_STATELESS_RESET_TOKEN))
+	    quic_tparams_has(&tp, QUIC_TPB_STATELESS_RESET_TOKEN)) {
 		quic_cid_set_first_token(&c->dst, tp.stateless_reset_token);
+		quic_conn_sync_reset(sk);
+	}
 	quic_conn_idle_start(sk);
 	return 0;
 }
@@ -886,6 +918,7 @@ static void quic_conn_sync_dcid(struct sock *sk)
 
 	if (e)
 		c->dcid = e->cid;
+	quic_conn_sync_reset(sk);
 }
 
 /* Retired peer IDs become RETIRE_CONNECTION_ID frames to send. */
@@ -1222,4 +1255,141 @@ static void quic_conn_timeout(struct timer_list *t)
 	}
 	bh_unlock_sock(sk);
 	sock_put(sk);
+}
+
+/* Version Negotiation and Stateless Resets, answers to datagrams of no
+ * connection, share one budget per second for the whole host.
+ */
+static struct ratelimit_state quic_conn_stateless_rs =
+	RATELIMIT_STATE_INIT_FLAGS(quic_conn_stateless_rs, HZ,
+				   QUIC_CONN_STATELESS_PER_SEC,
+				   RATELIMIT_MSG_ON_RELEASE);
+
+/* A Stateless Reset from the peer (RFC 9000 10.3.1): drain, silently. */
+static void quic_conn_reset_rcvd(struct sock *sk, const u8 *token)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+
+	if (sk->sk_state == TCP_CLOSE || !quic_cid_dest_match_reset(&c->dst,
+								    token))
+		return;
+	quic_conn_close_info(sk, QUIC_TRANSPORT_ERROR_CRYPTO, 0, NULL, 0);
+	c->draining = true;
+	kfree_skb(c->close_skb);
+	c->close_skb = NULL;
+	__quic_conn_closed(sk, QUIC_TRANSPORT_ERROR_CRYPTO, ECONNRESET);
+}
+
+static void quic_conn_send_raw(struct quic_udp_sock *us, const u8 *buf,
+			       u32 len, const union quic_addr *local,
+			       const union quic_addr *peer)
+{
+	struct sk_buff *skb = alloc_skb(QUIC_UDP_HEADROOM + len, GFP_ATOMIC);
+
+	if (!skb)
+		return;
+	skb_reserve(skb, QUIC_UDP_HEADROOM);
+	skb_put_data(skb, buf, len);
+	quic_udp_xmit(us, skb, local, peer, 0);
+}
+
+/* RFC 9000 6.1: a listener answers a version it does not speak, in a
+ * datagram big enough to be a client's first (never a VN: that has
+ * version 0 and does not come here).
+ */
+static void quic_conn_send_vn(struct net *net, struct quic_udp_sock *us,
+			      const struct sk_buff *skb,
+			      const struct quic_pkt_hdr *h,
+			      const union quic_addr *local,
+			      const union quic_addr *peer)
+{
+	static const u32 versions[] = { QUIC_VERSION_V1, QUIC_VERSION_V2 };
+	struct sock *lsk;
+	u8 *buf;
+	int n;
+
+	if (!quic_packet_initial_size_ok(skb->len))
+		return;
+	lsk = quic_conn_lookup_listener(net, us, local->v4.sin_port);
+	if (!lsk)
+		return;
+	sock_put(lsk);
+	if (!__ratelimit(&quic_conn_stateless_rs))
+		return;
+	buf = kmalloc(QUIC_CONN_VN_MAX, GFP_ATOMIC);
+	if (!buf)
+		return;
+	n = quic_packet_build_vn(buf, QUIC_CONN_VN_MAX, h, versions,
+				 ARRAY_SIZE(versions), get_random_u32());
+	if (n > 0)
+		quic_conn_send_raw(us, buf, n, local, peer);
+	kfree(buf);
+}
+
+/* RFC 9000 10.3: a short header for an ID of ours that no connection
+ * holds (any more) gets a Stateless Reset with the token of that ID,
+ * shorter than the packet, so that two endpoints cannot loop.
+ */
+static void quic_conn_send_reset(struct net *net, struct quic_udp_sock *us,
+				 const struct sk_buff *skb,
+				 const struct quic_pkt_hdr *h,
+				 const union quic_addr *local,
+				 const union quic_addr *peer)
+{
+	u8 buf[QUIC_CONN_RESET_MAX], token[QUIC_RESET_TOKEN_LEN];
+	struct quic_cid cid;
+	u32 len;
+
+	if (skb->len <= QUIC_RESET_MIN_LEN || h->dcid_len != QUIC_CID_LOCAL_LEN)
+		return;
+	len = min_t(u32, skb->len - 1, QUIC_CONN_RESET_MAX);
+	if (!__ratelimit(&quic_conn_stateless_rs))
+		return;
+	quic_cid_set(&cid, h->dcid, h->dcid_len);
+	quic_cid_net_reset_token(net, &cid, token);
+	get_random_bytes(buf, len - QUIC_RESET_TOKEN_LEN);
+	if (quic_packet_build_stateless_reset(buf, len, buf, token) > 0)
+		quic_conn_send_raw(us, buf, len, local, peer);
+}
+
+/**
+ * quic_conn_unmatched() - a datagram whose first packet no socket takes
+ * @net: the namespace
+ * @us: the UDP socket it came on
+ * @skb: the datagram, at the QUIC payload; not consumed
+ * @h: its first header, as far as it parsed
+ * @perr: what quic_packet_parse_header() returned
+ * @local: the address it was sent to
+ * @peer: its sender
+ *
+ * Softirq, under RCU. A Stateless Reset for one of our connections
+ * drains it; a long header of an unknown version at a listener's port
+ * gets Version Negotiation; a short header gets a Stateless Reset.
+ */
+void quic_conn_unmatched(struct net *net, struct quic_udp_sock *us,
+			 struct sk_buff *skb, const struct quic_pkt_hdr *h,
+			 int perr, const union quic_addr *local,
+			 const union quic_addr *peer)
+{
+	const u8 *token;
+	struct sock *sk;
+
+	if (perr == -EPROTONOSUPPORT) {
+		quic_conn_send_vn(net, us, skb, h, local, peer);
+		return;
+	}
+	if (!quic_packet_is_stateless_reset_candidate(skb->data, skb->len,
+						      &token))
+		return;
+	sk = quic_reset_table_lookup(net, token);
+	if (sk && refcount_inc_not_zero(&sk->sk_refcnt)) {
+		bh_lock_sock(sk);
+		if (!sock_owned_by_user(sk))
+			quic_conn_reset_rcvd(sk, token);
+		bh_unlock_sock(sk);
+		sock_put(sk);
+		return;
+	}
+	if (!perr && !h->long_header)
+		quic_conn_send_reset(net, us, skb, h, local, peer);
 }

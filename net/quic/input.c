@@ -568,6 +568,7 @@ int quic_input_rcv(struct net *net, struct quic_udp_sock *us,
 	err = quic_packet_parse_header(skb->data, skb->len, QUIC_CONN_CID_LEN,
 				       0, &h);
 	if (err) {
+		quic_conn_unmatched(net, us, skb, &h, err, &local, &peer);
 		kfree_skb(skb);
 		return -ENOENT;
 	}
@@ -577,6 +578,7 @@ int quic_input_rcv(struct net *net, struct quic_udp_sock *us,
 	if (!sk && h.type == QUIC_PACKET_INITIAL)
 		sk = quic_conn_lookup_listener(net, us, local.v4.sin_port);
 	if (!sk) {
+		quic_conn_unmatched(net, us, skb, &h, 0, &local, &peer);
 		kfree_skb(skb);
 		return -ENOENT;
 	}

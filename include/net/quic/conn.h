@@ -208,6 +208,8 @@ struct quic_request {
  * @close_rcvd: closing state: packets received since it began
  * @retire_seq: sequence numbers of RETIRE_CONNECTION_ID frames to send
  * @nr_retire: entries in @retire_seq
+ * @reset_token: the peer's token in the namespace's reset table
+ * @reset_hashed: @reset_token is in that table
  * @rx_dcid: the DCID of the packet being processed
  * @odcid_hashed: @odcid is in the namespace's original-DCID table
  * @ncid_pending: NEW_CONNECTION_ID frames for our live IDs are to be sent
@@ -256,6 +258,8 @@ struct quic_conn {
 	u64			retire_seq[QUIC_CONN_RETIRE_MAX];
 	u8			nr_retire;
 	struct quic_cid		rx_dcid;
+	u8			reset_token[QUIC_RESET_TOKEN_LEN];
+	bool			reset_hashed;
 	bool			odcid_hashed;
 	bool			ncid_pending;
 	bool			closing;
@@ -296,6 +300,11 @@ struct sock *quic_conn_lookup_listener(struct net *net,
 				       const struct quic_udp_sock *us,
 				       __be16 port);
 void quic_conn_request_free(struct quic_request *req);
+struct quic_pkt_hdr;
+void quic_conn_unmatched(struct net *net, struct quic_udp_sock *us,
+			 struct sk_buff *skb, const struct quic_pkt_hdr *h,
+			 int perr, const union quic_addr *local,
+			 const union quic_addr *peer);
 int quic_conn_set_secret(struct sock *sk, const struct quic_crypto_secret *s);
 int quic_conn_set_peer_tp(struct sock *sk, const u8 *data, u32 len);
 int quic_conn_get_local_tp(struct sock *sk, u8 *buf, u32 room);
