@@ -544,7 +544,8 @@ void quic_output_close_app(struct sock *sk, gfp_t gfp)
 	f.type = QUIC_FRAME_CONNECTION_CLOSE_APP;
 	f.close.err = cc->errcode;
 	f.close.reason = cc->phrase;
-	f.close.len = strnlen(cc->phrase, QUIC_CLOSE_PHRASE_BUFFER_SIZE - 1);
+	f.close.len = strnlen((const char *)cc->phrase,
+			      QUIC_CLOSE_PHRASE_BUFFER_SIZE - 1);
 	quic_out_close(sk, &f, gfp);
 }
 
