@@ -38,7 +38,7 @@ static DEFINE_SPINLOCK(quic_conn_lock);
 /* The closing and draining states last three PTOs (RFC 9000 10.2). */
 #define QUIC_CONN_CLOSE_MS	(3 * QUIC_CONN_PTO_MS)
 /* CONNECTION_CLOSE answers in the closing state: one for the 1st, 2nd,
- * 4th, 8th... packet received, at most this many.
+ * 4th, 8th... packet received, up to the 2^this-th.
  */
 #define QUIC_CONN_CLOSE_ANSWERS	8
 /* Version Negotiation packets and Stateless Resets per second. */
@@ -789,9 +789,25 @@ static void quic_conn_close_done(struct sock *sk)
 	quic_conn_unhash(sk);
 }
 
-/* The idle timeout in jiffies: the smaller of both sides' non-zero
- * max_idle_timeout, at least three PTOs (RFC 9000 10.1); 0 for none.
- * Before the handshake reads them, ours is the user's setting.
+/**
+ * quic_conn_idle_us() - the idle timeout in force (RFC 9000 10.1)
+ * @local: our max_idle_timeout in microseconds, 0 for none
+ * @peer: the peer's, 0 for none
+ * @floor: the least timeout, three PTOs
+ *
+ * Return: the smaller of the non-zero values, at least @floor; 0 if both
+ * are 0 (no idle timeout).
+ */
+u64 quic_conn_idle_us(u64 local, u64 peer, u64 floor)
+{
+	u64 t = !local ? peer : !peer ? local : min(local, peer);
+
+	return t ? max(t, floor) : 0;
+}
+EXPORT_SYMBOL_NS_GPL(quic_conn_idle_us, QUIC_INTERNAL);
+
+/* The idle timeout in jiffies, 0 for none. Before the handshake reads
+ * them, ours is the user's setting.
  */
 static unsigned long quic_conn_idle_jiffies(struct sock *sk)
 {
@@ -802,11 +818,8 @@ static unsigned long quic_conn_idle_jiffies(struct sock *sk)
 
 	if (sk->sk_state == TCP_CLOSE || !c->streams_ready)
 		l = quic_sk(sk)->opts.local.max_idle_timeout_us;
-	t = !l ? p : !p ? l : min(l, p);
-	if (!t)
-		return 0;
-	t = max_t(u64, t, 3 * QUIC_CONN_PTO_MS * USEC_PER_MSEC);
-	return usecs_to_jiffies(min_t(u64, t, U32_MAX));
+	t = quic_conn_idle_us(l, p, 3 * QUIC_CONN_PTO_MS * USEC_PER_MSEC);
+	return t ? usecs_to_jiffies(min_t(u64, t, U32_MAX)) : 0;
 }
 
 /**

@@ -433,7 +433,7 @@ TEST_F(conn, version_negotiation)
 	EXPECT_EQ(1, found);
 
 	/* A Version Negotiation packet is never answered. */
-	pkt[1] = pkt[2] = pkt[3] = pkt[4] = 0;
+	memset(pkt + 1, 0, 4);
 	ASSERT_EQ((ssize_t)sizeof(pkt), send(ufd, pkt, sizeof(pkt), 0));
 	EXPECT_EQ(-1, udp_recv(ufd, buf, sizeof(buf), 300));
 	close(ufd);
