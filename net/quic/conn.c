@@ -1293,6 +1293,28 @@ static void quic_conn_reset_rcvd(struct sock *sk, const u8 *token)
 	__quic_conn_closed(sk, QUIC_TRANSPORT_ERROR_CRYPTO, ECONNRESET);
 }
 
+/**
+ * quic_conn_reset_check() - is an undecryptable datagram a Stateless Reset?
+ * @sk: the socket, locked, whose ID the datagram's first packet carried
+ * @buf: the whole datagram
+ * @len: its length
+ *
+ * RFC 9000 10.3.1: compared with the tokens of the peer's IDs we used;
+ * on a match the connection drains.
+ *
+ * Return: true if it was a Stateless Reset.
+ */
+bool quic_conn_reset_check(struct sock *sk, const u8 *buf, u32 len)
+{
+	const u8 *token;
+
+	if (sk->sk_state == TCP_CLOSE ||
+	    !quic_packet_is_stateless_reset_candidate(buf, len, &token))
+		return false;
+	quic_conn_reset_rcvd(sk, token);
+	return sk->sk_state == TCP_CLOSE;
+}
+
 static void quic_conn_send_raw(struct quic_udp_sock *us, const u8 *buf,
 			       u32 len, const union quic_addr *local,
 			       const union quic_addr *peer)

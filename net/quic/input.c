@@ -367,6 +367,9 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 					       h.pkt_len);
 		if (ret < 0) {
 			QUIC_INC_STATS(sock_net(sk), QUIC_MIB_DROP_DECRYPT);
+			if (!h.long_header &&
+			    quic_conn_reset_check(sk, skb->data, skb->len))
+				break;
 			continue;
 		}
 		/* The key update keys of the send side are not there yet. */

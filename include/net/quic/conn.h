@@ -316,6 +316,7 @@ void quic_conn_close_frame(struct sock *sk, const struct quic_frame_close *f,
 void quic_conn_close_sent(struct sock *sk, const struct sk_buff *skb);
 void quic_conn_closing_rcv(struct sock *sk, struct sk_buff *skb);
 void quic_conn_idle_touch(struct sock *sk);
+bool quic_conn_reset_check(struct sock *sk, const u8 *buf, u32 len);
 int quic_conn_event(struct sock *sk, u8 type, const void *data, u32 len);
 u32 quic_conn_cid_frames(struct sock *sk, u8 *buf, u32 room, bool *eliciting);
 int quic_conn_new_cid(struct sock *sk, const struct quic_frame_new_cid *f);
