@@ -400,21 +400,53 @@ FIXTURE_VARIANT(cipher) {
  * every PSK a SHA-256 one, so TLS_AES_256_GCM_SHA384 alone cannot be
  * agreed with a PSK: that variant checks the failure is clean instead.
  */
-#define CIPHER_VARIANT(fam, af, name, t, p)			\
-	FIXTURE_VARIANT_ADD(cipher, fam##_##name) {		\
-		.family = af,					\
-		.type = t,					\
-		.psk = p,					\
-	}
+FIXTURE_VARIANT_ADD(cipher, ipv4_aes_128_gcm) {
+	.family = AF_INET,
+	.type = TLS_CIPHER_AES_GCM_128,
+	.psk = true,
+};
 
-CIPHER_VARIANT(ipv4, AF_INET, aes_128_gcm, TLS_CIPHER_AES_GCM_128, true);
-CIPHER_VARIANT(ipv4, AF_INET, aes_256_gcm, TLS_CIPHER_AES_GCM_256, false);
-CIPHER_VARIANT(ipv4, AF_INET, chacha20_poly1305, TLS_CIPHER_CHACHA20_POLY1305, true);
-CIPHER_VARIANT(ipv4, AF_INET, aes_128_ccm, TLS_CIPHER_AES_CCM_128, true);
-CIPHER_VARIANT(ipv6, AF_INET6, aes_128_gcm, TLS_CIPHER_AES_GCM_128, true);
-CIPHER_VARIANT(ipv6, AF_INET6, aes_256_gcm, TLS_CIPHER_AES_GCM_256, false);
-CIPHER_VARIANT(ipv6, AF_INET6, chacha20_poly1305, TLS_CIPHER_CHACHA20_POLY1305, true);
-CIPHER_VARIANT(ipv6, AF_INET6, aes_128_ccm, TLS_CIPHER_AES_CCM_128, true);
+FIXTURE_VARIANT_ADD(cipher, ipv4_aes_256_gcm) {
+	.family = AF_INET,
+	.type = TLS_CIPHER_AES_GCM_256,
+	.psk = false,
+};
+
+FIXTURE_VARIANT_ADD(cipher, ipv4_chacha20_poly1305) {
+	.family = AF_INET,
+	.type = TLS_CIPHER_CHACHA20_POLY1305,
+	.psk = true,
+};
+
+FIXTURE_VARIANT_ADD(cipher, ipv4_aes_128_ccm) {
+	.family = AF_INET,
+	.type = TLS_CIPHER_AES_CCM_128,
+	.psk = true,
+};
+
+FIXTURE_VARIANT_ADD(cipher, ipv6_aes_128_gcm) {
+	.family = AF_INET6,
+	.type = TLS_CIPHER_AES_GCM_128,
+	.psk = true,
+};
+
+FIXTURE_VARIANT_ADD(cipher, ipv6_aes_256_gcm) {
+	.family = AF_INET6,
+	.type = TLS_CIPHER_AES_GCM_256,
+	.psk = false,
+};
+
+FIXTURE_VARIANT_ADD(cipher, ipv6_chacha20_poly1305) {
+	.family = AF_INET6,
+	.type = TLS_CIPHER_CHACHA20_POLY1305,
+	.psk = true,
+};
+
+FIXTURE_VARIANT_ADD(cipher, ipv6_aes_128_ccm) {
+	.family = AF_INET6,
+	.type = TLS_CIPHER_AES_CCM_128,
+	.psk = true,
+};
 
 static int set_cipher(int fd, unsigned int type)
 {
