@@ -533,6 +533,18 @@ static int quic_wait_for_request(struct sock *sk, long timeo)
 	return list_empty(&c->requests) ? (err ? err : -EAGAIN) : 0;
 }
 
+/* A request made a connection: an Initial packet decrypted and was
+ * processed without closing it.
+ */
+static bool quic_accept_valid(struct sock *nsk)
+{
+	struct quic_pnspace *s = &quic_sk(nsk)->conn.space[QUIC_CRYPTO_INITIAL];
+	u64 largest;
+
+	return nsk->sk_state != TCP_CLOSE &&
+	       quic_ackrange_largest(&s->recv, &largest);
+}
+
 static int quic_accept(struct socket *sock, struct socket *newsock, int flags,
 		       bool kern)
 {
@@ -542,6 +554,7 @@ static int quic_accept(struct socket *sock, struct socket *newsock, int flags,
 	int err;
 
 	lock_sock(sk);
+again:
 	err = -EINVAL;
 	if (sk->sk_state != TCP_LISTEN)
 		goto out;
@@ -569,12 +582,23 @@ static int quic_accept(struct socket *sock, struct socket *newsock, int flags,
 		goto out;
 	}
 	inet_sk_set_state(nsk, TCP_SYN_RECV);
-	sock_graft(nsk, newsock);
-	newsock->state = SS_CONNECTED;
 	while ((skb = skb_dequeue(&req->skbs)))
 		quic_input_accept_skb(nsk, skb);
-	release_sock(nsk);
 	quic_conn_request_free(req);
+	/* The listener queued anything shaped like a client Initial; only
+	 * one that decrypted and did not close the connection is handed
+	 * out. Junk is dropped here and accept() waits for the next one.
+	 */
+	if (!quic_accept_valid(nsk)) {
+		quic_conn_unhash(nsk);
+		quic_conn_free(nsk);
+		release_sock(nsk);
+		sk_common_release(nsk);
+		goto again;
+	}
+	sock_graft(nsk, newsock);
+	newsock->state = SS_CONNECTED;
+	release_sock(nsk);
 	err = 0;
 out:
 	release_sock(sk);
