@@ -1013,11 +1013,9 @@ static int quic_sock_stream_open(struct sock *sk, struct quic_stream_info *si)
 			return sock_intr_errno(timeo);
 		add_wait_queue(sk_sleep(sk), &wait);
 		sk_wait_event(sk, &timeo, sk->sk_state != TCP_ESTABLISHED ||
-			      !IS_ERR(quic_stream_send_get(&c->streams,
-					si->stream_id, uni, false)) ||
-			      PTR_ERR(quic_stream_send_get(&c->streams,
-					si->stream_id, uni, false)) !=
-			      -EAGAIN, &wait);
+			      quic_stream_open_allowed(&c->streams,
+						       si->stream_id, uni),
+			      &wait);
 		remove_wait_queue(sk_sleep(sk), &wait);
 	}
 	si->stream_id = st->id;

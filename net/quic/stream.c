@@ -450,6 +450,33 @@ int quic_stream_peer_max_streams(struct quic_stream_table *t, bool uni,
 EXPORT_SYMBOL_NS_GPL(quic_stream_peer_max_streams, QUIC_INTERNAL);
 
 /**
+ * quic_stream_open_allowed() - whether the peer's stream limit lets us
+ *	open a stream
+ * @t: the table
+ * @id: stream ID, or -1 for our next unopened stream of the type @uni says
+ * @uni: with @id -1, a unidirectional stream
+ *
+ * Return: true unless quic_stream_send_get() with @open would give -EAGAIN.
+ */
+bool quic_stream_open_allowed(const struct quic_stream_table *t, s64 id,
+			      bool uni)
+{
+	u8 type = t->is_server | (uni ? QUIC_STREAM_TYPE_UNI_MASK : 0);
+	u64 n;
+
+	if (id == -1) {
+		n = t->kind[type].next;
+	} else {
+		if (id < 0 || !quic_stream_id_local(t, id))
+			return true;
+		type = id & QUIC_STREAM_TYPE_MASK;
+		n = (u64)id >> 2;
+	}
+	return n < t->kind[type].limit;
+}
+EXPORT_SYMBOL_NS_GPL(quic_stream_open_allowed, QUIC_INTERNAL);
+
+/**
  * quic_stream_streams_blocked() - whether to send STREAMS_BLOCKED
  * @t: the table
  * @uni: for our unidirectional streams
@@ -1384,7 +1411,7 @@ EXPORT_SYMBOL_NS_GPL(quic_stream_open_blocked, QUIC_INTERNAL);
 /**
  * quic_stream_rtt_sample() - feed the smoothed RTT used by window growth
  * @t: the table
- * @rtt: an RTT sample in microseconds (send to acknowledgement)
+ * @rtt: an RTT sample in microseconds (send to acknowledgment)
  *
  * The RFC 9002 section 5.3 average: the first sample, then 7/8 of the
  * old value plus 1/8 of the new one.

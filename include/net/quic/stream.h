@@ -92,7 +92,7 @@ struct quic_fc_recv {
  * @node: link in the table's hash bucket
  * @rx_node: link in the table's list of readable streams, or empty
  * @ctl_node: link in the table's list of streams with control frames
- *	to send or awaiting acknowledgement, or empty
+ *	to send or awaiting acknowledgment, or empty
  * @chunks: received data not yet read, by offset, without overlaps
  * @id: stream ID
  * @send: send credit of the stream
@@ -175,7 +175,7 @@ typedef int (*quic_stream_charge_t)(void *ctx, int bytes);
  * @stream_window_max: the largest a stream receive window grows to
  * @readable: streams with data, a FIN or a reset to read, oldest first
  * @ctl: streams with RESET_STREAM, STOP_SENDING or STREAM_DATA_BLOCKED
- *	to send or awaiting acknowledgement
+ *	to send or awaiting acknowledgment
  * @srtt: smoothed RTT estimate in microseconds, 0 before the first sample
  * @blocked_pending: connection-level frames to send: QUIC_STREAM_BLOCKED_CONN_*
  *	and QUIC_STREAM_MAX_STREAMS_*
@@ -265,6 +265,8 @@ struct quic_stream *quic_stream_recv_get(struct quic_stream_table *t, s64 id,
 					 bool send_part, u64 *err);
 int quic_stream_peer_max_streams(struct quic_stream_table *t, bool uni,
 				 u64 count, s64 *max_id, u64 *err);
+bool quic_stream_open_allowed(const struct quic_stream_table *t, s64 id,
+			      bool uni);
 bool quic_stream_streams_blocked(struct quic_stream_table *t, bool uni,
 				 u64 *limit);
 bool quic_stream_max_streams_update(struct quic_stream_table *t, bool uni,

@@ -41,43 +41,44 @@
 /* The SHA-256 checked transfer. */
 #define BIG_LEN		(100UL << 20)
 
+/* Windows and stream limit of both sides (0: the defaults). */
+struct pair_params {
+	int family;
+	uint64_t max_data;
+	uint64_t max_stream_data;
+	uint16_t max_streams_bidi;
+};
+
 FIXTURE(streams) {
 	int cfd;
 	int sfd;
 };
 
 FIXTURE_VARIANT(streams) {
-	int family;
-	/* Receive windows of both sides, 0 for the defaults. */
-	uint64_t max_data;
-	uint64_t max_stream_data;
-	uint16_t max_streams_bidi;
+	struct pair_params p;
 };
 
 FIXTURE_VARIANT_ADD(streams, ipv4) {
-	.family = AF_INET,
-	.max_streams_bidi = STREAMS,
+	.p = { .family = AF_INET, .max_streams_bidi = STREAMS },
 };
 
 FIXTURE_VARIANT_ADD(streams, ipv6) {
-	.family = AF_INET6,
-	.max_streams_bidi = STREAMS,
+	.p = { .family = AF_INET6, .max_streams_bidi = STREAMS },
 };
 
 static void pair_setup(struct __test_metadata *_metadata,
-		       const FIXTURE_VARIANT(streams) *variant, int *cfd,
-		       int *sfd)
+		       const struct pair_params *p, int *cfd, int *sfd)
 {
 	struct quic_transport_param tp = {};
 	int ret;
 
 	ASSERT_EQ(0, quic_pair_write_psk(PSK_FILE));
-	tp.max_data = variant->max_data;
-	tp.max_stream_data_bidi_local = variant->max_stream_data;
-	tp.max_stream_data_bidi_remote = variant->max_stream_data;
-	tp.max_stream_data_uni = variant->max_stream_data;
-	tp.max_streams_bidi = variant->max_streams_bidi;
-	ret = quic_pair_open(variant->family, PSK_FILE, &tp, cfd, sfd);
+	tp.max_data = p->max_data;
+	tp.max_stream_data_bidi_local = p->max_stream_data;
+	tp.max_stream_data_bidi_remote = p->max_stream_data;
+	tp.max_stream_data_uni = p->max_stream_data;
+	tp.max_streams_bidi = p->max_streams_bidi;
+	ret = quic_pair_open(p->family, PSK_FILE, &tp, cfd, sfd);
 	ASSERT_EQ(0, ret) {
 		TH_LOG("handshake: %s", strerror(-ret));
 	}
@@ -94,7 +95,7 @@ static void pair_teardown(int cfd, int sfd)
 
 FIXTURE_SETUP(streams)
 {
-	pair_setup(_metadata, variant, &self->cfd, &self->sfd);
+	pair_setup(_metadata, &variant->p, &self->cfd, &self->sfd);
 }
 
 FIXTURE_TEARDOWN(streams)
@@ -109,27 +110,22 @@ FIXTURE(flow) {
 };
 
 FIXTURE_VARIANT(flow) {
-	int family;
-	uint64_t max_data;
-	uint64_t max_stream_data;
-	uint16_t max_streams_bidi;
+	struct pair_params p;
 };
 
 FIXTURE_VARIANT_ADD(flow, ipv4) {
-	.family = AF_INET,
-	.max_data = FLOW_WINDOW * 2,
-	.max_stream_data = FLOW_WINDOW,
+	.p = { .family = AF_INET, .max_data = FLOW_WINDOW * 2,
+	       .max_stream_data = FLOW_WINDOW },
 };
 
 FIXTURE_VARIANT_ADD(flow, ipv6) {
-	.family = AF_INET6,
-	.max_data = FLOW_WINDOW * 2,
-	.max_stream_data = FLOW_WINDOW,
+	.p = { .family = AF_INET6, .max_data = FLOW_WINDOW * 2,
+	       .max_stream_data = FLOW_WINDOW },
 };
 
 FIXTURE_SETUP(flow)
 {
-	pair_setup(_metadata, (const void *)variant, &self->cfd, &self->sfd);
+	pair_setup(_metadata, &variant->p, &self->cfd, &self->sfd);
 }
 
 FIXTURE_TEARDOWN(flow)
@@ -498,7 +494,7 @@ TEST_F(streams, sockopt_errors)
 	EXPECT_EQ(ENOSTR, errno);
 
 	/* Without a connection. */
-	fd = socket(variant->family, SOCK_DGRAM, IPPROTO_QUIC);
+	fd = socket(variant->p.family, SOCK_DGRAM, IPPROTO_QUIC);
 	ASSERT_LE(0, fd);
 	ei.stream_id = 0;
 	EXPECT_EQ(EINVAL, setopt_err(fd, SOL_QUIC, QUIC_SOCKOPT_STREAM_RESET,
@@ -526,7 +522,7 @@ struct sender {
 	size_t len;
 	size_t sent;
 	int err;
-	volatile int done;
+	int done;	/* read and written with __atomic builtins */
 };
 
 /* Blocking sends of @len pattern bytes, then the FIN. */
@@ -549,9 +545,9 @@ static void *sender_main(void *p)
 			a->err = errno;
 			break;
 		}
-		a->sent += r;
+		__atomic_store_n(&a->sent, a->sent + r, __ATOMIC_RELAXED);
 	}
-	a->done = 1;
+	__atomic_store_n(&a->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -597,8 +593,8 @@ TEST_F(flow, blocked_sender)
 	a.len = 6 * FLOW_WINDOW;
 	ASSERT_EQ(0, pthread_create(&th, NULL, sender_main, &a));
 	usleep(300000);
-	EXPECT_EQ(0, a.done);
-	EXPECT_EQ(0, a.sent);
+	EXPECT_EQ(0, __atomic_load_n(&a.done, __ATOMIC_ACQUIRE));
+	EXPECT_EQ(0, __atomic_load_n(&a.sent, __ATOMIC_RELAXED));
 
 	got = 0;
 	for (;;) {
