@@ -65,6 +65,7 @@ void quic_conn_init(struct sock *sk)
 	}
 	INIT_LIST_HEAD(&c->requests);
 	INIT_LIST_HEAD(&c->stream_out);
+	skb_queue_head_init(&c->events);
 	c->active_sid = -1;
 	INIT_HLIST_NODE(&c->hnode);
 	INIT_HLIST_NODE(&c->onode);
@@ -126,6 +127,7 @@ void quic_conn_free(struct sock *sk)
 		quic_crypto_free(&c->space[i].tx);
 	}
 	quic_output_stream_free(sk);
+	skb_queue_purge(&c->events);
 	if (c->streams_ready) {
 		quic_stream_table_free(&c->streams);
 		c->streams_ready = false;
@@ -387,9 +389,11 @@ static int quic_conn_streams_init(struct sock *sk)
 	pp.max_streams_bidi = c->peer_tp.max_streams_bidi;
 	pp.max_streams_uni = c->peer_tp.max_streams_uni;
 	ret = quic_stream_table_init(&c->streams, c->is_server, &lp,
-				     lp.max_data, max(lp.max_stream_data_uni,
-				     max(lp.max_stream_data_bidi_local,
-					 lp.max_stream_data_bidi_remote)),
+				     QUIC_STREAM_WINDOW_GROWTH * lp.max_data,
+				     QUIC_STREAM_WINDOW_GROWTH *
+				     max(lp.max_stream_data_uni,
+					 max(lp.max_stream_data_bidi_local,
+					     lp.max_stream_data_bidi_remote)),
 				     quic_conn_charge, sk);
 	if (ret)
 		return ret;

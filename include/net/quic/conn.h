@@ -41,6 +41,8 @@ struct sock;
 #define QUIC_CONN_MSD_PENDING		8
 /* Packets of a level kept while its receive key is missing. */
 #define QUIC_CONN_MAX_PARKED		32
+/* Stream control frames (RESET_STREAM, ...) one sent packet records. */
+#define QUIC_CONN_PKT_CTLS		8
 /* CRYPTO chunks one sent packet records. */
 #define QUIC_CONN_PKT_CHUNKS		4
 /* Requests and parked datagrams a listener keeps per request. */
@@ -98,6 +100,9 @@ struct quic_stream_out {
  * @handshake_done: carried HANDSHAKE_DONE
  * @nr_schunks: STREAM chunks carried
  * @schunk: the chunks, owned by &quic_conn.stream_out
+ * @nr_ctls: stream control frames carried
+ * @ctl: their QUIC_STREAM_CTL_* bits
+ * @ctl_id: their streams
  */
 struct quic_out_pkt {
 	struct quic_sent_pkt	sent;
@@ -107,6 +112,9 @@ struct quic_out_pkt {
 	u64			chunk_off[QUIC_CONN_PKT_CHUNKS];
 	u8			nr_schunks;
 	struct quic_stream_out	*schunk[QUIC_CONN_PKT_SCHUNKS];
+	u8			nr_ctls;
+	u8			ctl[QUIC_CONN_PKT_CTLS];
+	s64			ctl_id[QUIC_CONN_PKT_CTLS];
 };
 
 /**
@@ -194,6 +202,7 @@ struct quic_request {
  * @max_data_pending: MAX_DATA is to be sent
  * @msd_all: MAX_STREAM_DATA is to be sent for every open stream
  * @stream_rx: some stream has data (or a FIN) to read
+ * @events: notifications waiting for recvmsg() (event.c)
  */
 struct quic_conn {
 	struct quic_pnspace	space[QUIC_PNSPACE_NUM];
@@ -229,6 +238,7 @@ struct quic_conn {
 	bool			max_data_pending;
 	bool			msd_all;
 	bool			stream_rx;
+	struct sk_buff_head	events;
 };
 
 /**
@@ -284,6 +294,7 @@ int quic_output_stream(struct sock *sk, struct quic_stream *st,
 void quic_output_stream_free(struct sock *sk);
 void quic_output_stream_resend(struct sock *sk);
 void quic_output_msd(struct sock *sk, s64 id);
+void quic_output_stream_drop(struct sock *sk, s64 id);
 
 /**
  * struct quic_crypto_cb - handshake data waiting in the receive queue
