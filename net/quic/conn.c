@@ -21,6 +21,7 @@
 #include <net/sock.h>
 
 #include <net/quic/conn.h>
+#include <net/quic/event.h>
 #include <net/tls.h>
 #include <net/quic/frame.h>
 #include <net/quic/hash.h>
@@ -71,6 +72,7 @@ void quic_conn_init(struct sock *sk)
 	}
 	INIT_LIST_HEAD(&c->requests);
 	INIT_LIST_HEAD(&c->stream_out);
+	skb_queue_head_init(&c->events);
 	c->active_sid = -1;
 	INIT_HLIST_NODE(&c->listen_node);
 	timer_setup(&c->timer, quic_conn_timeout, 0);
@@ -139,6 +141,7 @@ void quic_conn_free(struct sock *sk)
 		quic_crypto_free(&c->space[i].tx);
 	}
 	quic_output_stream_free(sk);
+	skb_queue_purge(&c->events);
 	if (c->streams_ready) {
 		quic_stream_table_free(&c->streams);
 		c->streams_ready = false;
@@ -442,9 +445,11 @@ static int quic_conn_streams_init(struct sock *sk)
 	pp.max_streams_bidi = c->peer_tp.max_streams_bidi;
 	pp.max_streams_uni = c->peer_tp.max_streams_uni;
 	ret = quic_stream_table_init(&c->streams, c->is_server, &lp,
-				     lp.max_data, max(lp.max_stream_data_uni,
-				     max(lp.max_stream_data_bidi_local,
-					 lp.max_stream_data_bidi_remote)),
+				     QUIC_STREAM_WINDOW_GROWTH * lp.max_data,
+				     QUIC_STREAM_WINDOW_GROWTH *
+				     max(lp.max_stream_data_uni,
+					 max(lp.max_stream_data_bidi_local,
+					     lp.max_stream_data_bidi_remote)),
 				     quic_conn_charge, sk);
 	if (ret)
 		return ret;
@@ -689,7 +694,7 @@ static void quic_conn_close_info(struct sock *sk, u32 err, u8 frame,
 	len = min_t(u32, len, QUIC_CLOSE_PHRASE_BUFFER_SIZE - 1);
 	if (len)
 		memcpy(cc->phrase, phrase, len);
-	quic_conn_event(sk, QUIC_EVENT_CONNECTION_CLOSE, cc, sizeof(*cc));
+	quic_event_put(sk, QUIC_EVENT_CONNECTION_CLOSE, cc, sizeof(*cc));
 }
 
 /**
@@ -868,46 +873,13 @@ static void quic_conn_idle_expire(struct timer_list *t)
 			 */
 			struct quic_connection_close cc = {};
 
-			quic_conn_event(sk, QUIC_EVENT_CONNECTION_CLOSE, &cc,
+			quic_event_put(sk, QUIC_EVENT_CONNECTION_CLOSE, &cc,
 					sizeof(cc));
 			__quic_conn_closed(sk, 0, ETIMEDOUT);
 		}
 	}
 	bh_unlock_sock(sk);
 	sock_put(sk);
-}
-
-/**
- * quic_conn_event() - queue an event for recvmsg() (socket-api.md 5.5)
- * @sk: the socket, locked
- * @type: a QUIC_EVENT_* value
- * @data: its payload
- * @len: the payload's length
- *
- * Nothing is queued unless the user enabled @type; an event that finds
- * the receive buffer full is dropped.
- *
- * Return: 0, or -ENOBUFS if it was dropped.
- */
-int quic_conn_event(struct sock *sk, u8 type, const void *data, u32 len)
-{
-	struct sk_buff *skb;
-
-	if (!quic_sock_opts_event_on(&quic_sk(sk)->opts, type))
-		return 0;
-	if (atomic_read(&sk->sk_rmem_alloc) > READ_ONCE(sk->sk_rcvbuf))
-		return -ENOBUFS;
-	skb = alloc_skb(1 + len, GFP_ATOMIC);
-	if (!skb)
-		return -ENOBUFS;
-	skb_put_u8(skb, type);
-	skb_put_data(skb, data, len);
-	QUIC_CRYPTO_CB(skb)->level = QUIC_CONN_EVENT_LEVEL;
-	QUIC_CRYPTO_CB(skb)->consumed = 0;
-	skb_set_owner_r(skb, sk);
-	skb_queue_tail(&sk->sk_receive_queue, skb);
-	sk->sk_data_ready(sk);
-	return 0;
 }
 
 /* The CONNECTION_ID event: a set lost an ID. */
@@ -920,7 +892,7 @@ static void quic_conn_cid_event(struct sock *sk, bool dest)
 	info.dest = dest;
 	info.active = (u32)set->active_seq;
 	info.prior_to = (u32)quic_cid_set_lowest(set);
-	quic_conn_event(sk, QUIC_EVENT_CONNECTION_ID, &info, sizeof(info));
+	quic_event_put(sk, QUIC_EVENT_CONNECTION_ID, &info, sizeof(info));
 }
 
 /* Our DCID follows the active ID of the peer's set. */

@@ -24,6 +24,7 @@
 #include <net/sock.h>
 
 #include <net/quic/conn.h>
+#include <net/quic/event.h>
 #include <net/quic/frame.h>
 #include <net/quic/mib.h>
 #include <net/quic/packet.h>
@@ -113,6 +114,24 @@ static int quic_in_crypto(struct sock *sk, u8 level, const struct quic_frame *f)
 	return 0;
 }
 
+/* STOP_SENDING: reset the stream with the peer's code (RFC 9000 3.5),
+ * dropping the data not yet delivered.
+ */
+static void quic_in_stop_sending(struct sock *sk, struct quic_stream *st,
+				 u64 errcode)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+
+	if (!quic_stream_recv_stop_sending(&c->streams, st, errcode))
+		return;
+	if (c->active_sid == st->id)
+		c->active_sid = -1;
+	quic_output_stream_drop(sk, st->id);
+	quic_event_stream_update(sk, st->id, QUIC_STREAM_SEND_STATE_RESET_SENT,
+				 errcode, st->send.used);
+	sk->sk_write_space(sk);
+}
+
 /* The stream frames of a 1-RTT packet. Return 0, 1 (do not acknowledge)
  * or a transport error.
  */
@@ -140,8 +159,11 @@ static int quic_in_stream(struct sock *sk, const struct quic_frame *f)
 						   &err);
 		if (ret < 0)
 			return err ? err : QUIC_TRANSPORT_ERROR_FRAME_ENCODING;
-		if (ret)
+		if (ret) {
+			quic_event_put(sk, QUIC_EVENT_STREAM_MAX_STREAM,
+				       &max_id, sizeof(max_id));
 			sk->sk_write_space(sk);
+		}
 		return 0;
 	case QUIC_FRAME_MAX_STREAM_DATA:
 	case QUIC_FRAME_STOP_SENDING:
@@ -172,15 +194,36 @@ static int quic_in_stream(struct sock *sk, const struct quic_frame *f)
 		return 0;	/* closed and freed */
 	switch (f->type) {
 	case QUIC_FRAME_MAX_STREAM_DATA:
-		if (quic_stream_peer_max_stream_data(st, f->stream_ctl.value))
+		if (quic_stream_peer_max_stream_data(st, f->stream_ctl.value)) {
+			struct quic_stream_max_data md = {
+				.id = st->id,
+				.max_data = st->send.max,
+			};
+
+			quic_event_put(sk, QUIC_EVENT_STREAM_MAX_DATA, &md,
+				       sizeof(md));
 			sk->sk_write_space(sk);
+		}
 		return 0;
 	case QUIC_FRAME_STOP_SENDING:
+		quic_in_stop_sending(sk, st, f->stream_ctl.value);
+		return 0;
 	case QUIC_FRAME_STREAM_DATA_BLOCKED:
-		return 0;	/* STOP_SENDING: not handled yet */
+		return 0;
 	case QUIC_FRAME_RESET_STREAM:
+		send_part = st->recv_state == QUIC_STREAM_RECV_STATE_RESET_RECVD;
 		ret = quic_stream_recv_reset(t, st, f->stream_ctl.value,
 					     f->stream_ctl.final_size, &err);
+		if (!ret && !send_part &&
+		    st->recv_state == QUIC_STREAM_RECV_STATE_RESET_RECVD) {
+			/* Its connection credit came back. */
+			if (quic_fc_recv_update(&t->recv, ktime_to_us(ktime_get()),
+						t->srtt))
+				c->max_data_pending = true;
+			quic_event_stream_update(sk, st->id,
+						 QUIC_STREAM_RECV_STATE_RESET_RECVD,
+						 st->recv_errcode, st->final_size);
+		}
 		break;
 	default:
 		ret = quic_stream_recv_data(t, st, f->data.offset, f->data.data,
@@ -190,7 +233,7 @@ static int quic_in_stream(struct sock *sk, const struct quic_frame *f)
 	}
 	if (ret == -EPROTO)
 		return err ? err : QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION;
-	if (quic_conn_stream_readable(st)) {
+	if (quic_stream_readable(t, st)) {
 		WRITE_ONCE(c->stream_rx, true);
 		sk->sk_data_ready(sk);
 	}

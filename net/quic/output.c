@@ -17,6 +17,7 @@
 #include <net/sock.h>
 
 #include <net/quic/conn.h>
+#include <net/quic/event.h>
 #include <net/quic/frame.h>
 #include <net/quic/packet.h>
 #include <net/quic/socket.h>
@@ -98,6 +99,88 @@ static u32 quic_out_msd(struct quic_conn *c, s64 id, u8 *p, u32 room)
 	return n > 0 ? n : 0;
 }
 
+/* Connection-level *_BLOCKED frames and the per-stream control frames
+ * (RESET_STREAM, STOP_SENDING, STREAM_DATA_BLOCKED) due; the latter are
+ * recorded in @rec so that an ACK or a PTO can account for them.
+ */
+static u32 quic_out_stream_ctl(struct quic_conn *c, u8 *buf, u32 room,
+			       struct quic_out_pkt *rec, bool *eliciting)
+{
+	struct quic_stream_table *t = &c->streams;
+	struct quic_stream *st;
+	struct quic_frame f;
+	u32 used = 0;
+	u64 count;
+	u8 bit;
+	int n;
+
+	if (quic_stream_max_streams_update(t, false, &count))
+		t->blocked_pending |= QUIC_STREAM_MAX_STREAMS_BIDI;
+	if (quic_stream_max_streams_update(t, true, &count))
+		t->blocked_pending |= QUIC_STREAM_MAX_STREAMS_UNI;
+	while (t->blocked_pending && room - used >= 16) {
+		memset(&f, 0, sizeof(f));
+		bit = t->blocked_pending & -t->blocked_pending;
+		if (bit & (QUIC_STREAM_MAX_STREAMS_BIDI |
+			   QUIC_STREAM_MAX_STREAMS_UNI)) {
+			bool uni = bit == QUIC_STREAM_MAX_STREAMS_UNI;
+			u8 type = (t->is_server ? 0 : 1) |
+				  (uni ? QUIC_STREAM_TYPE_UNI_MASK : 0);
+
+			f.type = uni ? QUIC_FRAME_MAX_STREAMS_UNI :
+				       QUIC_FRAME_MAX_STREAMS_BIDI;
+			f.value = t->kind[type].limit;
+		} else if (bit == QUIC_STREAM_BLOCKED_CONN_DATA) {
+			f.type = QUIC_FRAME_DATA_BLOCKED;
+			f.value = t->send.max;
+		} else {
+			bool uni = bit == QUIC_STREAM_BLOCKED_CONN_UNI;
+			u8 type = t->is_server |
+				  (uni ? QUIC_STREAM_TYPE_UNI_MASK : 0);
+
+			f.type = uni ? QUIC_FRAME_STREAMS_BLOCKED_UNI :
+				       QUIC_FRAME_STREAMS_BLOCKED_BIDI;
+			f.value = t->kind[type].limit;
+		}
+		n = quic_frame_encode(buf + used, room - used, &f);
+		if (n <= 0)
+			break;
+		used += n;
+		t->blocked_pending &= ~bit;
+		*eliciting = true;
+	}
+	list_for_each_entry(st, &t->ctl, ctl_node) {
+		while (st->ctl_pending) {
+			if (rec->nr_ctls == QUIC_CONN_PKT_CTLS ||
+			    room - used < 32)
+				return used;
+			memset(&f, 0, sizeof(f));
+			bit = st->ctl_pending & -st->ctl_pending;
+			f.stream_ctl.id = st->id;
+			if (bit == QUIC_STREAM_CTL_RESET) {
+				f.type = QUIC_FRAME_RESET_STREAM;
+				f.stream_ctl.value = st->send_errcode;
+				f.stream_ctl.final_size = st->send.used;
+			} else if (bit == QUIC_STREAM_CTL_STOP) {
+				f.type = QUIC_FRAME_STOP_SENDING;
+				f.stream_ctl.value = st->stop_errcode;
+			} else {
+				f.type = QUIC_FRAME_STREAM_DATA_BLOCKED;
+				f.stream_ctl.value = st->send.max;
+			}
+			n = quic_frame_encode(buf + used, room - used, &f);
+			if (n <= 0)
+				return used;
+			used += n;
+			quic_stream_ctl_sent(t, st, bit);
+			rec->ctl[rec->nr_ctls] = bit;
+			rec->ctl_id[rec->nr_ctls++] = st->id;
+			*eliciting = true;
+		}
+	}
+	return used;
+}
+
 /* Flow-control updates and STREAM data of the 1-RTT packet. */
 static u32 quic_out_stream_frames(struct sock *sk, u8 *buf, u32 room,
 				  struct quic_out_pkt *rec, bool *eliciting)
@@ -139,6 +222,7 @@ msd_partial:
 				     buf + used, room - used);
 		*eliciting = true;
 	}
+	used += quic_out_stream_ctl(c, buf + used, room - used, rec, eliciting);
 	list_for_each_entry(ch, &c->stream_out, list) {
 		if (!ch->need_send)
 			continue;
@@ -578,6 +662,8 @@ static void quic_out_schunk_acked(struct sock *sk, struct quic_stream_out *ch)
 	st = quic_stream_find(&c->streams, ch->id);
 	if (!st || quic_stream_set_send_state(st, QUIC_STREAM_SEND_STATE_RECVD))
 		return;
+	quic_event_stream_update(sk, st->id, QUIC_STREAM_SEND_STATE_RECVD, 0,
+				 st->send.used);
 	quic_stream_release(&c->streams, st);
 }
 
@@ -650,6 +736,34 @@ void quic_output_stream_resend(struct sock *sk)
 		ch->need_send = true;
 	c->max_data_pending = true;
 	c->msd_all = true;
+	quic_stream_ctl_resend(&c->streams);
+}
+
+/**
+ * quic_output_stream_drop() - a stream was reset: its queued STREAM data
+ *	is never sent again
+ * @sk: the socket, locked
+ * @id: the stream
+ */
+void quic_output_stream_drop(struct sock *sk, s64 id)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_stream_out *ch, *tmp;
+	bool freed = false;
+
+	list_for_each_entry_safe(ch, tmp, &c->stream_out, list) {
+		if (ch->id != id)
+			continue;
+		list_del(&ch->list);
+		sk_wmem_queued_add(sk, -(int)(ch->len + sizeof(*ch)));
+		if (!ch->refs)
+			kfree(ch);
+		else
+			ch->acked = true;
+		freed = true;
+	}
+	if (freed)
+		sk->sk_write_space(sk);
 }
 
 /**
@@ -705,6 +819,21 @@ void quic_output_pkt_free(void *ctx, struct quic_sent_pkt *pkt)
 	kfree(rec);
 }
 
+/* A stream control frame was delivered; an acknowledged RESET_STREAM
+ * ends the sending part.
+ */
+static void quic_out_ctl_acked(struct sock *sk, u8 ctl, s64 id)
+{
+	struct quic_stream_table *t = &quic_sk(sk)->conn.streams;
+	struct quic_stream *st = quic_stream_find(t, id);
+
+	if (!st || !quic_stream_ctl_acked(t, st, ctl))
+		return;
+	quic_event_stream_update(sk, id, QUIC_STREAM_SEND_STATE_RESET_RECVD,
+				 st->send_errcode, st->send.used);
+	quic_stream_release(t, st);
+}
+
 /**
  * quic_output_pkt_acked() - a sent packet was acknowledged
  * @ctx: the socket
@@ -735,6 +864,14 @@ void quic_output_pkt_acked(void *ctx, struct quic_sent_pkt *pkt)
 	for (i = 0; i < rec->nr_schunks; i++) {
 		quic_out_schunk_acked(sk, rec->schunk[i]);
 		quic_out_schunk_put(rec->schunk[i]);
+	}
+	if (rec->level == QUIC_CRYPTO_APP && c->streams_ready) {
+		if (rec->sent.ack_eliciting)
+			quic_stream_rtt_sample(&c->streams,
+					       ktime_to_us(ktime_get()) -
+					       rec->sent.sent_time);
+		for (i = 0; i < rec->nr_ctls; i++)
+			quic_out_ctl_acked(sk, rec->ctl[i], rec->ctl_id[i]);
 	}
 	kfree(rec);
 }

@@ -26,6 +26,7 @@
 #include <asm/ioctls.h>
 
 #include <net/quic/conn.h>
+#include <net/quic/event.h>
 #include <net/quic/socket.h>
 #include <net/quic/udp.h>
 
@@ -357,7 +358,7 @@ static __poll_t quic_poll(struct file *file, struct socket *sock,
 	case TCP_SYN_RECV:
 	case TCP_ESTABLISHED:
 		if (!skb_queue_empty_lockless(&sk->sk_receive_queue) ||
-		    READ_ONCE(c->stream_rx))
+		    READ_ONCE(c->stream_rx) || quic_event_pending(sk))
 			mask |= EPOLLIN | EPOLLRDNORM;
 		mask |= EPOLLOUT | EPOLLWRNORM;
 		break;
@@ -533,6 +534,18 @@ static int quic_wait_for_request(struct sock *sk, long timeo)
 	return list_empty(&c->requests) ? (err ? err : -EAGAIN) : 0;
 }
 
+/* A request made a connection: an Initial packet decrypted and was
+ * processed without closing it.
+ */
+static bool quic_accept_valid(struct sock *nsk)
+{
+	struct quic_pnspace *s = &quic_sk(nsk)->conn.space[QUIC_CRYPTO_INITIAL];
+	u64 largest;
+
+	return nsk->sk_state != TCP_CLOSE &&
+	       quic_ackrange_largest(&s->recv, &largest);
+}
+
 static int quic_accept(struct socket *sock, struct socket *newsock, int flags,
 		       bool kern)
 {
@@ -542,6 +555,7 @@ static int quic_accept(struct socket *sock, struct socket *newsock, int flags,
 	int err;
 
 	lock_sock(sk);
+again:
 	err = -EINVAL;
 	if (sk->sk_state != TCP_LISTEN)
 		goto out;
@@ -569,12 +583,23 @@ static int quic_accept(struct socket *sock, struct socket *newsock, int flags,
 		goto out;
 	}
 	inet_sk_set_state(nsk, TCP_SYN_RECV);
-	sock_graft(nsk, newsock);
-	newsock->state = SS_CONNECTED;
 	while ((skb = skb_dequeue(&req->skbs)))
 		quic_input_accept_skb(nsk, skb);
-	release_sock(nsk);
 	quic_conn_request_free(req);
+	/* The listener queued anything shaped like a client Initial; only
+	 * one that decrypted and did not close the connection is handed
+	 * out. Junk is dropped here and accept() waits for the next one.
+	 */
+	if (!quic_accept_valid(nsk)) {
+		quic_conn_unhash(nsk);
+		quic_conn_free(nsk);
+		release_sock(nsk);
+		sk_common_release(nsk);
+		goto again;
+	}
+	sock_graft(nsk, newsock);
+	newsock->state = SS_CONNECTED;
+	release_sock(nsk);
 	err = 0;
 out:
 	release_sock(sk);
@@ -600,8 +625,25 @@ static u64 quic_stream_room(struct sock *sk, struct quic_stream *st)
 	return quic_stream_send_credit(&c->streams, st);
 }
 
-/* Stream data (socket-api.md 5.2). STREAMS_BLOCKED, DATA_BLOCKED and
- * MSG_MORE corking are not done yet; datagrams give EOPNOTSUPP.
+/* Room to queue on stream @id, looked up again: it may have been reset
+ * and freed while the socket was released. *@st is NULL once the stream
+ * cannot send.
+ */
+static u64 quic_stream_room_id(struct sock *sk, s64 id, struct quic_stream **st)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+
+	*st = quic_stream_find(&c->streams, id);
+	if (*st && (*st)->send_state != QUIC_STREAM_SEND_STATE_READY &&
+	    (*st)->send_state != QUIC_STREAM_SEND_STATE_SEND)
+		*st = NULL;
+	return *st ? quic_stream_room(sk, *st) : 0;
+}
+
+/* Stream data (socket-api.md 5.2). A sender short of flow-control credit
+ * sends DATA_BLOCKED / STREAM_DATA_BLOCKED, one short of streams
+ * STREAMS_BLOCKED. MSG_MORE corking is not done yet; datagrams give
+ * EOPNOTSUPP.
  */
 static int quic_stream_sendmsg(struct sock *sk, struct msghdr *msg,
 			       size_t len, struct quic_stream_info *info,
@@ -638,6 +680,11 @@ static int quic_stream_sendmsg(struct sock *sk, struct msghdr *msg,
 		if (!IS_ERR(st))
 			break;
 		err = PTR_ERR(st);
+		if (err == -EAGAIN) {
+			quic_stream_open_blocked(&c->streams,
+						 sflags & MSG_QUIC_STREAM_UNI);
+			quic_output_flush(sk, GFP_KERNEL);
+		}
 		if (err != -EAGAIN || (sflags & MSG_QUIC_STREAM_DONTWAIT) ||
 		    !timeo)
 			goto out;
@@ -657,9 +704,19 @@ static int quic_stream_sendmsg(struct sock *sk, struct msghdr *msg,
 	id = st->id;
 	c->active_sid = fin ? -1 : id;
 	do {
-		n = min_t(u64, len - done, quic_stream_room(sk, st));
+		n = min_t(u64, len - done, quic_stream_room_id(sk, id, &st));
+		if (!st) {
+			err = -EINVAL;	/* reset meanwhile */
+			goto partial;
+		}
 		if (!n && len != done) {
-			err = has_info ? -ENOSPC : -EAGAIN;
+			bool fc = !quic_stream_send_credit(&c->streams, st);
+
+			if (fc) {
+				quic_stream_blocked(&c->streams, st);
+				quic_output_flush(sk, GFP_KERNEL);
+			}
+			err = has_info && fc ? -ENOSPC : -EAGAIN;
 			if (!timeo)
 				goto partial;
 			err = sock_intr_errno(timeo);
@@ -669,7 +726,8 @@ static int quic_stream_sendmsg(struct sock *sk, struct msghdr *msg,
 			add_wait_queue(sk_sleep(sk), &wait);
 			sk_wait_event(sk, &timeo,
 				      sk->sk_state != TCP_ESTABLISHED ||
-				      quic_stream_room(sk, st), &wait);
+				      quic_stream_room_id(sk, id, &st) || !st,
+				      &wait);
 			remove_wait_queue(sk_sleep(sk), &wait);
 			err = -EPIPE;
 			if (sk->sk_state != TCP_ESTABLISHED)
@@ -767,19 +825,14 @@ out:
 static struct quic_stream *quic_stream_next_readable(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_stream_table *t = &c->streams;
 	struct quic_stream *st;
-	u32 bkt;
 
 	if (!c->streams_ready)
 		return NULL;
-	for (bkt = 0; bkt < (1U << t->bits); bkt++)
-		hlist_for_each_entry(st, &t->buckets[bkt], node)
-			if (quic_stream_id_recv(t, st->id) &&
-			    quic_conn_stream_readable(st))
-				return st;
-	WRITE_ONCE(c->stream_rx, false);
-	return NULL;
+	st = quic_stream_first_readable(&c->streams);
+	if (!st)
+		WRITE_ONCE(c->stream_rx, false);
+	return st;
 }
 
 /* Read one stream's in-order bytes (socket-api.md 5.3), then send the
@@ -799,6 +852,12 @@ static int quic_stream_recvmsg(struct sock *sk, struct msghdr *msg,
 		return -EOPNOTSUPP;
 	info.stream_id = st->id;
 	n = quic_stream_read(&c->streams, st, &msg->msg_iter, &fin);
+	if (n == -ECONNRESET) {
+		/* The reset was reported; the stream may be done now. */
+		quic_stream_release(&c->streams, st);
+		quic_stream_next_readable(sk);
+		quic_output_flush(sk, GFP_KERNEL);
+	}
 	if (n < 0)
 		return n;
 	if (fin)
@@ -806,9 +865,9 @@ static int quic_stream_recvmsg(struct sock *sk, struct msghdr *msg,
 	put_cmsg(msg, SOL_QUIC, QUIC_STREAM_INFO, sizeof(info), &info);
 	if (msg->msg_flags & MSG_CTRUNC)
 		msg->msg_flags |= info.stream_flags;
-	if (quic_fc_recv_update(&c->streams.recv, now, 0))
+	if (quic_fc_recv_update(&c->streams.recv, now, c->streams.srtt))
 		c->max_data_pending = true;
-	if (quic_stream_window_update(st, now, 0))
+	if (quic_stream_window_update(st, now, c->streams.srtt))
 		quic_output_msd(sk, st->id);
 	if (fin)
 		quic_stream_release(&c->streams, st);
@@ -839,6 +898,9 @@ static int quic_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		skb = skb_peek(&sk->sk_receive_queue);
 		if (skb)
 			break;
+		err = quic_event_recvmsg(sk, msg, len, flags);
+		if (err != -EAGAIN)
+			goto out;
 		st = quic_stream_next_readable(sk);
 		if (st) {
 			err = quic_stream_recvmsg(sk, msg, st, flags);
@@ -857,6 +919,7 @@ static int quic_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		sk_wait_event(sk, &timeo,
 			      !skb_queue_empty(&sk->sk_receive_queue) ||
 			      READ_ONCE(quic_sk(sk)->conn.stream_rx) ||
+			      quic_event_pending(sk) ||
 			      !quic_is_conn(sk), &wait);
 		remove_wait_queue(sk_sleep(sk), &wait);
 	}
@@ -866,11 +929,7 @@ static int quic_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 	if (err)
 		goto out;
 	info.crypto_level = cb->level;
-	if (cb->level == QUIC_CONN_EVENT_LEVEL)
-		msg->msg_flags |= MSG_QUIC_NOTIFICATION;
-	else
-		put_cmsg(msg, SOL_QUIC, QUIC_HANDSHAKE_INFO, sizeof(info),
-			 &info);
+	put_cmsg(msg, SOL_QUIC, QUIC_HANDSHAKE_INFO, sizeof(info), &info);
 	if (!(flags & MSG_PEEK)) {
 		cb->consumed += n;
 		if (cb->consumed == skb->len) {
@@ -934,6 +993,98 @@ static int quic_sock_get_cid(struct sock *sk, char __user *optval,
 	return 0;
 }
 
+/* The stream that QUIC_SOCKOPT_STREAM_RESET (@send) or
+ * QUIC_SOCKOPT_STREAM_STOP_SENDING names (socket-api.md 5.6).
+ */
+static struct quic_stream *quic_sock_stream_get(struct sock *sk, s64 id,
+						bool send)
+{
+	struct quic_stream_table *t = &quic_sk(sk)->conn.streams;
+	struct quic_stream *st;
+
+	if (id < 0 || id > QUIC_STREAM_MAX_OFFSET ||
+	    (send ? !quic_stream_id_send(t, id) : !quic_stream_id_recv(t, id)))
+		return ERR_PTR(-EINVAL);
+	st = quic_stream_find(t, id);
+	if (st)
+		return st;
+	if ((u64)id >> 2 < t->kind[id & QUIC_STREAM_TYPE_MASK].next)
+		return ERR_PTR(-ENOSTR);
+	return ERR_PTR(-EINVAL);
+}
+
+/* QUIC_SOCKOPT_STREAM_RESET and QUIC_SOCKOPT_STREAM_STOP_SENDING. */
+static int quic_sock_stream_ctl(struct sock *sk, int optname,
+				const struct quic_errinfo *ei)
+{
+	bool reset = optname == QUIC_SOCKOPT_STREAM_RESET;
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_stream *st;
+	int err;
+
+	if (sk->sk_state != TCP_ESTABLISHED || !c->streams_ready)
+		return -EINVAL;
+	st = quic_sock_stream_get(sk, ei->stream_id, reset);
+	if (IS_ERR(st))
+		return PTR_ERR(st);
+	if (reset) {
+		err = quic_stream_app_reset(&c->streams, st, ei->errcode);
+		if (!err) {
+			if (c->active_sid == st->id)
+				c->active_sid = -1;
+			quic_output_stream_drop(sk, st->id);
+		}
+	} else {
+		err = quic_stream_app_stop_sending(&c->streams, st,
+						   ei->errcode);
+	}
+	if (!err)
+		quic_output_flush(sk, GFP_KERNEL);
+	return err;
+}
+
+/* QUIC_SOCKOPT_STREAM_OPEN: open a stream as sendmsg() with
+ * MSG_QUIC_STREAM_NEW would, waiting for stream credit unless
+ * MSG_QUIC_STREAM_DONTWAIT.
+ */
+static int quic_sock_stream_open(struct sock *sk, struct quic_stream_info *si)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	bool uni = si->stream_flags & MSG_QUIC_STREAM_UNI;
+	long timeo = sock_sndtimeo(sk, false);
+	struct quic_stream *st;
+	int err;
+
+	for (;;) {
+		if (!quic_is_conn(sk))
+			return -EPIPE;
+		if (sk->sk_state != TCP_ESTABLISHED || !c->streams_ready)
+			return -EINVAL;
+		st = quic_stream_send_get(&c->streams, si->stream_id, uni, true);
+		if (!IS_ERR(st))
+			break;
+		err = PTR_ERR(st);
+		if (err != -EAGAIN)
+			return err;
+		quic_stream_open_blocked(&c->streams, uni);
+		quic_output_flush(sk, GFP_KERNEL);
+		if ((si->stream_flags & MSG_QUIC_STREAM_DONTWAIT) || !timeo)
+			return -EAGAIN;
+		if (signal_pending(current))
+			return sock_intr_errno(timeo);
+		add_wait_queue(sk_sleep(sk), &wait);
+		sk_wait_event(sk, &timeo, sk->sk_state != TCP_ESTABLISHED ||
+			      quic_stream_open_allowed(&c->streams,
+						       si->stream_id, uni),
+			      &wait);
+		remove_wait_queue(sk_sleep(sk), &wait);
+	}
+	si->stream_id = st->id;
+	c->active_sid = st->id;
+	return 0;
+}
+
 /* The SOL_QUIC options of the handshake. STAND-IN for TOKEN: sockopt.c
  * owns it; here only the role probe of socket-api.md 7.1 (an empty
  * token on a client connection, failure elsewhere).
@@ -942,12 +1093,22 @@ static int quic_conn_setsockopt(struct sock *sk, int optname,
 				sockptr_t optval, unsigned int optlen)
 {
 	struct quic_crypto_secret secret;
+	struct quic_errinfo ei = {};
 	u8 *buf;
 	int err;
 
 	switch (optname) {
 	case QUIC_SOCKOPT_CONNECTION_ID:
 		return quic_sock_set_cid(sk, optval, optlen);
+	case QUIC_SOCKOPT_STREAM_RESET:
+	case QUIC_SOCKOPT_STREAM_STOP_SENDING:
+		if (copy_from_sockptr(&ei, optval, min_t(unsigned int, optlen,
+							 sizeof(ei))))
+			return -EFAULT;
+		lock_sock(sk);
+		err = quic_sock_stream_ctl(sk, optname, &ei);
+		release_sock(sk);
+		return err;
 	case QUIC_SOCKOPT_CRYPTO_SECRET:
 		if (optlen < sizeof(secret))
 			return -EINVAL;
@@ -977,12 +1138,27 @@ static int quic_conn_getsockopt(struct sock *sk, int optname,
 				char __user *optval, int __user *optlen,
 				int len)
 {
+	struct quic_stream_info si = {};
 	u8 *buf;
 	int err;
 
 	switch (optname) {
 	case QUIC_SOCKOPT_CONNECTION_ID:
 		return quic_sock_get_cid(sk, optval, optlen, len);
+	case QUIC_SOCKOPT_STREAM_OPEN:
+		len = min_t(int, len, sizeof(si));
+		if (copy_from_user(&si, optval, len))
+			return -EFAULT;
+		if (si.stream_flags & ~QUIC_STREAM_FLAGS)
+			return -EINVAL;
+		lock_sock(sk);
+		err = quic_sock_stream_open(sk, &si);
+		release_sock(sk);
+		if (err)
+			return err;
+		if (put_user(len, optlen) || copy_to_user(optval, &si, len))
+			return -EFAULT;
+		return 0;
 	case QUIC_SOCKOPT_TRANSPORT_PARAM_EXT:
 		len = min_t(int, len, QUIC_SOCKOPT_MAX_LEN);
 		buf = kzalloc(len ? len : 1, GFP_KERNEL);

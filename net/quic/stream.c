@@ -128,6 +128,8 @@ int quic_stream_table_init(struct quic_stream_table *t, bool is_server,
 	t->kind[puni].limit = local->max_streams_uni;
 	t->kind[puni].target = local->max_streams_uni;
 	t->send.blocked_at = U64_MAX;
+	INIT_LIST_HEAD(&t->readable);
+	INIT_LIST_HEAD(&t->ctl);
 	t->recv.max = local->max_data;
 	t->recv.window = local->max_data;
 	t->recv.window_max = max(conn_window_max, local->max_data);
@@ -154,6 +156,8 @@ static void quic_stream_free(struct quic_stream_table *t,
 {
 	quic_stream_purge(t, s);
 	hlist_del(&s->node);
+	list_del(&s->rx_node);
+	list_del(&s->ctl_node);
 	t->count--;
 	kfree(s);
 }
@@ -256,6 +260,8 @@ static struct quic_stream *quic_stream_new(struct quic_stream_table *t,
 		return NULL;
 	s->id = id;
 	s->chunks = RB_ROOT;
+	INIT_LIST_HEAD(&s->rx_node);
+	INIT_LIST_HEAD(&s->ctl_node);
 	s->send.blocked_at = U64_MAX;
 	s->send_state = QUIC_STREAM_SEND_STATE_READY;
 	s->recv_state = QUIC_STREAM_RECV_STATE_RECV;
@@ -442,6 +448,33 @@ int quic_stream_peer_max_streams(struct quic_stream_table *t, bool uni,
 	return 1;
 }
 EXPORT_SYMBOL_NS_GPL(quic_stream_peer_max_streams, QUIC_INTERNAL);
+
+/**
+ * quic_stream_open_allowed() - whether the peer's stream limit lets us
+ *	open a stream
+ * @t: the table
+ * @id: stream ID, or -1 for our next unopened stream of the type @uni says
+ * @uni: with @id -1, a unidirectional stream
+ *
+ * Return: true unless quic_stream_send_get() with @open would give -EAGAIN.
+ */
+bool quic_stream_open_allowed(const struct quic_stream_table *t, s64 id,
+			      bool uni)
+{
+	u8 type = t->is_server | (uni ? QUIC_STREAM_TYPE_UNI_MASK : 0);
+	u64 n;
+
+	if (id == -1) {
+		n = t->kind[type].next;
+	} else {
+		if (id < 0 || !quic_stream_id_local(t, id))
+			return true;
+		type = id & QUIC_STREAM_TYPE_MASK;
+		n = (u64)id >> 2;
+	}
+	return n < t->kind[type].limit;
+}
+EXPORT_SYMBOL_NS_GPL(quic_stream_open_allowed, QUIC_INTERNAL);
 
 /**
  * quic_stream_streams_blocked() - whether to send STREAMS_BLOCKED
@@ -846,28 +879,11 @@ static void quic_stream_advance_contig(struct quic_stream *s)
 	}
 }
 
-/**
- * quic_stream_recv_data() - a STREAM frame was received
- * @t: the table
- * @s: the stream, from quic_stream_recv_get() without @send_part
- * @offset: the frame's offset
- * @data: its data
- * @len: its length
- * @fin: it carries the FIN bit
- * @err: transport error code on -EPROTO
- *
- * Checks the final size (RFC 9000, section 4.5) and both receive limits,
- * then stores the bytes not already held, charging them.  Moves the
- * receiving part to Size Known on a FIN and to Data Recvd once every byte
- * up to the final size is held.  Data on a reset stream is ignored.
- *
- * Return: 0; -EPROTO with FINAL_SIZE_ERROR, FLOW_CONTROL_ERROR or
- * STREAM_STATE_ERROR; -ENOBUFS or -ENOMEM (drop the packet; bytes already
- * stored stay, so the retransmission costs nothing twice).
- */
-int quic_stream_recv_data(struct quic_stream_table *t, struct quic_stream *s,
-			  u64 offset, const void *data, u64 len, bool fin,
-			  u64 *err)
+/* The body of quic_stream_recv_data(). */
+static int __quic_stream_recv_data(struct quic_stream_table *t,
+				   struct quic_stream *s, u64 offset,
+				   const void *data, u64 len, bool fin,
+				   u64 *err)
 {
 	bool bad;
 	u64 end;
@@ -910,6 +926,35 @@ int quic_stream_recv_data(struct quic_stream_table *t, struct quic_stream *s,
 	if (s->final_known && s->contig >= s->final_size)
 		quic_stream_set_recv_state(s, QUIC_STREAM_RECV_STATE_RECVD);
 	return 0;
+}
+
+/**
+ * quic_stream_recv_data() - a STREAM frame was received
+ * @t: the table
+ * @s: the stream, from quic_stream_recv_get() without @send_part
+ * @offset: the frame's offset
+ * @data: its data
+ * @len: its length
+ * @fin: it carries the FIN bit
+ * @err: transport error code on -EPROTO
+ *
+ * Checks the final size (RFC 9000, section 4.5) and both receive limits,
+ * then stores the bytes not already held, charging them.  Moves the
+ * receiving part to Size Known on a FIN and to Data Recvd once every byte
+ * up to the final size is held.  Data on a reset stream is ignored.
+ *
+ * Return: 0; -EPROTO with FINAL_SIZE_ERROR, FLOW_CONTROL_ERROR or
+ * STREAM_STATE_ERROR; -ENOBUFS or -ENOMEM (drop the packet; bytes already
+ * stored stay, so the retransmission costs nothing twice).
+ */
+int quic_stream_recv_data(struct quic_stream_table *t, struct quic_stream *s,
+			  u64 offset, const void *data, u64 len, bool fin,
+			  u64 *err)
+{
+	int ret = __quic_stream_recv_data(t, s, offset, data, len, fin, err);
+
+	quic_stream_rx_update(t, s);
+	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(quic_stream_recv_data, QUIC_INTERNAL);
 
@@ -955,6 +1000,7 @@ int quic_stream_recv_reset(struct quic_stream_table *t, struct quic_stream *s,
 	s->recv.read = final_size;
 	s->contig = final_size;
 	s->recv_errcode = errcode;
+	quic_stream_rx_update(t, s);
 	return 0;
 }
 EXPORT_SYMBOL_NS_GPL(quic_stream_recv_reset, QUIC_INTERNAL);
@@ -986,6 +1032,7 @@ ssize_t quic_stream_read(struct quic_stream_table *t, struct quic_stream *s,
 		return -EINVAL;
 	if (s->recv_state == QUIC_STREAM_RECV_STATE_RESET_RECVD) {
 		quic_stream_set_recv_state(s, QUIC_STREAM_RECV_STATE_RESET_READ);
+		quic_stream_rx_update(t, s);
 		return -ECONNRESET;
 	}
 	if (s->recv_state == QUIC_STREAM_RECV_STATE_RESET_READ)
@@ -1023,6 +1070,10 @@ ssize_t quic_stream_read(struct quic_stream_table *t, struct quic_stream *s,
 		quic_stream_set_recv_state(s, QUIC_STREAM_RECV_STATE_READ);
 		*fin = true;
 	}
+	/* A stream with more to read goes behind the others. */
+	quic_stream_rx_update(t, s);
+	if (!list_empty(&s->rx_node))
+		list_move_tail(&s->rx_node, &t->readable);
 	return copied;
 }
 EXPORT_SYMBOL_NS_GPL(quic_stream_read, QUIC_INTERNAL);
@@ -1099,3 +1150,275 @@ bool quic_stream_window_update(struct quic_stream *s, u64 now, u64 rtt)
 	return quic_fc_recv_update(&s->recv, now, rtt);
 }
 EXPORT_SYMBOL_NS_GPL(quic_stream_window_update, QUIC_INTERNAL);
+
+/**
+ * quic_stream_readable() - whether recvmsg() has something for a stream
+ * @t: the table
+ * @s: the stream
+ *
+ * Return: true if @s has in-order bytes, its FIN or an unread reset.
+ */
+bool quic_stream_readable(const struct quic_stream_table *t,
+			  const struct quic_stream *s)
+{
+	if (!quic_stream_id_recv(t, s->id))
+		return false;
+	switch (s->recv_state) {
+	case QUIC_STREAM_RECV_STATE_RESET_RECVD:
+		return true;
+	case QUIC_STREAM_RECV_STATE_RECV:
+	case QUIC_STREAM_RECV_STATE_SIZE_KNOWN:
+		return s->contig > s->recv.read;
+	case QUIC_STREAM_RECV_STATE_RECVD:
+		return true;	/* bytes, or at least the FIN */
+	}
+	return false;
+}
+EXPORT_SYMBOL_NS_GPL(quic_stream_readable, QUIC_INTERNAL);
+
+/**
+ * quic_stream_rx_update() - put a stream on or off the readable list
+ * @t: the table
+ * @s: the stream
+ *
+ * The receive functions of this file call it themselves; a stream that
+ * becomes readable goes to the tail of the list.
+ */
+void quic_stream_rx_update(struct quic_stream_table *t, struct quic_stream *s)
+{
+	bool r = quic_stream_readable(t, s);
+
+	if (r && list_empty(&s->rx_node))
+		list_add_tail(&s->rx_node, &t->readable);
+	else if (!r && !list_empty(&s->rx_node))
+		list_del_init(&s->rx_node);
+}
+EXPORT_SYMBOL_NS_GPL(quic_stream_rx_update, QUIC_INTERNAL);
+
+/**
+ * quic_stream_first_readable() - the stream recvmsg() reads next
+ * @t: the table
+ *
+ * Return: the readable stream that waited longest, or NULL.
+ */
+struct quic_stream *quic_stream_first_readable(struct quic_stream_table *t)
+{
+	return list_first_entry_or_null(&t->readable, struct quic_stream,
+					rx_node);
+}
+EXPORT_SYMBOL_NS_GPL(quic_stream_first_readable, QUIC_INTERNAL);
+
+static void quic_stream_ctl_queue(struct quic_stream_table *t,
+				  struct quic_stream *s, u8 ctl)
+{
+	s->ctl_pending |= ctl;
+	if (list_empty(&s->ctl_node))
+		list_add_tail(&s->ctl_node, &t->ctl);
+}
+
+/**
+ * quic_stream_app_reset() - the application resets a stream
+ * @t: the table
+ * @s: the stream, one we may send on
+ * @errcode: application error code for RESET_STREAM
+ *
+ * Moves the sending part to Reset Sent and queues RESET_STREAM with the
+ * final size @s->send.used (see quic_stream_ctl_sent()).
+ *
+ * Return: 0, or -EINVAL if the sending part is in Data Recvd or was reset.
+ */
+int quic_stream_app_reset(struct quic_stream_table *t, struct quic_stream *s,
+			  u64 errcode)
+{
+	if (!quic_stream_id_send(t, s->id) || quic_stream_reset(s, errcode))
+		return -EINVAL;
+	s->ctl_pending &= ~QUIC_STREAM_CTL_BLOCKED;
+	s->ctl_unacked &= ~QUIC_STREAM_CTL_BLOCKED;
+	quic_stream_ctl_queue(t, s, QUIC_STREAM_CTL_RESET);
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(quic_stream_app_reset, QUIC_INTERNAL);
+
+/**
+ * quic_stream_app_stop_sending() - the application asks the peer to stop
+ * @t: the table
+ * @s: the stream
+ * @errcode: application error code for STOP_SENDING
+ *
+ * Return: as quic_stream_stop_sending(); on 0 STOP_SENDING is queued.
+ */
+int quic_stream_app_stop_sending(struct quic_stream_table *t,
+				 struct quic_stream *s, u64 errcode)
+{
+	int ret;
+
+	if (!quic_stream_id_recv(t, s->id))
+		return -EINVAL;
+	ret = quic_stream_stop_sending(s);
+	if (ret)
+		return ret;
+	s->stop_errcode = errcode;
+	quic_stream_ctl_queue(t, s, QUIC_STREAM_CTL_STOP);
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(quic_stream_app_stop_sending, QUIC_INTERNAL);
+
+/**
+ * quic_stream_recv_stop_sending() - a STOP_SENDING frame was received
+ * @t: the table
+ * @s: the stream, from quic_stream_recv_get() with @send_part
+ * @errcode: the peer's application error code
+ *
+ * RFC 9000 section 3.5: the stream is reset with the peer's code and
+ * RESET_STREAM is queued.
+ *
+ * Return: 1 if the stream was reset now (report SEND_STATE_RESET_SENT),
+ * 0 if it was already reset or all its data was acknowledged.
+ */
+int quic_stream_recv_stop_sending(struct quic_stream_table *t,
+				  struct quic_stream *s, u64 errcode)
+{
+	if (!quic_stream_peer_stop_sending(s, errcode))
+		return 0;
+	s->ctl_pending &= ~QUIC_STREAM_CTL_BLOCKED;
+	s->ctl_unacked &= ~QUIC_STREAM_CTL_BLOCKED;
+	quic_stream_ctl_queue(t, s, QUIC_STREAM_CTL_RESET);
+	return 1;
+}
+EXPORT_SYMBOL_NS_GPL(quic_stream_recv_stop_sending, QUIC_INTERNAL);
+
+/**
+ * quic_stream_ctl_sent() - a control frame of a stream went into a packet
+ * @t: the table
+ * @s: the stream
+ * @ctl: one QUIC_STREAM_CTL_* bit
+ */
+void quic_stream_ctl_sent(struct quic_stream_table *t, struct quic_stream *s,
+			  u8 ctl)
+{
+	s->ctl_pending &= ~ctl;
+	s->ctl_unacked |= ctl;
+}
+EXPORT_SYMBOL_NS_GPL(quic_stream_ctl_sent, QUIC_INTERNAL);
+
+/**
+ * quic_stream_ctl_acked() - a packet with a control frame was acknowledged
+ * @t: the table
+ * @s: the stream
+ * @ctl: one QUIC_STREAM_CTL_* bit
+ *
+ * An acknowledged RESET_STREAM moves the sending part to Reset Recvd;
+ * the caller reports it and then calls quic_stream_release().
+ *
+ * Return: true if the sending part moved to Reset Recvd.
+ */
+bool quic_stream_ctl_acked(struct quic_stream_table *t, struct quic_stream *s,
+			   u8 ctl)
+{
+	bool reset = false;
+
+	if (!(s->ctl_unacked & ctl))
+		return false;
+	s->ctl_unacked &= ~ctl;
+	s->ctl_pending &= ~ctl;
+	if (ctl == QUIC_STREAM_CTL_RESET)
+		reset = !quic_stream_set_send_state(s,
+				QUIC_STREAM_SEND_STATE_RESET_RECVD);
+	if (!s->ctl_pending && !s->ctl_unacked)
+		list_del_init(&s->ctl_node);
+	return reset;
+}
+EXPORT_SYMBOL_NS_GPL(quic_stream_ctl_acked, QUIC_INTERNAL);
+
+/**
+ * quic_stream_ctl_resend() - probe timeout: send the unacknowledged
+ *	control frames again
+ * @t: the table
+ *
+ * A STOP_SENDING is dropped once the stream's receiving part no longer
+ * needs it, a STREAM_DATA_BLOCKED once credit arrived; *_BLOCKED of the
+ * connection are sent again while still blocked.
+ */
+void quic_stream_ctl_resend(struct quic_stream_table *t)
+{
+	struct quic_stream *s, *tmp;
+	u8 type;
+
+	list_for_each_entry_safe(s, tmp, &t->ctl, ctl_node) {
+		s->ctl_pending |= s->ctl_unacked;
+		s->ctl_unacked = 0;
+		if (s->recv_state != QUIC_STREAM_RECV_STATE_RECV &&
+		    s->recv_state != QUIC_STREAM_RECV_STATE_SIZE_KNOWN)
+			s->ctl_pending &= ~QUIC_STREAM_CTL_STOP;
+		if (s->send.used < s->send.max ||
+		    s->send.blocked_at != s->send.max)
+			s->ctl_pending &= ~QUIC_STREAM_CTL_BLOCKED;
+		if (!s->ctl_pending)
+			list_del_init(&s->ctl_node);
+	}
+	if (t->send.used >= t->send.max && t->send.blocked_at == t->send.max)
+		t->blocked_pending |= QUIC_STREAM_BLOCKED_CONN_DATA;
+	t->blocked_pending |= QUIC_STREAM_MAX_STREAMS_BIDI |
+			      QUIC_STREAM_MAX_STREAMS_UNI;
+	type = t->is_server;
+	if (t->kind[type].next >= t->kind[type].limit &&
+	    t->kind[type].blocked_at == t->kind[type].limit)
+		t->blocked_pending |= QUIC_STREAM_BLOCKED_CONN_BIDI;
+	type |= QUIC_STREAM_TYPE_UNI_MASK;
+	if (t->kind[type].next >= t->kind[type].limit &&
+	    t->kind[type].blocked_at == t->kind[type].limit)
+		t->blocked_pending |= QUIC_STREAM_BLOCKED_CONN_UNI;
+}
+EXPORT_SYMBOL_NS_GPL(quic_stream_ctl_resend, QUIC_INTERNAL);
+
+/**
+ * quic_stream_blocked() - the application cannot send on a stream for
+ *	lack of flow-control credit
+ * @t: the table
+ * @s: the stream
+ *
+ * Queues DATA_BLOCKED and/or STREAM_DATA_BLOCKED, once per limit.
+ */
+void quic_stream_blocked(struct quic_stream_table *t, struct quic_stream *s)
+{
+	u32 flags = quic_stream_send_blocked(t, s);
+
+	if (flags & QUIC_STREAM_BLOCKED_DATA)
+		t->blocked_pending |= QUIC_STREAM_BLOCKED_CONN_DATA;
+	if (flags & QUIC_STREAM_BLOCKED_STREAM)
+		quic_stream_ctl_queue(t, s, QUIC_STREAM_CTL_BLOCKED);
+}
+EXPORT_SYMBOL_NS_GPL(quic_stream_blocked, QUIC_INTERNAL);
+
+/**
+ * quic_stream_open_blocked() - the application cannot open a stream for
+ *	lack of stream credit
+ * @t: the table
+ * @uni: a unidirectional stream
+ *
+ * Queues STREAMS_BLOCKED, once per limit.
+ */
+void quic_stream_open_blocked(struct quic_stream_table *t, bool uni)
+{
+	u64 limit;
+
+	if (quic_stream_streams_blocked(t, uni, &limit))
+		t->blocked_pending |= uni ? QUIC_STREAM_BLOCKED_CONN_UNI :
+					    QUIC_STREAM_BLOCKED_CONN_BIDI;
+}
+EXPORT_SYMBOL_NS_GPL(quic_stream_open_blocked, QUIC_INTERNAL);
+
+/**
+ * quic_stream_rtt_sample() - feed the smoothed RTT used by window growth
+ * @t: the table
+ * @rtt: an RTT sample in microseconds (send to acknowledgment)
+ *
+ * The RFC 9002 section 5.3 average: the first sample, then 7/8 of the
+ * old value plus 1/8 of the new one.
+ */
+void quic_stream_rtt_sample(struct quic_stream_table *t, u64 rtt)
+{
+	rtt = max(rtt, 1ULL);
+	t->srtt = t->srtt ? (7 * t->srtt + rtt) / 8 : rtt;
+}
+EXPORT_SYMBOL_NS_GPL(quic_stream_rtt_sample, QUIC_INTERNAL);

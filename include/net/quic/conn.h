@@ -44,6 +44,8 @@ struct sock;
 #define QUIC_CONN_MSD_PENDING		8
 /* Packets of a level kept while its receive key is missing. */
 #define QUIC_CONN_MAX_PARKED		32
+/* Stream control frames (RESET_STREAM, ...) one sent packet records. */
+#define QUIC_CONN_PKT_CTLS		8
 /* CRYPTO chunks one sent packet records. */
 #define QUIC_CONN_PKT_CHUNKS		4
 /* Requests and parked datagrams a listener keeps per request. */
@@ -104,6 +106,9 @@ struct quic_stream_out {
  * @handshake_done: carried HANDSHAKE_DONE
  * @nr_schunks: STREAM chunks carried
  * @schunk: the chunks, owned by &quic_conn.stream_out
+ * @nr_ctls: stream control frames carried
+ * @ctl: their QUIC_STREAM_CTL_* bits
+ * @ctl_id: their streams
  */
 struct quic_out_pkt {
 	struct quic_sent_pkt	sent;
@@ -113,6 +118,9 @@ struct quic_out_pkt {
 	u64			chunk_off[QUIC_CONN_PKT_CHUNKS];
 	u8			nr_schunks;
 	struct quic_stream_out	*schunk[QUIC_CONN_PKT_SCHUNKS];
+	u8			nr_ctls;
+	u8			ctl[QUIC_CONN_PKT_CTLS];
+	s64			ctl_id[QUIC_CONN_PKT_CTLS];
 };
 
 /**
@@ -199,6 +207,7 @@ struct quic_request {
  * @max_data_pending: MAX_DATA is to be sent
  * @msd_all: MAX_STREAM_DATA is to be sent for every open stream
  * @stream_rx: some stream has data (or a FIN) to read
+ * @events: notifications waiting for recvmsg() (event.c)
  * @src: the connection IDs we issued (connid.c)
  * @dst: the connection IDs the peer issued; @dcid is its active one
  * @idle_timer: the idle timeout (RFC 9000 10.1)
@@ -251,6 +260,7 @@ struct quic_conn {
 	bool			max_data_pending;
 	bool			msd_all;
 	bool			stream_rx;
+	struct sk_buff_head	events;
 	struct quic_cid_set	src;
 	struct quic_cid_set	dst;
 	struct timer_list	idle_timer;
@@ -322,7 +332,6 @@ void quic_conn_close_sent(struct sock *sk, const struct sk_buff *skb);
 void quic_conn_closing_rcv(struct sock *sk, struct sk_buff *skb);
 void quic_conn_idle_touch(struct sock *sk);
 bool quic_conn_reset_check(struct sock *sk, const u8 *buf, u32 len);
-int quic_conn_event(struct sock *sk, u8 type, const void *data, u32 len);
 u32 quic_conn_cid_frames(struct sock *sk, u8 *buf, u32 room, bool *eliciting);
 int quic_conn_new_cid(struct sock *sk, const struct quic_frame_new_cid *f);
 int quic_conn_retire_cid(struct sock *sk, u64 seq, const u8 *dcid, u32 len);
@@ -348,13 +357,11 @@ int quic_output_stream(struct sock *sk, struct quic_stream *st,
 void quic_output_stream_free(struct sock *sk);
 void quic_output_stream_resend(struct sock *sk);
 void quic_output_msd(struct sock *sk, s64 id);
-
-/* &quic_crypto_cb.level of an event (socket-api.md 5.5) in the queue. */
-#define QUIC_CONN_EVENT_LEVEL	0xff
+void quic_output_stream_drop(struct sock *sk, s64 id);
 
 /**
  * struct quic_crypto_cb - handshake data waiting in the receive queue
- * @level: its encryption level, or %QUIC_CONN_EVENT_LEVEL for an event
+ * @level: its encryption level
  * @consumed: bytes already read
  */
 struct quic_crypto_cb {

@@ -90,6 +90,9 @@ struct quic_fc_recv {
 /**
  * struct quic_stream - one stream
  * @node: link in the table's hash bucket
+ * @rx_node: link in the table's list of readable streams, or empty
+ * @ctl_node: link in the table's list of streams with control frames
+ *	to send or awaiting acknowledgment, or empty
  * @chunks: received data not yet read, by offset, without overlaps
  * @id: stream ID
  * @send: send credit of the stream
@@ -100,6 +103,9 @@ struct quic_fc_recv {
  * @recv_errcode: application error code of the peer's RESET_STREAM
  * @send_state: QUIC_STREAM_SEND_STATE_*
  * @recv_state: QUIC_STREAM_RECV_STATE_*
+ * @stop_errcode: application error code of our STOP_SENDING
+ * @ctl_pending: QUIC_STREAM_CTL_* frames to send
+ * @ctl_unacked: QUIC_STREAM_CTL_* frames sent and not acknowledged
  * @final_known: the peer's final size is known (FIN or RESET_STREAM)
  * @stop_sending: we sent STOP_SENDING
  *
@@ -109,6 +115,8 @@ struct quic_fc_recv {
  */
 struct quic_stream {
 	struct hlist_node node;
+	struct list_head rx_node;
+	struct list_head ctl_node;
 	struct rb_root chunks;
 	s64 id;
 	struct quic_fc_send send;
@@ -117,8 +125,11 @@ struct quic_stream {
 	u64 final_size;
 	u64 send_errcode;
 	u64 recv_errcode;
+	u64 stop_errcode;
 	u8 send_state;
 	u8 recv_state;
+	u8 ctl_pending;
+	u8 ctl_unacked;
 	bool final_known;
 	bool stop_sending;
 };
@@ -162,6 +173,12 @@ typedef int (*quic_stream_charge_t)(void *ctx, int bytes);
  * @local: our transport parameters
  * @peer: the peer's transport parameters
  * @stream_window_max: the largest a stream receive window grows to
+ * @readable: streams with data, a FIN or a reset to read, oldest first
+ * @ctl: streams with RESET_STREAM, STOP_SENDING or STREAM_DATA_BLOCKED
+ *	to send or awaiting acknowledgment
+ * @srtt: smoothed RTT estimate in microseconds, 0 before the first sample
+ * @blocked_pending: connection-level frames to send: QUIC_STREAM_BLOCKED_CONN_*
+ *	and QUIC_STREAM_MAX_STREAMS_*
  * @charge: memory accounting callback
  * @charge_ctx: its context
  */
@@ -177,6 +194,10 @@ struct quic_stream_table {
 	struct quic_stream_params local;
 	struct quic_stream_params peer;
 	u64 stream_window_max;
+	struct list_head readable;
+	struct list_head ctl;
+	u64 srtt;
+	u8 blocked_pending;
 	quic_stream_charge_t charge;
 	void *charge_ctx;
 };
@@ -184,6 +205,21 @@ struct quic_stream_table {
 /* What quic_stream_send_blocked() asks the caller to send. */
 #define QUIC_STREAM_BLOCKED_DATA	0x1	/* DATA_BLOCKED */
 #define QUIC_STREAM_BLOCKED_STREAM	0x2	/* STREAM_DATA_BLOCKED */
+
+/* Connection-level *_BLOCKED frames waiting in @blocked_pending. */
+#define QUIC_STREAM_BLOCKED_CONN_DATA	0x1	/* DATA_BLOCKED */
+#define QUIC_STREAM_BLOCKED_CONN_BIDI	0x2	/* STREAMS_BLOCKED (bidi) */
+#define QUIC_STREAM_BLOCKED_CONN_UNI	0x4	/* STREAMS_BLOCKED (uni) */
+#define QUIC_STREAM_MAX_STREAMS_BIDI	0x8	/* MAX_STREAMS (bidi) again */
+#define QUIC_STREAM_MAX_STREAMS_UNI	0x10	/* MAX_STREAMS (uni) again */
+
+/* Per-stream control frames (@ctl_pending, @ctl_unacked). */
+#define QUIC_STREAM_CTL_RESET		0x1	/* RESET_STREAM */
+#define QUIC_STREAM_CTL_STOP		0x2	/* STOP_SENDING */
+#define QUIC_STREAM_CTL_BLOCKED		0x4	/* STREAM_DATA_BLOCKED */
+
+/* How far receive windows grow beyond the initial transport parameters. */
+#define QUIC_STREAM_WINDOW_GROWTH	4
 
 /* Stream IDs. */
 static inline bool quic_stream_id_uni(s64 id)
@@ -229,6 +265,8 @@ struct quic_stream *quic_stream_recv_get(struct quic_stream_table *t, s64 id,
 					 bool send_part, u64 *err);
 int quic_stream_peer_max_streams(struct quic_stream_table *t, bool uni,
 				 u64 count, s64 *max_id, u64 *err);
+bool quic_stream_open_allowed(const struct quic_stream_table *t, s64 id,
+			      bool uni);
 bool quic_stream_streams_blocked(struct quic_stream_table *t, bool uni,
 				 u64 *limit);
 bool quic_stream_max_streams_update(struct quic_stream_table *t, bool uni,
@@ -261,5 +299,27 @@ ssize_t quic_stream_read(struct quic_stream_table *t, struct quic_stream *s,
 int quic_stream_stop_sending(struct quic_stream *s);
 bool quic_fc_recv_update(struct quic_fc_recv *fc, u64 now, u64 rtt);
 bool quic_stream_window_update(struct quic_stream *s, u64 now, u64 rtt);
+
+/* Readable streams. */
+bool quic_stream_readable(const struct quic_stream_table *t,
+			  const struct quic_stream *s);
+void quic_stream_rx_update(struct quic_stream_table *t, struct quic_stream *s);
+struct quic_stream *quic_stream_first_readable(struct quic_stream_table *t);
+
+/* Control frames, blocking and RTT. */
+int quic_stream_app_reset(struct quic_stream_table *t, struct quic_stream *s,
+			  u64 errcode);
+int quic_stream_app_stop_sending(struct quic_stream_table *t,
+				 struct quic_stream *s, u64 errcode);
+int quic_stream_recv_stop_sending(struct quic_stream_table *t,
+				  struct quic_stream *s, u64 errcode);
+void quic_stream_ctl_sent(struct quic_stream_table *t, struct quic_stream *s,
+			  u8 ctl);
+bool quic_stream_ctl_acked(struct quic_stream_table *t, struct quic_stream *s,
+			   u8 ctl);
+void quic_stream_ctl_resend(struct quic_stream_table *t);
+void quic_stream_blocked(struct quic_stream_table *t, struct quic_stream *s);
+void quic_stream_open_blocked(struct quic_stream_table *t, bool uni);
+void quic_stream_rtt_sample(struct quic_stream_table *t, u64 rtt);
 
 #endif /* _NET_QUIC_STREAM_H */

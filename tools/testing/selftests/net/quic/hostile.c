@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Hostile input from a raw UDP socket, at a listener and at an established
+ * connection:
+ *
+ * - client Initials protected with the real Initial keys (RFC 9001 5.2,
+ *   done here with GnuTLS) that carry bad frames: the server closes with
+ *   the RFC 9000 error code, which we read from its Initial, and accept()
+ *   hands out no socket;
+ * - random bytes, truncated and over-long headers, bad Length varints,
+ *   and short headers with the connection's DCID but a bad tag: the
+ *   connection survives and moves data both ways afterwards, and every
+ *   datagram is counted as a drop in /proc/net/quic/snmp.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <netinet/quic.h>
+
+#include "kselftest_harness.h"
+#include "quic_common.h"
+#include "quic_initial.h"
+
+#define PSK_FILE	"/tmp/quic_hostile_test.psk"
+#define PSK_KEY		"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+#define SNMP		"/proc/net/quic/snmp"
+#define CID_LEN		8	/* the length of the CIDs quic.ko issues */
+#define UP_LEN		65536	/* client to server, after the junk */
+#define DOWN_LEN	4096	/* server to client */
+
+static unsigned char pattern(size_t i)
+{
+	return (unsigned char)(i * 13 + (i >> 9));
+}
+
+static void fill_random(uint8_t *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		b[i] = random();
+}
+
+static long drops(void)
+{
+	return proc_value(SNMP, "QuicInDropMalformed", 1) +
+	       proc_value(SNMP, "QuicInDropNoConnection", 1) +
+	       proc_value(SNMP, "QuicInDropDecrypt", 1);
+}
+
+FIXTURE(hostile) {
+	int lfd;	/* the listener */
+	int u;		/* the raw UDP socket we attack from */
+	struct sockaddr_storage laddr;
+	socklen_t llen;
+};
+
+FIXTURE_VARIANT(hostile) {
+	int family;
+};
+
+FIXTURE_VARIANT_ADD(hostile, ipv4) {
+	.family = AF_INET,
+};
+
+FIXTURE_VARIANT_ADD(hostile, ipv6) {
+	.family = AF_INET6,
+};
+
+FIXTURE_SETUP(hostile)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	FILE *f;
+
+	srandom(7);
+	f = fopen(PSK_FILE, "w");
+	ASSERT_NE(NULL, f);
+	fprintf(f, "test:%s\n", PSK_KEY);
+	ASSERT_EQ(0, fclose(f));
+	self->lfd = socket(variant->family, SOCK_DGRAM, IPPROTO_QUIC);
+	ASSERT_LE(0, self->lfd);
+	self->llen = make_addr(&self->laddr, variant->family,
+			       loopback(variant->family), 0);
+	ASSERT_EQ(0, bind(self->lfd, (struct sockaddr *)&self->laddr,
+			  self->llen));
+	ASSERT_EQ(0, getsockname(self->lfd, (struct sockaddr *)&self->laddr,
+				 &self->llen));
+	ASSERT_EQ(0, listen(self->lfd, 4));
+	self->u = socket(variant->family, SOCK_DGRAM, 0);
+	ASSERT_LE(0, self->u);
+	len = make_addr(&ss, variant->family, loopback(variant->family), 0);
+	ASSERT_EQ(0, bind(self->u, (struct sockaddr *)&ss, len));
+}
+
+FIXTURE_TEARDOWN(hostile)
+{
+	close(self->u);
+	close(self->lfd);
+	unlink(PSK_FILE);
+}
+
+/* Our Initial key derivation against RFC 9001 Appendix A.1. */
+TEST_F(hostile, initial_keys)
+{
+	static const uint8_t dcid[] = {
+		0x83, 0x94, 0xc8, 0xf0, 0x3e, 0x51, 0x57, 0x08 };
+	static const uint8_t ckey[] = {
+		0x1f, 0x36, 0x96, 0x13, 0xdd, 0x76, 0xd5, 0x46,
+		0x77, 0x30, 0xef, 0xcb, 0xe3, 0xb1, 0xa2, 0x2d };
+	static const uint8_t shp[] = {
+		0xc2, 0x06, 0xb8, 0xd9, 0xb9, 0xf0, 0xf3, 0x76,
+		0x44, 0x43, 0x0b, 0x49, 0x0e, 0xea, 0xa3, 0x14 };
+	struct qi_keys c, s;
+
+	ASSERT_EQ(0, qi_derive(dcid, sizeof(dcid), "client in", &c));
+	ASSERT_EQ(0, qi_derive(dcid, sizeof(dcid), "server in", &s));
+	EXPECT_EQ(0, memcmp(c.key, ckey, sizeof(ckey)));
+	EXPECT_EQ(0, memcmp(s.hp, shp, sizeof(shp)));
+}
+
+struct bad_initial {
+	const char *what;
+	uint8_t frames[16];
+	size_t len;
+	int64_t code;
+};
+
+/* RFC 9000 12.4 and 19: unknown types and bad encodings are
+ * FRAME_ENCODING_ERROR (0x07); a frame the packet type may not carry is
+ * PROTOCOL_VIOLATION (0x0a). PADDING comes first, so a frame cut short
+ * at the end of the packet stays cut short.
+ */
+static const struct bad_initial bad_initials[] = {
+	{ "unknown frame type", { 0x3f }, 1, 0x07 },
+	{ "unknown two-byte frame type", { 0x40, 0x80 }, 2, 0x07 },
+	{ "STREAM in an Initial", { 0x0a, 0x00, 0x01, 'x' }, 4, 0x0a },
+	{ "HANDSHAKE_DONE in an Initial", { 0x1e }, 1, 0x0a },
+	{ "CRYPTO with a truncated offset", { 0x06, 0x40 }, 2, 0x07 },
+	{ "CRYPTO longer than the packet", { 0x06, 0x00, 0x44, 0x00 }, 4,
+	  0x07 },
+	{ "ACK with a truncated range count", { 0x02, 0x00, 0x00, 0x80 }, 4,
+	  0x07 },
+};
+
+/* A client Initial that decrypts but carries a bad frame: the server
+ * answers with CONNECTION_CLOSE and the RFC's code, and accept() hands
+ * out no socket.
+ */
+TEST_F(hostile, bad_frames_in_initial)
+{
+	uint8_t dcid[CID_LEN], scid[CID_LEN], pkt[1500];
+	struct pollfd pfd = { .fd = self->u, .events = POLLIN };
+	struct pollfd lpfd = { .fd = self->lfd, .events = POLLIN };
+	long opened = proc_value(SNMP, "QuicConnOpened", 1);
+	const uint8_t *payload;
+	size_t i, plen;
+	ssize_t n;
+
+	for (i = 0; i < ARRAY_SIZE(bad_initials); i++) {
+		const struct bad_initial *b = &bad_initials[i];
+
+		fill_random(dcid, sizeof(dcid));
+		fill_random(scid, sizeof(scid));
+		ASSERT_EQ(1200, qi_build(pkt, 1200, dcid, sizeof(dcid), scid,
+					 sizeof(scid), b->frames, b->len));
+		ASSERT_EQ(1200, sendto(self->u, pkt, 1200, 0,
+				       (struct sockaddr *)&self->laddr,
+				       self->llen));
+		/* The request is queued, and dropped by accept(). */
+		ASSERT_EQ(1, poll(&lpfd, 1, 10000));
+		EXPECT_EQ(-1, accept_nb(self->lfd)) {
+			TH_LOG("%s: accepted", b->what);
+		}
+		EXPECT_EQ(EAGAIN, errno);
+		ASSERT_EQ(1, poll(&pfd, 1, 10000)) {
+			TH_LOG("%s: no answer", b->what);
+		}
+		n = recv(self->u, pkt, sizeof(pkt), 0);
+		ASSERT_LT(0, n);
+		ASSERT_EQ(0, qi_open(pkt, n, dcid, sizeof(dcid), &payload,
+				     &plen)) {
+			TH_LOG("%s: answer does not open", b->what);
+		}
+		EXPECT_EQ(b->code, qi_close_code(payload, plen)) {
+			TH_LOG("%s", b->what);
+		}
+	}
+	EXPECT_EQ(opened, proc_value(SNMP, "QuicConnOpened", 1));
+}
+
+struct peer {
+	int lfd;
+	int fd;
+	int ret;
+	size_t got;
+	int bad;
+};
+
+static void *server_main(void *p)
+{
+	static unsigned char buf[65536];
+	struct peer *a = p;
+	uint32_t flags;
+	int64_t sid = 0;
+	ssize_t n, i;
+
+	a->fd = accept(a->lfd, NULL, NULL);
+	if (a->fd < 0) {
+		a->ret = -errno;
+		return NULL;
+	}
+	a->ret = quic_server_handshake(a->fd, PSK_FILE, NULL, NULL);
+	if (a->ret)
+		return NULL;
+	/* One byte first: the client learns our CID from it. */
+	flags = 0;
+	n = quic_recvmsg(a->fd, buf, 1, &sid, &flags);
+	if (n != 1) {
+		a->ret = -EIO;
+		return NULL;
+	}
+	/* Then, after the junk, UP_LEN bytes and a FIN on stream 4. */
+	for (;;) {
+		flags = 0;
+		n = quic_recvmsg(a->fd, buf, sizeof(buf), &sid, &flags);
+		if (n < 0) {
+			a->ret = -errno;
+			return NULL;
+		}
+		for (i = 0; i < n; i++)
+			if (buf[i] != pattern(a->got + i))
+				a->bad++;
+		a->got += n;
+		if (flags & MSG_QUIC_STREAM_FIN)
+			break;
+	}
+	for (i = 0; i < DOWN_LEN; i++)
+		buf[i] = pattern(i);
+	n = quic_sendmsg(a->fd, buf, DOWN_LEN, sid, MSG_QUIC_STREAM_FIN);
+	if (n != DOWN_LEN)
+		a->ret = n < 0 ? -errno : -EIO;
+	return NULL;
+}
+
+/* The DCID of a short-header packet the client sent to @port, seen on
+ * the loopback packet socket @ps; 0 on success.
+ */
+static int sniff_dcid(int ps, int family, int port, uint8_t *dcid)
+{
+	uint8_t b[2048];
+	size_t off;
+	ssize_t n;
+
+	while ((n = recv(ps, b, sizeof(b), MSG_DONTWAIT)) > 0) {
+		if (family == AF_INET && (b[0] >> 4) == 4 && b[9] == 17)
+			off = (b[0] & 0x0f) * 4;
+		else if (family == AF_INET6 && (b[0] >> 4) == 6 && b[6] == 17)
+			off = 40;
+		else
+			continue;
+		if ((size_t)n < off + 8 + 1 + CID_LEN ||
+		    ((b[off + 2] << 8) | b[off + 3]) != port)
+			continue;
+		off += 8;
+		if ((b[off] & 0xc0) != 0x40)
+			continue;
+		memcpy(dcid, b + off + 1, CID_LEN);
+		return 0;
+	}
+	return -1;
+}
+
+static void send_to(int u, const void *b, size_t n,
+		    const struct sockaddr_storage *ss, socklen_t len,
+		    int *count)
+{
+	if (sendto(u, b, n, 0, (const struct sockaddr *)ss, len) == (ssize_t)n)
+		(*count)++;
+	/* Let loopback's softirq keep up: its backlog drops, not ours. */
+	if (!(*count % 32))
+		usleep(1000);
+}
+
+/* Junk at both ends of an established connection, then data both ways. */
+TEST_F(hostile, junk_at_connection)
+{
+	struct sockaddr_ll ll = { .sll_family = AF_PACKET,
+				  .sll_protocol = htons(ETH_P_ALL) };
+	struct peer a = { .lfd = self->lfd, .fd = -1 };
+	struct sockaddr_storage cs;
+	socklen_t clen = sizeof(cs);
+	uint8_t dcid[CID_LEN], b[1500];
+	static unsigned char up[UP_LEN], down[DOWN_LEN];
+	long before, decrypt;
+	int cfd, ps, i, n, sent = 0, bad = 0;
+	uint32_t flags = 0;
+	int64_t sid = 4;
+	pthread_t th;
+	ssize_t r;
+	size_t got;
+
+	ps = socket(AF_PACKET, SOCK_DGRAM, htons(ETH_P_ALL));
+	ASSERT_LE(0, ps);
+	ll.sll_ifindex = if_nametoindex("lo");
+	ASSERT_EQ(0, bind(ps, (struct sockaddr *)&ll, sizeof(ll)));
+	cfd = socket(variant->family, SOCK_DGRAM, IPPROTO_QUIC);
+	ASSERT_LE(0, cfd);
+	ASSERT_EQ(0, pthread_create(&th, NULL, server_main, &a));
+	ASSERT_EQ(0, connect(cfd, (struct sockaddr *)&self->laddr, self->llen));
+	ASSERT_EQ(0, quic_client_handshake(cfd, PSK_FILE, NULL, NULL));
+	ASSERT_EQ(0, getsockname(cfd, (struct sockaddr *)&cs, &clen));
+	ASSERT_EQ(1, quic_sendmsg(cfd, "x", 1, -1, MSG_QUIC_STREAM_NEW));
+	usleep(100000);
+	ASSERT_EQ(0, sniff_dcid(ps, variant->family, addr_port(&self->laddr),
+				dcid));
+	close(ps);
+
+	before = drops();
+	decrypt = proc_value(SNMP, "QuicInDropDecrypt", 1);
+	for (i = 0; i < 200; i++) {		/* random bytes */
+		n = 1 + random() % sizeof(b);
+		fill_random(b, n);
+		send_to(self->u, b, n, &self->laddr, self->llen, &sent);
+		send_to(self->u, b, n, &cs, clen, &sent);
+	}
+	for (i = 1; i < 40; i++) {		/* truncated long headers */
+		fill_random(b, sizeof(b));
+		b[0] = 0xc0;
+		b[1] = 0; b[2] = 0; b[3] = 0; b[4] = 1;
+		b[5] = CID_LEN;
+		memcpy(b + 6, dcid, CID_LEN);
+		send_to(self->u, b, i, &self->laddr, self->llen, &sent);
+	}
+	for (i = 21; i < 256; i += 9) {		/* over-long CIDs */
+		fill_random(b, sizeof(b));
+		b[0] = 0xc0 | (random() & 0x3f);
+		b[1] = 0; b[2] = 0; b[3] = 0; b[4] = 1;
+		b[5] = i;
+		send_to(self->u, b, 1200, &self->laddr, self->llen, &sent);
+		b[5] = CID_LEN;
+		b[6 + CID_LEN] = i;
+		send_to(self->u, b, 1200, &self->laddr, self->llen, &sent);
+	}
+	for (i = 0; i < 16; i++) {	/* Length beyond the datagram, bad varints */
+		fill_random(b, sizeof(b));
+		b[0] = 0xe0;			/* Handshake */
+		b[1] = 0; b[2] = 0; b[3] = 0; b[4] = 1;
+		b[5] = CID_LEN;
+		memcpy(b + 6, dcid, CID_LEN);
+		b[14] = 0;
+		if (i & 1) {
+			b[15] = 0x7f;		/* Length 16383 */
+			b[16] = 0xff;
+			n = 100;
+		} else {
+			b[15] = 0xc0;		/* an 8-byte varint, cut */
+			n = 18;
+		}
+		send_to(self->u, b, n, &self->laddr, self->llen, &sent);
+	}
+	for (i = 0; i < 100; i++) {	/* our DCID, a bad tag */
+		n = 1 + CID_LEN + 4 + 16 + random() % 1100;
+		fill_random(b, n);
+		b[0] = 0x40 | (b[0] & 0x3f);
+		memcpy(b + 1, dcid, CID_LEN);
+		send_to(self->u, b, n, &self->laddr, self->llen, &sent);
+	}
+	usleep(200000);
+	/* Nothing of it made a connection. */
+	EXPECT_EQ(-1, accept_nb(self->lfd));
+	EXPECT_EQ(EAGAIN, errno);
+	EXPECT_LE(before + sent, drops()) {
+		TH_LOG("%d junk datagrams, %ld drops counted", sent,
+		       drops() - before);
+	}
+	EXPECT_LE(decrypt + 100, proc_value(SNMP, "QuicInDropDecrypt", 1));
+
+	/* The connection is intact: UP_LEN up with FIN, DOWN_LEN back. */
+	for (i = 0; i < UP_LEN; i++)
+		up[i] = pattern(i);
+	r = quic_sendmsg(cfd, up, UP_LEN, sid,
+			 MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_FIN);
+	EXPECT_EQ(UP_LEN, r) {
+		TH_LOG("sendmsg: %s", strerror(errno));
+	}
+	for (got = 0; got < DOWN_LEN; got += r) {
+		flags = 0;
+		r = quic_recvmsg(cfd, down + got, DOWN_LEN - got, &sid, &flags);
+		if (r <= 0)
+			break;
+	}
+	pthread_join(th, NULL);
+	EXPECT_EQ(0, a.ret) {
+		TH_LOG("server: %s", strerror(-a.ret));
+	}
+	EXPECT_EQ((size_t)UP_LEN, a.got);
+	EXPECT_EQ(0, a.bad);
+	EXPECT_EQ((size_t)DOWN_LEN, got);
+	for (i = 0; i < DOWN_LEN; i++)
+		if (down[i] != pattern(i))
+			bad++;
+	EXPECT_EQ(0, bad);
+	if (a.fd >= 0)
+		close(a.fd);
+	close(cfd);
+}
+
+TEST_HARNESS_MAIN

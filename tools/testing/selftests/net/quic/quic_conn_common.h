@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A connected pair of kernel QUIC sockets for the selftests: a listener on
+ * loopback, a client that connects, and a PSK handshake through libquic
+ * with the server side in a thread. Include after kselftest_harness.h and
+ * quic_common.h; link libquic and GnuTLS.
+ */
+
+#ifndef _QUIC_SELFTEST_CONN_COMMON_H
+#define _QUIC_SELFTEST_CONN_COMMON_H
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <netinet/quic.h>
+
+#include "quic_common.h"
+
+#define QUIC_PAIR_PSK_KEY \
+	"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+
+struct quic_pair_server {
+	const char *psk;
+	int lfd;
+	int fd;
+	int ret;
+};
+
+static inline int quic_pair_write_psk(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fprintf(f, "test:%s\n", QUIC_PAIR_PSK_KEY);
+	return fclose(f);
+}
+
+static inline void *quic_pair_server_main(void *p)
+{
+	struct quic_pair_server *a = p;
+
+	a->fd = accept(a->lfd, NULL, NULL);
+	if (a->fd < 0)
+		a->ret = -errno;
+	else
+		a->ret = quic_server_handshake(a->fd, a->psk, NULL, NULL);
+	return NULL;
+}
+
+/*
+ * Connect a client to a listener over loopback of @family and run a PSK
+ * handshake (the key in @psk, written by quic_pair_write_psk()). @tp, when
+ * not NULL, is applied to both the listener (accepted sockets inherit it)
+ * and the client before the handshake. Returns 0 with *@cfd and *@sfd set,
+ * or a negative errno; the listener is closed either way.
+ */
+static inline int quic_pair_open(int family, const char *psk,
+				 const struct quic_transport_param *tp,
+				 int *cfd, int *sfd)
+{
+	struct quic_pair_server a = { .psk = psk, .fd = -1 };
+	struct sockaddr_storage ss;
+	socklen_t len;
+	pthread_t th;
+	int ret = 0;
+
+	*cfd = -1;
+	*sfd = -1;
+	a.lfd = socket(family, SOCK_DGRAM, IPPROTO_QUIC);
+	if (a.lfd < 0)
+		return -errno;
+	*cfd = socket(family, SOCK_DGRAM, IPPROTO_QUIC);
+	if (*cfd < 0) {
+		ret = -errno;
+		goto out;
+	}
+	if (tp && (setsockopt(a.lfd, SOL_QUIC, QUIC_SOCKOPT_TRANSPORT_PARAM,
+			      tp, sizeof(*tp)) ||
+		   setsockopt(*cfd, SOL_QUIC, QUIC_SOCKOPT_TRANSPORT_PARAM,
+			      tp, sizeof(*tp)))) {
+		ret = -errno;
+		goto out;
+	}
+	len = make_addr(&ss, family, loopback(family), 0);
+	if (bind(a.lfd, (struct sockaddr *)&ss, len) ||
+	    getsockname(a.lfd, (struct sockaddr *)&ss, &len) ||
+	    listen(a.lfd, 4)) {
+		ret = -errno;
+		goto out;
+	}
+	if (pthread_create(&th, NULL, quic_pair_server_main, &a)) {
+		ret = -EAGAIN;
+		goto out;
+	}
+	if (connect(*cfd, (struct sockaddr *)&ss, len))
+		ret = -errno;
+	else
+		ret = quic_client_handshake(*cfd, psk, NULL, NULL);
+	if (ret) {
+		/* Unblock accept() or the server handshake. */
+		shutdown(a.lfd, SHUT_RDWR);
+		close(*cfd);
+		*cfd = -1;
+	}
+	pthread_join(th, NULL);
+	if (!ret)
+		ret = a.ret;
+	*sfd = a.fd;
+out:
+	close(a.lfd);
+	if (ret) {
+		if (*cfd >= 0)
+			close(*cfd);
+		if (*sfd >= 0)
+			close(*sfd);
+		*cfd = -1;
+		*sfd = -1;
+	}
+	return ret;
+}
+
+/* Enable (on != 0) or disable an event type on a socket. */
+static inline int quic_pair_event(int fd, int type, int on)
+{
+	struct quic_event_option ev = { .type = type, .on = !!on };
+
+	return setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_EVENT, &ev, sizeof(ev));
+}
+
+#endif /* _QUIC_SELFTEST_CONN_COMMON_H */

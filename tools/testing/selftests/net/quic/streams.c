@@ -1,0 +1,795 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * QUIC streams between two kernel QUIC sockets over loopback, after a PSK
+ * handshake (quic_conn_common.h): unidirectional streams both ways, FIN,
+ * RESET_STREAM and STOP_SENDING seen by the peer with their application
+ * error codes, a sender blocked by flow control (EAGAIN/ENOSPC when
+ * non-blocking) that resumes when the receiver reads, 1000 concurrent
+ * bidirectional streams, a 100 MiB transfer checked with SHA-256, and the
+ * errno rules of QUIC_SOCKOPT_STREAM_OPEN, _STREAM_RESET and
+ * _STREAM_STOP_SENDING.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <gnutls/crypto.h>
+#include <netinet/quic.h>
+
+#include "kselftest_harness.h"
+#include "quic_common.h"
+#include "quic_conn_common.h"
+
+#define PSK_FILE	"/tmp/quic_streams_test.psk"
+
+/* Client-initiated stream IDs (RFC 9000 2.1). */
+#define CBIDI(n)	((int64_t)(n) * 4)
+#define CUNI(n)		((int64_t)(n) * 4 + 2)
+#define SUNI(n)		((int64_t)(n) * 4 + 3)
+
+/* Concurrent streams of the many_streams test (and the stream limit). */
+#define STREAMS		1000
+/* Stream receive window of the flow fixture. */
+#define FLOW_WINDOW	16384
+/* The SHA-256 checked transfer. */
+#define BIG_LEN		(100UL << 20)
+
+/* Windows and stream limit of both sides (0: the defaults). */
+struct pair_params {
+	int family;
+	uint64_t max_data;
+	uint64_t max_stream_data;
+	uint16_t max_streams_bidi;
+};
+
+FIXTURE(streams) {
+	int cfd;
+	int sfd;
+};
+
+FIXTURE_VARIANT(streams) {
+	struct pair_params p;
+};
+
+FIXTURE_VARIANT_ADD(streams, ipv4) {
+	.p = { .family = AF_INET, .max_streams_bidi = STREAMS },
+};
+
+FIXTURE_VARIANT_ADD(streams, ipv6) {
+	.p = { .family = AF_INET6, .max_streams_bidi = STREAMS },
+};
+
+static void pair_setup(struct __test_metadata *_metadata,
+		       const struct pair_params *p, int *cfd, int *sfd)
+{
+	struct quic_transport_param tp = {};
+	int ret;
+
+	ASSERT_EQ(0, quic_pair_write_psk(PSK_FILE));
+	tp.max_data = p->max_data;
+	tp.max_stream_data_bidi_local = p->max_stream_data;
+	tp.max_stream_data_bidi_remote = p->max_stream_data;
+	tp.max_stream_data_uni = p->max_stream_data;
+	tp.max_streams_bidi = p->max_streams_bidi;
+	ret = quic_pair_open(p->family, PSK_FILE, &tp, cfd, sfd);
+	ASSERT_EQ(0, ret) {
+		TH_LOG("handshake: %s", strerror(-ret));
+	}
+}
+
+static void pair_teardown(int cfd, int sfd)
+{
+	if (cfd >= 0)
+		close(cfd);
+	if (sfd >= 0)
+		close(sfd);
+	unlink(PSK_FILE);
+}
+
+FIXTURE_SETUP(streams)
+{
+	pair_setup(_metadata, &variant->p, &self->cfd, &self->sfd);
+}
+
+FIXTURE_TEARDOWN(streams)
+{
+	pair_teardown(self->cfd, self->sfd);
+}
+
+/* Small receive windows, to see a sender blocked by flow control. */
+FIXTURE(flow) {
+	int cfd;
+	int sfd;
+};
+
+FIXTURE_VARIANT(flow) {
+	struct pair_params p;
+};
+
+FIXTURE_VARIANT_ADD(flow, ipv4) {
+	.p = { .family = AF_INET, .max_data = FLOW_WINDOW * 2,
+	       .max_stream_data = FLOW_WINDOW },
+};
+
+FIXTURE_VARIANT_ADD(flow, ipv6) {
+	.p = { .family = AF_INET6, .max_data = FLOW_WINDOW * 2,
+	       .max_stream_data = FLOW_WINDOW },
+};
+
+FIXTURE_SETUP(flow)
+{
+	pair_setup(_metadata, &variant->p, &self->cfd, &self->sfd);
+}
+
+FIXTURE_TEARDOWN(flow)
+{
+	pair_teardown(self->cfd, self->sfd);
+}
+
+/* One stream read or event, as recvmsg() returned it. */
+struct item {
+	ssize_t n;
+	int64_t sid;
+	uint32_t flags;
+	unsigned char buf[256];
+};
+
+static ssize_t get_item(int fd, struct item *it, int flags)
+{
+	it->flags = flags;
+	it->sid = -1;
+	it->n = quic_recvmsg(fd, it->buf, sizeof(it->buf), &it->sid,
+			     &it->flags);
+	return it->n;
+}
+
+/* Wait up to 5 s for a STREAM_UPDATE event for @sid with @state,
+ * skipping stream data and other events; fill @u.
+ */
+static int wait_update(int fd, int64_t sid, uint8_t state,
+		       struct quic_stream_update *u)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct item it;
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		if (get_item(fd, &it, MSG_DONTWAIT) < 0) {
+			if (errno != EAGAIN && errno != ECONNRESET)
+				return -errno;
+			poll(&pfd, 1, 10);
+			continue;
+		}
+		if (!(it.flags & MSG_QUIC_NOTIFICATION) ||
+		    it.buf[0] != QUIC_EVENT_STREAM_UPDATE ||
+		    it.n != 1 + (ssize_t)sizeof(*u))
+			continue;
+		memcpy(u, it.buf + 1, sizeof(*u));
+		if (u->id == sid && u->state == state)
+			return 0;
+	}
+	return -ETIMEDOUT;
+}
+
+/* Read one stream to its FIN into @buf (at most @len bytes). */
+static ssize_t read_to_fin(int fd, int64_t sid, void *buf, size_t len)
+{
+	size_t got = 0;
+	uint32_t flags;
+	int64_t s;
+	ssize_t n;
+
+	for (;;) {
+		flags = 0;
+		n = quic_recvmsg(fd, (char *)buf + got, len - got, &s, &flags);
+		if (n < 0)
+			return -1;
+		if (s != sid) {
+			errno = EBADMSG;
+			return -1;
+		}
+		got += n;
+		if (flags & MSG_QUIC_STREAM_FIN)
+			return got;
+		if (got == len) {
+			errno = EMSGSIZE;
+			return -1;
+		}
+	}
+}
+
+/* Unidirectional streams both ways: the client's first is 2, the
+ * server's 3; neither side can send on the other's.
+ */
+TEST_F(streams, unidirectional)
+{
+	char buf[64];
+
+	EXPECT_EQ(5, quic_sendmsg(self->cfd, "hello", 5, -1,
+				  MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_UNI |
+				  MSG_QUIC_STREAM_FIN));
+	EXPECT_EQ(5, read_to_fin(self->sfd, CUNI(0), buf, sizeof(buf)));
+	EXPECT_EQ(0, memcmp(buf, "hello", 5));
+	/* The server cannot send on the client's unidirectional stream. */
+	EXPECT_EQ(-1, quic_sendmsg(self->sfd, "x", 1, CUNI(0), 0));
+	EXPECT_TRUE(errno == EINVAL || errno == ENOSTR);
+
+	EXPECT_EQ(6, quic_sendmsg(self->sfd, "world!", 6, SUNI(0),
+				  MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_FIN));
+	EXPECT_EQ(6, read_to_fin(self->cfd, SUNI(0), buf, sizeof(buf)));
+	EXPECT_EQ(0, memcmp(buf, "world!", 6));
+	EXPECT_EQ(-1, quic_sendmsg(self->cfd, "x", 1, SUNI(0), 0));
+	EXPECT_TRUE(errno == EINVAL || errno == ENOSTR);
+
+	/* A second stream each, several sends before the FIN. */
+	EXPECT_EQ(3, quic_sendmsg(self->cfd, "abc", 3, CUNI(1),
+				  MSG_QUIC_STREAM_NEW));
+	EXPECT_EQ(3, quic_sendmsg(self->cfd, "def", 3, CUNI(1),
+				  MSG_QUIC_STREAM_FIN));
+	EXPECT_EQ(6, read_to_fin(self->sfd, CUNI(1), buf, sizeof(buf)));
+	EXPECT_EQ(0, memcmp(buf, "abcdef", 6));
+}
+
+/* FIN: a bare FIN after data reads as a zero-length chunk with the FIN
+ * flag; the reply on the same bidirectional stream ends it both ways and
+ * nothing more is readable.
+ */
+TEST_F(streams, fin)
+{
+	struct item it;
+
+	EXPECT_EQ(4, quic_sendmsg(self->cfd, "ping", 4, -1,
+				  MSG_QUIC_STREAM_NEW));
+	ASSERT_EQ(4, get_item(self->sfd, &it, 0));
+	EXPECT_EQ(CBIDI(0), it.sid);
+	EXPECT_FALSE(it.flags & MSG_QUIC_STREAM_FIN);
+	EXPECT_EQ(0, quic_sendmsg(self->cfd, NULL, 0, CBIDI(0),
+				  MSG_QUIC_STREAM_FIN));
+	ASSERT_EQ(0, get_item(self->sfd, &it, 0));
+	EXPECT_EQ(CBIDI(0), it.sid);
+	EXPECT_TRUE(it.flags & MSG_QUIC_STREAM_FIN);
+	/* Finished: no more data on it, and nothing else to read. */
+	EXPECT_EQ(-1, quic_sendmsg(self->cfd, "x", 1, CBIDI(0), 0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, get_item(self->sfd, &it, MSG_DONTWAIT));
+	EXPECT_EQ(EAGAIN, errno);
+
+	EXPECT_EQ(4, quic_sendmsg(self->sfd, "pong", 4, CBIDI(0),
+				  MSG_QUIC_STREAM_FIN));
+	ASSERT_EQ(4, get_item(self->cfd, &it, 0));
+	EXPECT_EQ(CBIDI(0), it.sid);
+	EXPECT_TRUE(it.flags & MSG_QUIC_STREAM_FIN);
+	EXPECT_EQ(0, memcmp(it.buf, "pong", 4));
+}
+
+/* RESET_STREAM: the receiver gets a RECV_STATE_RESET_RECVD event with the
+ * code and final size and reads ECONNRESET; the sender, once its reset is
+ * acknowledged, a SEND_STATE_RESET_RECVD event.
+ */
+TEST_F(streams, reset)
+{
+	struct quic_errinfo ei = { .stream_id = CBIDI(0), .errcode = 42 };
+	struct quic_stream_update u;
+	struct item it;
+
+	ASSERT_EQ(0, quic_pair_event(self->cfd, QUIC_EVENT_STREAM_UPDATE, 1));
+	ASSERT_EQ(0, quic_pair_event(self->sfd, QUIC_EVENT_STREAM_UPDATE, 1));
+	EXPECT_EQ(10, quic_sendmsg(self->cfd, "0123456789", 10, -1,
+				   MSG_QUIC_STREAM_NEW));
+	ASSERT_EQ(10, get_item(self->sfd, &it, 0));
+	EXPECT_EQ(0, setsockopt(self->cfd, SOL_QUIC, QUIC_SOCKOPT_STREAM_RESET,
+				&ei, sizeof(ei)));
+	/* Reset: no more sends, no second reset. */
+	EXPECT_EQ(-1, quic_sendmsg(self->cfd, "x", 1, CBIDI(0), 0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(EINVAL, setopt_err(self->cfd, SOL_QUIC,
+				     QUIC_SOCKOPT_STREAM_RESET, &ei,
+				     sizeof(ei)));
+
+	ASSERT_EQ(0, wait_update(self->sfd, CBIDI(0),
+				 QUIC_STREAM_RECV_STATE_RESET_RECVD, &u));
+	EXPECT_EQ(42, u.errcode);
+	EXPECT_EQ(10, u.finalsz);
+	EXPECT_EQ(-1, get_item(self->sfd, &it, MSG_DONTWAIT));
+	EXPECT_EQ(ECONNRESET, errno);
+	EXPECT_EQ(-1, get_item(self->sfd, &it, MSG_DONTWAIT));
+	EXPECT_EQ(EAGAIN, errno);
+
+	ASSERT_EQ(0, wait_update(self->cfd, CBIDI(0),
+				 QUIC_STREAM_SEND_STATE_RESET_RECVD, &u));
+	EXPECT_EQ(42, u.errcode);
+	EXPECT_EQ(10, u.finalsz);
+
+	/* The other direction of the stream still works. */
+	EXPECT_EQ(2, quic_sendmsg(self->sfd, "ok", 2, CBIDI(0),
+				  MSG_QUIC_STREAM_FIN));
+	ASSERT_EQ(2, get_item(self->cfd, &it, 0));
+	EXPECT_EQ(CBIDI(0), it.sid);
+	EXPECT_TRUE(it.flags & MSG_QUIC_STREAM_FIN);
+}
+
+/* STOP_SENDING: the sender answers with RESET_STREAM carrying the
+ * receiver's code (RFC 9000 3.5): a SEND_STATE_RESET_SENT event on the
+ * sender, RECV_STATE_RESET_RECVD on the receiver, both with that code.
+ */
+TEST_F(streams, stop_sending)
+{
+	struct quic_errinfo ei = { .stream_id = CBIDI(0), .errcode = 7 };
+	struct quic_stream_update u;
+	struct item it;
+	int err;
+
+	ASSERT_EQ(0, quic_pair_event(self->cfd, QUIC_EVENT_STREAM_UPDATE, 1));
+	ASSERT_EQ(0, quic_pair_event(self->sfd, QUIC_EVENT_STREAM_UPDATE, 1));
+	EXPECT_EQ(3, quic_sendmsg(self->cfd, "abc", 3, -1,
+				  MSG_QUIC_STREAM_NEW));
+	ASSERT_EQ(3, get_item(self->sfd, &it, 0));
+	EXPECT_EQ(0, setsockopt(self->sfd, SOL_QUIC,
+				QUIC_SOCKOPT_STREAM_STOP_SENDING, &ei,
+				sizeof(ei)));
+	/* Outstanding (EAGAIN), or already answered by the reset (EINVAL). */
+	err = setopt_err(self->sfd, SOL_QUIC, QUIC_SOCKOPT_STREAM_STOP_SENDING,
+			 &ei, sizeof(ei));
+	EXPECT_TRUE(err == EAGAIN || err == EINVAL) {
+		TH_LOG("second STOP_SENDING: %s", strerror(err));
+	}
+
+	ASSERT_EQ(0, wait_update(self->cfd, CBIDI(0),
+				 QUIC_STREAM_SEND_STATE_RESET_SENT, &u));
+	EXPECT_EQ(7, u.errcode);
+	EXPECT_EQ(3, u.finalsz);
+	EXPECT_EQ(-1, quic_sendmsg(self->cfd, "x", 1, CBIDI(0), 0));
+	EXPECT_EQ(EINVAL, errno);
+
+	ASSERT_EQ(0, wait_update(self->sfd, CBIDI(0),
+				 QUIC_STREAM_RECV_STATE_RESET_RECVD, &u));
+	EXPECT_EQ(7, u.errcode);
+	EXPECT_EQ(3, u.finalsz);
+	EXPECT_EQ(-1, get_item(self->sfd, &it, MSG_DONTWAIT));
+	EXPECT_EQ(ECONNRESET, errno);
+	EXPECT_EQ(EINVAL, setopt_err(self->sfd, SOL_QUIC,
+				     QUIC_SOCKOPT_STREAM_STOP_SENDING, &ei,
+				     sizeof(ei)));
+}
+
+/* Every option of this file: lengths, IDs, directions and states. */
+TEST_F(streams, sockopt_errors)
+{
+	struct quic_errinfo ei = {};
+	struct quic_stream_info si;
+	unsigned char big[4097] = {};
+	socklen_t len;
+	int fd, i;
+
+	/* Directions that do not exist. */
+	memset(&si, 0, sizeof(si));
+	EXPECT_EQ(ENOPROTOOPT, setopt_err(self->cfd, SOL_QUIC,
+					  QUIC_SOCKOPT_STREAM_OPEN, &si,
+					  sizeof(si)));
+	len = sizeof(ei);
+	EXPECT_EQ(ENOPROTOOPT, getopt_err(self->cfd, SOL_QUIC,
+					  QUIC_SOCKOPT_STREAM_RESET, &ei,
+					  &len));
+	EXPECT_EQ(ENOPROTOOPT, getopt_err(self->cfd, SOL_QUIC,
+					  QUIC_SOCKOPT_STREAM_STOP_SENDING,
+					  &ei, &len));
+	/* Over-long, negative and unreadable arguments. */
+	EXPECT_EQ(EINVAL, setopt_err(self->cfd, SOL_QUIC,
+				     QUIC_SOCKOPT_STREAM_RESET, big,
+				     sizeof(big)));
+	EXPECT_EQ(EINVAL, setopt_err(self->cfd, SOL_QUIC,
+				     QUIC_SOCKOPT_STREAM_STOP_SENDING, big,
+				     sizeof(big)));
+	EXPECT_EQ(EFAULT, setopt_err(self->cfd, SOL_QUIC,
+				     QUIC_SOCKOPT_STREAM_RESET, NULL,
+				     sizeof(ei)));
+	len = -1;
+	EXPECT_EQ(EINVAL, getopt_err(self->cfd, SOL_QUIC,
+				     QUIC_SOCKOPT_STREAM_OPEN, &si, &len));
+	len = sizeof(si);
+	EXPECT_EQ(EFAULT, getopt_err(self->cfd, SOL_QUIC,
+				     QUIC_SOCKOPT_STREAM_OPEN, NULL, &len));
+
+	/* STREAM_OPEN: bad flags, the peer's streams, the stream limit. */
+	si.stream_id = -1;
+	si.stream_flags = MSG_QUIC_DATAGRAM;
+	len = sizeof(si);
+	EXPECT_EQ(EINVAL, getopt_err(self->cfd, SOL_QUIC,
+				     QUIC_SOCKOPT_STREAM_OPEN, &si, &len));
+	si.stream_id = 1;
+	si.stream_flags = 0;
+	EXPECT_EQ(EINVAL, getopt_err(self->cfd, SOL_QUIC,
+				     QUIC_SOCKOPT_STREAM_OPEN, &si, &len));
+	si.stream_id = CBIDI(STREAMS);	/* the limit */
+	si.stream_flags = MSG_QUIC_STREAM_DONTWAIT;
+	EXPECT_EQ(EAGAIN, getopt_err(self->cfd, SOL_QUIC,
+				     QUIC_SOCKOPT_STREAM_OPEN, &si, &len));
+	/* -1 opens the next stream of the type; a larger buffer gets 16. */
+	si.stream_id = -1;
+	si.stream_flags = 0;
+	len = 32;
+	EXPECT_EQ(0, getsockopt(self->cfd, SOL_QUIC, QUIC_SOCKOPT_STREAM_OPEN,
+				&si, &len));
+	EXPECT_EQ(sizeof(si), len);
+	EXPECT_EQ(CBIDI(0), si.stream_id);
+	si.stream_id = -1;
+	si.stream_flags = MSG_QUIC_STREAM_UNI;
+	EXPECT_EQ(0, getsockopt(self->cfd, SOL_QUIC, QUIC_SOCKOPT_STREAM_OPEN,
+				&si, &len));
+	EXPECT_EQ(CUNI(0), si.stream_id);
+	si.stream_id = CBIDI(5);	/* opens 1 to 5 */
+	si.stream_flags = 0;
+	EXPECT_EQ(0, getsockopt(self->cfd, SOL_QUIC, QUIC_SOCKOPT_STREAM_OPEN,
+				&si, &len));
+	EXPECT_EQ(CBIDI(5), si.stream_id);
+	/* An open stream that has not sent can be opened again. */
+	EXPECT_EQ(0, getsockopt(self->cfd, SOL_QUIC, QUIC_SOCKOPT_STREAM_OPEN,
+				&si, &len));
+
+	/* STREAM_RESET: bad IDs, wrong direction, not opened. */
+	ei.stream_id = -5;
+	EXPECT_EQ(EINVAL, setopt_err(self->cfd, SOL_QUIC,
+				     QUIC_SOCKOPT_STREAM_RESET, &ei,
+				     sizeof(ei)));
+	ei.stream_id = SUNI(0);	/* the server's unidirectional stream */
+	EXPECT_EQ(EINVAL, setopt_err(self->cfd, SOL_QUIC,
+				     QUIC_SOCKOPT_STREAM_RESET, &ei,
+				     sizeof(ei)));
+	ei.stream_id = CBIDI(40);
+	EXPECT_EQ(EINVAL, setopt_err(self->cfd, SOL_QUIC,
+				     QUIC_SOCKOPT_STREAM_RESET, &ei,
+				     sizeof(ei)));
+	ei.stream_id = 1;	/* the server's bidirectional stream: not open */
+	EXPECT_EQ(EINVAL, setopt_err(self->cfd, SOL_QUIC,
+				     QUIC_SOCKOPT_STREAM_RESET, &ei,
+				     sizeof(ei)));
+	/* A short argument reads as zero beyond it: stream 0, code 0. */
+	ei.stream_id = CBIDI(0);
+	EXPECT_EQ(0, setsockopt(self->cfd, SOL_QUIC, QUIC_SOCKOPT_STREAM_RESET,
+				&ei, sizeof(ei.stream_id)));
+	EXPECT_EQ(EINVAL, setopt_err(self->cfd, SOL_QUIC,
+				     QUIC_SOCKOPT_STREAM_RESET, &ei,
+				     sizeof(ei)));
+
+	/* STOP_SENDING: our unidirectional stream cannot receive. */
+	ei.stream_id = CUNI(0);
+	EXPECT_EQ(EINVAL, setopt_err(self->cfd, SOL_QUIC,
+				     QUIC_SOCKOPT_STREAM_STOP_SENDING, &ei,
+				     sizeof(ei)));
+	ei.stream_id = CBIDI(41);
+	EXPECT_EQ(EINVAL, setopt_err(self->cfd, SOL_QUIC,
+				     QUIC_SOCKOPT_STREAM_STOP_SENDING, &ei,
+				     sizeof(ei)));
+	ei.stream_id = -1;
+	EXPECT_EQ(EINVAL, setopt_err(self->cfd, SOL_QUIC,
+				     QUIC_SOCKOPT_STREAM_STOP_SENDING, &ei,
+				     sizeof(ei)));
+	ei.stream_id = CBIDI(1);
+	ei.errcode = 9;
+	EXPECT_EQ(0, setsockopt(self->cfd, SOL_QUIC,
+				QUIC_SOCKOPT_STREAM_STOP_SENDING, &ei,
+				sizeof(ei)));
+
+	/* A stream closed both ways and freed: ENOSTR. */
+	EXPECT_EQ(1, quic_sendmsg(self->cfd, "x", 1, CUNI(0),
+				  MSG_QUIC_STREAM_FIN));
+	ei.stream_id = CUNI(0);
+	for (i = 0; i < 200; i++) {
+		if (setopt_err(self->cfd, SOL_QUIC, QUIC_SOCKOPT_STREAM_RESET,
+			       &ei, sizeof(ei)) == ENOSTR)
+			break;
+		usleep(10000);
+	}
+	EXPECT_EQ(ENOSTR, setopt_err(self->cfd, SOL_QUIC,
+				     QUIC_SOCKOPT_STREAM_RESET, &ei,
+				     sizeof(ei)));
+	EXPECT_EQ(-1, quic_sendmsg(self->cfd, "x", 1, CUNI(0), 0));
+	EXPECT_EQ(ENOSTR, errno);
+
+	/* Without a connection. */
+	fd = socket(variant->p.family, SOCK_DGRAM, IPPROTO_QUIC);
+	ASSERT_LE(0, fd);
+	ei.stream_id = 0;
+	EXPECT_EQ(EINVAL, setopt_err(fd, SOL_QUIC, QUIC_SOCKOPT_STREAM_RESET,
+				     &ei, sizeof(ei)));
+	EXPECT_EQ(EINVAL, setopt_err(fd, SOL_QUIC,
+				     QUIC_SOCKOPT_STREAM_STOP_SENDING, &ei,
+				     sizeof(ei)));
+	si.stream_id = -1;
+	si.stream_flags = 0;
+	len = sizeof(si);
+	EXPECT_EQ(EPIPE, getopt_err(fd, SOL_QUIC, QUIC_SOCKOPT_STREAM_OPEN,
+				    &si, &len));
+	close(fd);
+}
+
+static unsigned char pattern(size_t i)
+{
+	return (unsigned char)(i * 13 + (i >> 12));
+}
+
+struct sender {
+	int fd;
+	int64_t sid;
+	size_t off;	/* stream offset of the first byte */
+	size_t len;
+	size_t sent;
+	int err;
+	int done;	/* read and written with __atomic builtins */
+};
+
+/* Blocking sends of @len pattern bytes, then the FIN. */
+static void *sender_main(void *p)
+{
+	struct sender *a = p;
+	unsigned char buf[4096];
+	size_t i, n;
+	ssize_t r;
+
+	while (a->sent < a->len) {
+		n = a->len - a->sent;
+		if (n > sizeof(buf))
+			n = sizeof(buf);
+		for (i = 0; i < n; i++)
+			buf[i] = pattern(a->off + a->sent + i);
+		r = quic_sendmsg(a->fd, buf, n, a->sid,
+				 a->sent + n == a->len ? MSG_QUIC_STREAM_FIN : 0);
+		if (r < 0) {
+			a->err = errno;
+			break;
+		}
+		__atomic_store_n(&a->sent, a->sent + r, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&a->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* A receiver that does not read stops the sender at the stream window:
+ * a non-blocking send gives EAGAIN (ENOSPC with a stream cmsg) and a
+ * blocking one waits; it resumes as soon as the receiver reads.
+ */
+TEST_F(flow, blocked_sender)
+{
+	struct sender a = { .fd = self->cfd, .sid = CBIDI(0) };
+	unsigned char buf[4096];
+	size_t total, got, i;
+	uint32_t flags;
+	int again = 0, bad = 0;
+	pthread_t th;
+	int64_t sid;
+	ssize_t n;
+
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = pattern(i);
+	ASSERT_EQ(1000, quic_sendmsg(self->cfd, buf, 1000, -1,
+				     MSG_QUIC_STREAM_NEW));
+	total = 1000;
+	while (again < 5 && total < 8 * FLOW_WINDOW) {
+		for (i = 0; i < sizeof(buf); i++)
+			buf[i] = pattern(total + i);
+		/* No stream cmsg: the active stream, EAGAIN when blocked. */
+		n = send(self->cfd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n > 0) {
+			total += n;
+			continue;
+		}
+		ASSERT_EQ(EAGAIN, errno);
+		again++;
+		usleep(20000);
+	}
+	/* The peer's stream window, exactly. */
+	EXPECT_EQ(FLOW_WINDOW, total);
+	EXPECT_EQ(-1, quic_sendmsg(self->cfd, buf, 10, CBIDI(0), MSG_DONTWAIT));
+	EXPECT_EQ(ENOSPC, errno);
+
+	a.off = total;
+	a.len = 6 * FLOW_WINDOW;
+	ASSERT_EQ(0, pthread_create(&th, NULL, sender_main, &a));
+	usleep(300000);
+	EXPECT_EQ(0, __atomic_load_n(&a.done, __ATOMIC_ACQUIRE));
+	EXPECT_EQ(0, __atomic_load_n(&a.sent, __ATOMIC_RELAXED));
+
+	got = 0;
+	for (;;) {
+		flags = 0;
+		n = quic_recvmsg(self->sfd, buf, sizeof(buf), &sid, &flags);
+		if (n < 0) {
+			TH_LOG("recvmsg: %s", strerror(errno));
+			break;
+		}
+		EXPECT_EQ(CBIDI(0), sid);
+		for (i = 0; i < (size_t)n; i++)
+			bad += buf[i] != pattern(got + i);
+		got += n;
+		if (flags & MSG_QUIC_STREAM_FIN)
+			break;
+	}
+	pthread_join(th, NULL);
+	EXPECT_EQ(0, a.err);
+	EXPECT_EQ(a.len, a.sent);
+	EXPECT_EQ(total + a.len, got);
+	EXPECT_EQ(0, bad);
+}
+
+/* STREAMS bidirectional streams open at once: the client sends on each
+ * without ending any, then ends them all; the server reads every stream
+ * to its FIN and answers on it; the client reads every answer.
+ */
+TEST_F_TIMEOUT(streams, many_streams, 300)
+{
+	static size_t got[STREAMS];
+	static char data[STREAMS][32];
+	char msg[32], want[32];
+	int i, fins, len;
+	struct item it;
+	size_t idx;
+
+	memset(got, 0, sizeof(got));
+	for (i = 0; i < STREAMS; i++) {
+		len = snprintf(msg, sizeof(msg), "stream %d", i);
+		ASSERT_EQ(len, quic_sendmsg(self->cfd, msg, len, CBIDI(i),
+					    MSG_QUIC_STREAM_NEW)) {
+			TH_LOG("stream %d: %s", i, strerror(errno));
+		}
+	}
+	for (i = 0; i < STREAMS; i++)
+		ASSERT_EQ(0, quic_sendmsg(self->cfd, NULL, 0, CBIDI(i),
+					  MSG_QUIC_STREAM_FIN));
+	for (fins = 0; fins < STREAMS; ) {
+		ASSERT_LE(0, get_item(self->sfd, &it, 0)) {
+			TH_LOG("server recvmsg: %s", strerror(errno));
+		}
+		ASSERT_EQ(0, it.sid % 4);
+		idx = it.sid / 4;
+		ASSERT_GT(STREAMS, idx);
+		ASSERT_GE(sizeof(data[0]), got[idx] + it.n);
+		memcpy(data[idx] + got[idx], it.buf, it.n);
+		got[idx] += it.n;
+		if (!(it.flags & MSG_QUIC_STREAM_FIN))
+			continue;
+		fins++;
+		len = snprintf(want, sizeof(want), "stream %zu", idx);
+		EXPECT_EQ((size_t)len, got[idx]);
+		EXPECT_EQ(0, memcmp(want, data[idx], len));
+		len = snprintf(msg, sizeof(msg), "reply %zu", idx);
+		ASSERT_EQ(len, quic_sendmsg(self->sfd, msg, len, it.sid,
+					    MSG_QUIC_STREAM_FIN));
+	}
+	memset(got, 0, sizeof(got));
+	for (fins = 0; fins < STREAMS; ) {
+		ASSERT_LE(0, get_item(self->cfd, &it, 0)) {
+			TH_LOG("client recvmsg: %s", strerror(errno));
+		}
+		idx = it.sid / 4;
+		ASSERT_GT(STREAMS, idx);
+		ASSERT_GE(sizeof(data[0]), got[idx] + it.n);
+		memcpy(data[idx] + got[idx], it.buf, it.n);
+		got[idx] += it.n;
+		if (!(it.flags & MSG_QUIC_STREAM_FIN))
+			continue;
+		fins++;
+		len = snprintf(want, sizeof(want), "reply %zu", idx);
+		EXPECT_EQ((size_t)len, got[idx]);
+		EXPECT_EQ(0, memcmp(want, data[idx], len));
+	}
+	/* Every stream is closed: a new one can be opened past the
+	 * initial limit only thanks to MAX_STREAMS.
+	 */
+	for (i = 0; i < 100; i++) {
+		if (quic_sendmsg(self->cfd, "x", 1, CBIDI(STREAMS),
+				 MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_FIN |
+				 MSG_QUIC_STREAM_DONTWAIT) == 1)
+			break;
+		EXPECT_EQ(EAGAIN, errno);
+		usleep(20000);
+	}
+	EXPECT_GT(100, i);
+}
+
+/* Pseudo-random bytes that depend only on the stream offset. */
+static void big_fill(unsigned char *b, size_t off, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		uint64_t x = ((off + i) >> 3) * 0x9e3779b97f4a7c15ULL + 1;
+
+		x ^= x >> 29;
+		x *= 0xbf58476d1ce4e5b9ULL;
+		x ^= x >> 32;
+		b[i] = (unsigned char)(x >> (((off + i) & 7) * 8));
+	}
+}
+
+struct big_sender {
+	int fd;
+	int err;
+	size_t sent;
+	unsigned char digest[32];
+};
+
+static void *big_sender_main(void *p)
+{
+	struct big_sender *a = p;
+	static unsigned char buf[65536];
+	gnutls_hash_hd_t h;
+	uint32_t flags;
+	size_t n;
+	ssize_t r;
+
+	if (gnutls_hash_init(&h, GNUTLS_DIG_SHA256)) {
+		a->err = EINVAL;
+		return NULL;
+	}
+	while (a->sent < BIG_LEN) {
+		n = BIG_LEN - a->sent;
+		if (n > sizeof(buf))
+			n = sizeof(buf);
+		big_fill(buf, a->sent, n);
+		flags = a->sent ? 0 : MSG_QUIC_STREAM_NEW;
+		if (a->sent + n == BIG_LEN)
+			flags |= MSG_QUIC_STREAM_FIN;
+		r = quic_sendmsg(a->fd, buf, n, CBIDI(0), flags);
+		if (r < 0) {
+			a->err = errno;
+			break;
+		}
+		gnutls_hash(h, buf, r);
+		a->sent += r;
+	}
+	gnutls_hash_deinit(h, a->digest);
+	return NULL;
+}
+
+/* 100 MiB on one stream; both ends hash what they sent and read. */
+TEST_F_TIMEOUT(streams, transfer_100m, 900)
+{
+	struct big_sender a = { .fd = self->cfd };
+	static unsigned char buf[65536];
+	unsigned char digest[32];
+	struct timespec t0, t1;
+	gnutls_hash_hd_t h;
+	size_t got = 0;
+	uint32_t flags;
+	pthread_t th;
+	int64_t sid;
+	double secs;
+	ssize_t n;
+
+	ASSERT_EQ(0, gnutls_hash_init(&h, GNUTLS_DIG_SHA256));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ASSERT_EQ(0, pthread_create(&th, NULL, big_sender_main, &a));
+	for (;;) {
+		flags = 0;
+		n = quic_recvmsg(self->sfd, buf, sizeof(buf), &sid, &flags);
+		if (n < 0) {
+			TH_LOG("recvmsg after %zu bytes: %s", got,
+			       strerror(errno));
+			break;
+		}
+		EXPECT_EQ(CBIDI(0), sid);
+		gnutls_hash(h, buf, n);
+		got += n;
+		if (flags & MSG_QUIC_STREAM_FIN)
+			break;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	pthread_join(th, NULL);
+	gnutls_hash_deinit(h, digest);
+	secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	TH_LOG("%zu bytes in %.2f s: %.1f MB/s", got, secs,
+	       got / secs / 1e6);
+	EXPECT_EQ(0, a.err);
+	EXPECT_EQ(BIG_LEN, a.sent);
+	EXPECT_EQ(BIG_LEN, got);
+	EXPECT_EQ(0, memcmp(digest, a.digest, sizeof(digest)));
+}
+
+TEST_HARNESS_MAIN
