@@ -874,7 +874,7 @@ static void quic_conn_idle_expire(struct timer_list *t)
 			struct quic_connection_close cc = {};
 
 			quic_event_put(sk, QUIC_EVENT_CONNECTION_CLOSE, &cc,
-					sizeof(cc));
+				       sizeof(cc));
 			__quic_conn_closed(sk, 0, ETIMEDOUT);
 		}
 	}
