@@ -7,45 +7,52 @@
  * transport parameters; the loss timer; and the table that finds a
  * connection from a received packet.
  *
- * STAND-IN (to swap for connid.c when merging): the connection table below
- * is a small module-wide table keyed by our single SCID (and, on a
- * server, the client's original DCID) with the fast hash, and listeners
- * sit on a plain list. connid.c replaces both with the per-netns CID
- * tables.
+ * Connections are found through the per-namespace connection ID tables
+ * of connid.c: our IDs with the fast hash, the client-chosen original
+ * DCID with the keyed hash. Listeners sit on a plain list, searched by
+ * port.
  */
 
 #include <linux/jiffies.h>
 #include <linux/prandom_siphash.h>
+#include <linux/ratelimit.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <net/sock.h>
 
 #include <net/quic/conn.h>
+#include <net/quic/event.h>
 #include <net/tls.h>
+#include <net/quic/frame.h>
 #include <net/quic/hash.h>
 #include <net/quic/mib.h>
 #include <net/quic/protocol.h>
 #include <net/quic/packet.h>
 #include <net/quic/socket.h>
 
-/* STAND-IN connection table (see the top of the file). */
-#define QUIC_CONN_HASH_BITS	6
-static struct hlist_head quic_conn_table[1 << QUIC_CONN_HASH_BITS];
-static struct hlist_head quic_conn_otable[1 << QUIC_CONN_HASH_BITS];
 static HLIST_HEAD(quic_listeners);
 static DEFINE_SPINLOCK(quic_conn_lock);
 
 /* Loss timer: a fixed initial PTO, doubled on each expiry. */
 #define QUIC_CONN_PTO_MS	200
 #define QUIC_CONN_PTO_MAX	8
-
-static u32 quic_conn_bucket(const u8 *cid, u32 len)
-{
-	return quic_hash_bucket(quic_fast_hash_bytes(cid, len),
-				QUIC_CONN_HASH_BITS);
-}
+/* The closing and draining states last three PTOs (RFC 9000 10.2). */
+#define QUIC_CONN_CLOSE_MS	(3 * QUIC_CONN_PTO_MS)
+/* CONNECTION_CLOSE answers in the closing state: one for the 1st, 2nd,
+ * 4th, 8th... packet received, up to the 2^this-th.
+ */
+#define QUIC_CONN_CLOSE_ANSWERS	8
+/* Version Negotiation packets and Stateless Resets per second. */
+#define QUIC_CONN_STATELESS_PER_SEC	100
+/* Longest Version Negotiation: two 255-byte IDs and three versions. */
+#define QUIC_CONN_VN_MAX	(7 + 2 * 255 + 3 * 4)
+/* Longest Stateless Reset we send (RFC 9000 10.3: 43 bytes hide it
+ * among short packets).
+ */
+#define QUIC_CONN_RESET_MAX	43
 
 static void quic_conn_timeout(struct timer_list *t);
+static void quic_conn_idle_expire(struct timer_list *t);
 
 /**
  * quic_conn_init() - set up the connection state of a new socket
@@ -67,10 +74,11 @@ void quic_conn_init(struct sock *sk)
 	INIT_LIST_HEAD(&c->stream_out);
 	skb_queue_head_init(&c->events);
 	c->active_sid = -1;
-	INIT_HLIST_NODE(&c->hnode);
-	INIT_HLIST_NODE(&c->onode);
 	INIT_HLIST_NODE(&c->listen_node);
 	timer_setup(&c->timer, quic_conn_timeout, 0);
+	timer_setup(&c->idle_timer, quic_conn_idle_expire, 0);
+	quic_cid_set_init(&c->src, QUIC_CID_LIMIT_MIN);
+	quic_cid_set_init(&c->dst, QUIC_CID_LIMIT_MAX);
 	quic_tparams_init_local(&c->local_tp);
 	quic_tparams_init_peer(&c->peer_tp);
 	c->version = QUIC_VERSION_V1;
@@ -120,7 +128,13 @@ void quic_conn_free(struct sock *sk)
 	struct quic_request *req, *tmp;
 	int i;
 
+	quic_conn_unhash(sk);
 	sk_stop_timer(sk, &c->timer);
+	sk_stop_timer(sk, &c->idle_timer);
+	kfree_skb(c->close_skb);
+	c->close_skb = NULL;
+	c->closing = false;
+	c->draining = false;
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
 		quic_conn_discard_space(sk, i);
 		quic_crypto_free(&c->space[i].rx);
@@ -139,29 +153,26 @@ void quic_conn_free(struct sock *sk)
 }
 
 /**
- * quic_conn_hash() - make the connection findable by its CIDs
- * @sk: the socket
+ * quic_conn_hash() - make the connection findable by its original DCID
+ * @sk: the socket, a server connection, locked
+ *
+ * Our own IDs enter the namespace table as they are issued. The client's
+ * original DCID (its choice) goes to the keyed table; if another client
+ * chose the same one, only that client's retransmitted Initials are lost
+ * here: they are matched to the request queue or dropped.
  */
 void quic_conn_hash(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
-	spin_lock_bh(&quic_conn_lock);
-	if (!c->hashed) {
-		hlist_add_head_rcu(&c->hnode, &quic_conn_table
-				   [quic_conn_bucket(c->scid.data, c->scid.len)]);
-		if (c->is_server)
-			hlist_add_head_rcu(&c->onode, &quic_conn_otable
-					   [quic_conn_bucket(c->odcid.data,
-							     c->odcid.len)]);
-		c->hashed = 1;
-	}
-	spin_unlock_bh(&quic_conn_lock);
+	if (c->is_server && !c->odcid_hashed &&
+	    !quic_odcid_table_add(sock_net(sk), &c->odcid, sk, GFP_KERNEL))
+		c->odcid_hashed = true;
 }
 
 /**
- * quic_conn_unhash() - remove the connection from the table
- * @sk: the socket
+ * quic_conn_unhash() - remove the connection from the CID tables
+ * @sk: the socket, locked
  *
  * Lookups under RCU may still see it; they take a reference and find the
  * socket closed.
@@ -169,15 +180,40 @@ void quic_conn_hash(struct sock *sk)
 void quic_conn_unhash(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct net *net = sock_net(sk);
+	u32 i;
 
-	spin_lock_bh(&quic_conn_lock);
 	if (c->hashed) {
-		hlist_del_init_rcu(&c->hnode);
-		if (c->is_server)
-			hlist_del_init_rcu(&c->onode);
+		for (i = 0; i < c->src.count; i++)
+			quic_cid_table_del(net, &c->src.entries[i].cid, sk);
 		c->hashed = 0;
 	}
-	spin_unlock_bh(&quic_conn_lock);
+	if (c->odcid_hashed) {
+		quic_odcid_table_del(net, &c->odcid, sk);
+		c->odcid_hashed = false;
+	}
+	if (c->reset_hashed) {
+		quic_reset_table_del(net, c->reset_token, sk);
+		c->reset_hashed = false;
+	}
+}
+
+/* The reset table holds the token of the peer's ID we send to. */
+static void quic_conn_sync_reset(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	const struct quic_cid_entry *e = quic_cid_set_active(&c->dst);
+	struct net *net = sock_net(sk);
+
+	if (!c->hashed || !e || !e->has_token ||
+	    (c->reset_hashed && !memcmp(c->reset_token, e->token,
+					QUIC_RESET_TOKEN_LEN)))
+		return;
+	if (c->reset_hashed)
+		quic_reset_table_del(net, c->reset_token, sk);
+	memcpy(c->reset_token, e->token, QUIC_RESET_TOKEN_LEN);
+	c->reset_hashed = !quic_reset_table_add(net, c->reset_token, sk,
+						GFP_ATOMIC);
 }
 
 /**
@@ -224,33 +260,25 @@ static struct sock *quic_conn_sk(struct quic_conn *c)
  * @len: its length
  * @peer: the sender, for the original-DCID match of a server
  *
- * Under RCU.
+ * Under RCU. Sockets are freed after a grace period (SOCK_RCU_FREE), so
+ * an owner found in a table may be dereferenced before its reference is
+ * taken.
  *
  * Return: the socket with a reference held, or NULL.
  */
 struct sock *quic_conn_lookup(struct net *net, const u8 *dcid, u32 len,
 			      const union quic_addr *peer)
 {
-	u32 b = quic_conn_bucket(dcid, len);
-	struct quic_conn *c;
-	struct sock *sk;
+	struct sock *sk = quic_cid_table_lookup(net, dcid, len);
 
-	hlist_for_each_entry_rcu(c, &quic_conn_table[b], hnode) {
-		sk = quic_conn_sk(c);
-		if (net_eq(sock_net(sk), net) &&
-		    quic_cid_eq_bytes(&c->scid, dcid, len) &&
-		    refcount_inc_not_zero(&sk->sk_refcnt))
-			return sk;
+	if (!sk) {
+		sk = quic_odcid_table_lookup(net, dcid, len);
+		if (sk && memcmp(&quic_sk(sk)->conn.peer, peer, sizeof(*peer)))
+			sk = NULL;
 	}
-	hlist_for_each_entry_rcu(c, &quic_conn_otable[b], onode) {
-		sk = quic_conn_sk(c);
-		if (net_eq(sock_net(sk), net) &&
-		    quic_cid_eq_bytes(&c->odcid, dcid, len) &&
-		    !memcmp(&c->peer, peer, sizeof(*peer)) &&
-		    refcount_inc_not_zero(&sk->sk_refcnt))
-			return sk;
-	}
-	return NULL;
+	if (sk && !refcount_inc_not_zero(&sk->sk_refcnt))
+		sk = NULL;
+	return sk;
 }
 
 /**
@@ -284,6 +312,23 @@ struct sock *quic_conn_lookup_listener(struct net *net,
 	return best;
 }
 
+/* Our ID numbered 0, the SCID of our long headers, into the table. */
+static int quic_conn_first_cid(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	const struct quic_cid_entry *e;
+	int err;
+
+	c->dst.limit = clamp_t(u64, quic_sk(sk)->opts.local.active_cid_limit,
+			       QUIC_CID_LIMIT_MIN, QUIC_CID_LIMIT_MAX);
+	err = quic_cid_src_issue(sock_net(sk), &c->src, sk, GFP_KERNEL, &e);
+	if (err)
+		return err;
+	c->scid = e->cid;
+	c->hashed = 1;
+	return 0;
+}
+
 static int quic_conn_initial_keys(struct sock *sk, const struct quic_cid *cid)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
@@ -306,17 +351,21 @@ int quic_conn_client_start(struct sock *sk, const union quic_addr *peer)
 	int err;
 
 	c->peer = *peer;
-	c->scid.len = QUIC_CONN_CID_LEN;
-	prandom_siphash_bytes(c->scid.data, c->scid.len);
+	err = quic_conn_first_cid(sk);
+	if (err)
+		return err;
 	c->dcid.len = QUIC_CONN_CID_LEN;
 	prandom_siphash_bytes(c->dcid.data, c->dcid.len);
 	c->odcid = c->dcid;
 	err = quic_conn_initial_keys(sk, &c->dcid);
-	if (err)
+	if (err) {
+		quic_conn_unhash(sk);
+		quic_cid_set_init(&c->src, QUIC_CID_LIMIT_MIN);
 		return err;
+	}
 	c->local_tp.initial_scid = c->scid;
 	quic_tparams_set(&c->local_tp, QUIC_TPB_INITIAL_SCID);
-	quic_conn_hash(sk);
+	quic_conn_idle_start(sk);
 	return 0;
 }
 
@@ -338,16 +387,23 @@ int quic_conn_server_start(struct sock *sk, struct quic_request *req)
 	c->version = req->version;
 	c->dcid = req->scid;
 	c->odcid = req->dcid;
-	c->scid.len = QUIC_CONN_CID_LEN;
-	prandom_siphash_bytes(c->scid.data, c->scid.len);
-	err = quic_conn_initial_keys(sk, &c->odcid);
+	err = quic_cid_set_first(&c->dst, &c->dcid, NULL);
 	if (err)
 		return err;
+	err = quic_conn_first_cid(sk);
+	if (err)
+		return err;
+	err = quic_conn_initial_keys(sk, &c->odcid);
+	if (err) {
+		quic_conn_unhash(sk);
+		return err;
+	}
 	c->local_tp.initial_scid = c->scid;
 	quic_tparams_set(&c->local_tp, QUIC_TPB_INITIAL_SCID);
 	c->local_tp.original_dcid = c->odcid;
 	quic_tparams_set(&c->local_tp, QUIC_TPB_ORIGINAL_DCID);
 	quic_conn_hash(sk);
+	quic_conn_idle_start(sk);
 	return 0;
 }
 
@@ -408,6 +464,18 @@ static int quic_conn_streams_init(struct sock *sk)
 	return 0;
 }
 
+/* Issue IDs up to the peer's active_connection_id_limit (RFC 9000 5.1.1),
+ * each sent in a NEW_CONNECTION_ID frame with its reset token.
+ */
+static void quic_conn_issue_cids(struct sock *sk, gfp_t gfp)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	const struct quic_cid_entry *e;
+
+	while (!quic_cid_src_issue(sock_net(sk), &c->src, sk, gfp, &e))
+		c->ncid_pending = true;
+}
+
 /* Both 1-RTT keys are in: the handshake is complete (socket-api 4.3 d). */
 static void quic_conn_complete(struct sock *sk)
 {
@@ -417,6 +485,7 @@ static void quic_conn_complete(struct sock *sk)
 	 * STREAM frames are not acknowledged.
 	 */
 	quic_conn_streams_init(sk);
+	quic_conn_issue_cids(sk, GFP_KERNEL);
 
 	inet_sk_set_state(sk, TCP_ESTABLISHED);
 	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_CONN_OPENED);
@@ -504,6 +573,15 @@ static void quic_conn_sync_local_tp(struct sock *sk)
 		else
 			quic_tparams_clear(&c->local_tp, cid_bits[i]);
 	}
+	/* A server's token is the one of its ID numbered 0 (RFC 9000 10.3). */
+	if (c->is_server && c->src.count && c->src.entries[0].has_token)
+		memcpy(c->local_tp.stateless_reset_token,
+		       c->src.entries[0].token, QUIC_RESET_TOKEN_LEN);
+	else
+		quic_tparams_clear(&c->local_tp, QUIC_TPB_STATELESS_RESET_TOKEN);
+	c->dst.limit = clamp_t(u64, c->local_tp.active_cid_limit,
+			       QUIC_CID_LIMIT_MIN, QUIC_CID_LIMIT_MAX);
+	quic_conn_idle_start(sk);
 }
 
 /**
@@ -562,17 +640,22 @@ int quic_conn_set_peer_tp(struct sock *sk, const u8 *data, u32 len)
 	}
 	c->peer_tp = tp;
 	c->peer_tp_set = 1;
+	c->src.limit = clamp_t(u64, tp.active_cid_limit, QUIC_CID_LIMIT_MIN,
+			       QUIC_CID_LIMIT_MAX);
+	if (!c->is_server &&
+	    quic_tparams_has(&tp, QUIC_TPB_STATELESS_RESET_TOKEN)) {
+		quic_cid_set_first_token(&c->dst, tp.stateless_reset_token);
+		quic_conn_sync_reset(sk);
+	}
+	quic_conn_idle_start(sk);
 	return 0;
 }
 
-/**
- * quic_conn_closed() - the connection is over
- * @sk: the socket, locked
- * @err: the transport error code, 0 for none
- *
- * Wakes readers and writers; recvmsg() gives ENOTCONN from now on.
+/* The connection is over: @sk_err for the socket (0 for none). Our IDs
+ * stay in the table through the closing and draining states, so that
+ * late packets find the socket; then they go.
  */
-void quic_conn_closed(struct sock *sk, u32 err)
+static void __quic_conn_closed(struct sock *sk, u32 err, int sk_err)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
@@ -580,12 +663,501 @@ void quic_conn_closed(struct sock *sk, u32 err)
 		return;
 	c->close_err = err;
 	inet_sk_set_state(sk, TCP_CLOSE);
-	quic_conn_unhash(sk);
 	sk_stop_timer(sk, &c->timer);
+	sk_stop_timer(sk, &c->idle_timer);
 	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_CONN_CLOSED);
-	WRITE_ONCE(sk->sk_err, err ? ECONNABORTED : ECONNRESET);
+	if (c->close_skb && !c->draining)
+		c->closing = true;
+	if (c->closing || c->draining)
+		sk_reset_timer(sk, &c->timer,
+			       jiffies + msecs_to_jiffies(QUIC_CONN_CLOSE_MS));
+	else
+		quic_conn_unhash(sk);
+	if (sk_err)
+		WRITE_ONCE(sk->sk_err, sk_err);
 	sk->sk_state_change(sk);
-	sk_error_report(sk);
+	if (sk_err)
+		sk_error_report(sk);
+}
+
+/* The CONNECTION_CLOSE event (socket-api.md 5.5) and the close
+ * information getsockopt(CONNECTION_CLOSE) returns from now on.
+ */
+static void quic_conn_close_info(struct sock *sk, u32 err, u8 frame,
+				 const u8 *phrase, u32 len)
+{
+	struct quic_connection_close *cc = &quic_sk(sk)->opts.close;
+
+	memset(cc, 0, sizeof(*cc));
+	cc->errcode = err;
+	cc->frame = frame;
+	len = min_t(u32, len, QUIC_CLOSE_PHRASE_BUFFER_SIZE - 1);
+	if (len)
+		memcpy(cc->phrase, phrase, len);
+	quic_event_put(sk, QUIC_EVENT_CONNECTION_CLOSE, cc, sizeof(*cc));
+}
+
+/**
+ * quic_conn_closed() - the connection is over
+ * @sk: the socket, locked
+ * @err: the transport error we closed with (a CONNECTION_CLOSE carrying
+ *	it was just sent, or could not be), 0 for a close by the application
+ *
+ * Wakes readers and writers; recvmsg() gives ENOTCONN from now on. A
+ * close for an error is reported with a CONNECTION_CLOSE event. If a
+ * CONNECTION_CLOSE went out, the connection stays in the closing state
+ * for three PTOs and answers what still arrives.
+ */
+void quic_conn_closed(struct sock *sk, u32 err)
+{
+	if (sk->sk_state == TCP_CLOSE)
+		return;
+	if (err)
+		quic_conn_close_info(sk, err, 0, NULL, 0);
+	__quic_conn_closed(sk, err, err ? ECONNABORTED : 0);
+}
+
+/**
+ * quic_conn_close_frame() - the peer sent CONNECTION_CLOSE
+ * @sk: the socket, locked
+ * @f: the decoded frame, its reason pointing into the packet
+ * @app: an application close (0x1d)
+ *
+ * The code, frame type and reason phrase (cut to 63 bytes) are reported
+ * and kept for getsockopt(CONNECTION_CLOSE); the connection drains for
+ * three PTOs, sending nothing (RFC 9000 10.2.2).
+ */
+void quic_conn_close_frame(struct sock *sk, const struct quic_frame_close *f,
+			   bool app)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+
+	if (sk->sk_state == TCP_CLOSE)
+		return;
+	quic_conn_close_info(sk, (u32)f->err, app ? 0 : (u8)f->frame_type,
+			     f->reason, f->len);
+	c->draining = true;
+	kfree_skb(c->close_skb);
+	c->close_skb = NULL;
+	__quic_conn_closed(sk, (u32)f->err, ECONNRESET);
+}
+
+/**
+ * quic_conn_close_sent() - keep our CONNECTION_CLOSE for the closing state
+ * @sk: the socket, locked
+ * @skb: the datagram about to be sent
+ */
+void quic_conn_close_sent(struct sock *sk, const struct sk_buff *skb)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+
+	kfree_skb(c->close_skb);
+	c->close_skb = skb_copy(skb, GFP_ATOMIC);
+	c->close_rcvd = 0;
+}
+
+/**
+ * quic_conn_closing_rcv() - a datagram for a closed connection
+ * @sk: the socket, locked, in TCP_CLOSE
+ * @skb: the datagram; consumed
+ *
+ * Closing state: answer with our CONNECTION_CLOSE again, for the 1st,
+ * 2nd, 4th, 8th... datagram only (RFC 9000 10.2.1 asks for a limited
+ * rate). Draining state, or no state: drop it.
+ */
+void quic_conn_closing_rcv(struct sock *sk, struct sk_buff *skb)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct sk_buff *copy;
+	u32 n;
+
+	kfree_skb(skb);
+	if (!c->closing || !c->close_skb || !quic_sk(sk)->udp)
+		return;
+	n = ++c->close_rcvd;
+	if (n & (n - 1) || n > BIT(QUIC_CONN_CLOSE_ANSWERS))
+		return;
+	copy = skb_copy(c->close_skb, GFP_ATOMIC);
+	if (copy)
+		quic_udp_xmit(quic_sk(sk)->udp, copy, &c->local, &c->peer, 0);
+}
+
+/* End of the closing or draining state. */
+static void quic_conn_close_done(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+
+	c->closing = false;
+	c->draining = false;
+	kfree_skb(c->close_skb);
+	c->close_skb = NULL;
+	quic_conn_unhash(sk);
+}
+
+/**
+ * quic_conn_idle_us() - the idle timeout in force (RFC 9000 10.1)
+ * @local: our max_idle_timeout in microseconds, 0 for none
+ * @peer: the peer's, 0 for none
+ * @floor: the least timeout, three PTOs
+ *
+ * Return: the smaller of the non-zero values, at least @floor; 0 if both
+ * are 0 (no idle timeout).
+ */
+u64 quic_conn_idle_us(u64 local, u64 peer, u64 floor)
+{
+	u64 t = !local ? peer : !peer ? local : min(local, peer);
+
+	return t ? max(t, floor) : 0;
+}
+EXPORT_SYMBOL_NS_GPL(quic_conn_idle_us, QUIC_INTERNAL);
+
+/* The idle timeout in jiffies, 0 for none. Before the handshake reads
+ * them, ours is the user's setting.
+ */
+static unsigned long quic_conn_idle_jiffies(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	u64 l = c->local_tp.max_idle_timeout_us;
+	u64 p = c->peer_tp_set ? c->peer_tp.max_idle_timeout_us : 0;
+	u64 t;
+
+	if (sk->sk_state == TCP_CLOSE || !c->streams_ready)
+		l = quic_sk(sk)->opts.local.max_idle_timeout_us;
+	t = quic_conn_idle_us(l, p, 3 * QUIC_CONN_PTO_MS * USEC_PER_MSEC);
+	return t ? usecs_to_jiffies(min_t(u64, t, U32_MAX)) : 0;
+}
+
+/**
+ * quic_conn_idle_start() - (re)start the idle timer with the values in force
+ * @sk: the socket, locked
+ */
+void quic_conn_idle_start(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+
+	c->idle_timeout = quic_conn_idle_jiffies(sk);
+	c->idle_last = jiffies;
+	if (c->idle_timeout)
+		sk_reset_timer(sk, &c->idle_timer, jiffies + c->idle_timeout);
+	else
+		sk_stop_timer(sk, &c->idle_timer);
+}
+
+/**
+ * quic_conn_idle_touch() - a packet was processed: the idle period restarts
+ * @sk: the socket, locked
+ *
+ * Only a timestamp: the timer, when it fires, looks at it and waits on.
+ */
+void quic_conn_idle_touch(struct sock *sk)
+{
+	quic_sk(sk)->conn.idle_last = jiffies;
+}
+
+static void quic_conn_idle_expire(struct timer_list *t)
+{
+	struct quic_conn *c = from_timer(c, t, idle_timer);
+	struct sock *sk = quic_conn_sk(c);
+	unsigned long end;
+
+	bh_lock_sock(sk);
+	if (sock_owned_by_user(sk)) {
+		sk_reset_timer(sk, &c->idle_timer, jiffies + HZ / 50 + 1);
+	} else if (sk->sk_state != TCP_CLOSE && c->idle_timeout) {
+		end = c->idle_last + c->idle_timeout;
+		if (time_before(jiffies, end)) {
+			sk_reset_timer(sk, &c->idle_timer, end);
+		} else {
+			/* Silent close (RFC 9000 10.1): no CONNECTION_CLOSE,
+			 * an all-zero event (socket-api.md 5.5), ETIMEDOUT.
+			 */
+			struct quic_connection_close cc = {};
+
+			quic_event_put(sk, QUIC_EVENT_CONNECTION_CLOSE, &cc,
+				       sizeof(cc));
+			__quic_conn_closed(sk, 0, ETIMEDOUT);
+		}
+	}
+	bh_unlock_sock(sk);
+	sock_put(sk);
+}
+
+/* The CONNECTION_ID event: a set lost an ID. */
+static void quic_conn_cid_event(struct sock *sk, bool dest)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_cid_set *set = dest ? &c->dst : &c->src;
+	struct quic_connection_id_info info = {};
+
+	info.dest = dest;
+	info.active = (u32)set->active_seq;
+	info.prior_to = (u32)quic_cid_set_lowest(set);
+	quic_event_put(sk, QUIC_EVENT_CONNECTION_ID, &info, sizeof(info));
+}
+
+/* Our DCID follows the active ID of the peer's set. */
+static void quic_conn_sync_dcid(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	const struct quic_cid_entry *e = quic_cid_set_active(&c->dst);
+
+	if (e)
+		c->dcid = e->cid;
+	quic_conn_sync_reset(sk);
+}
+
+/* Retired peer IDs become RETIRE_CONNECTION_ID frames to send. */
+static bool quic_conn_collect_retired(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	bool any = false;
+	u64 seq;
+
+	while (c->nr_retire < QUIC_CONN_RETIRE_MAX &&
+	       quic_cid_dest_pop_retired(&c->dst, &seq)) {
+		c->retire_seq[c->nr_retire++] = seq;
+		any = true;
+	}
+	return any;
+}
+
+/**
+ * quic_conn_new_cid() - the peer sent NEW_CONNECTION_ID
+ * @sk: the socket, locked
+ * @f: the decoded frame
+ *
+ * Return: 0 or a transport error code (connid.c: FRAME_ENCODING,
+ * PROTOCOL_VIOLATION, CONNECTION_ID_LIMIT) to close with.
+ */
+int quic_conn_new_cid(struct sock *sk, const struct quic_frame_new_cid *f)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	int err;
+
+	err = quic_cid_dest_new(&c->dst, f->seq, f->retire_prior_to, f->id,
+				f->len, f->token);
+	if (err)
+		return err;
+	quic_conn_sync_dcid(sk);
+	if (quic_conn_collect_retired(sk))
+		quic_conn_cid_event(sk, true);
+	return 0;
+}
+
+/**
+ * quic_conn_retire_cid() - the peer sent RETIRE_CONNECTION_ID
+ * @sk: the socket, locked
+ * @seq: the frame's Sequence Number
+ * @dcid: the DCID of the packet that carried it
+ * @len: its length
+ *
+ * The ID leaves the table and a new one is issued in its place.
+ *
+ * Return: 0 or a transport error code (PROTOCOL_VIOLATION).
+ */
+int quic_conn_retire_cid(struct sock *sk, u64 seq, const u8 *dcid, u32 len)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_cid removed;
+	int err;
+
+	err = quic_cid_src_retire(&c->src, seq, dcid, len, &removed);
+	if (err || !removed.len)
+		return err;
+	quic_cid_table_del(sock_net(sk), &removed, sk);
+	quic_conn_issue_cids(sk, GFP_ATOMIC);
+	quic_conn_cid_event(sk, false);
+	return 0;
+}
+
+/**
+ * quic_conn_cid_frames() - NEW_CONNECTION_ID and RETIRE_CONNECTION_ID
+ *	frames of a 1-RTT packet
+ * @sk: the socket, locked
+ * @buf: where to write them
+ * @room: bytes at @buf
+ * @eliciting: set if a frame was written
+ *
+ * Every live ID of ours numbered from 1 is (re)sent while
+ * @ncid_pending; a repeated frame is harmless (RFC 9000 19.15).
+ *
+ * Return: the bytes written.
+ */
+u32 quic_conn_cid_frames(struct sock *sk, u8 *buf, u32 room, bool *eliciting)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	const struct quic_cid_entry *e;
+	struct quic_frame f;
+	u32 used = 0, i;
+	int n;
+
+	if (c->ncid_pending) {
+		for (i = 0; i < c->src.count; i++) {
+			e = &c->src.entries[i];
+			if (!e->seq || e->retired)
+				continue;
+			memset(&f, 0, sizeof(f));
+			f.type = QUIC_FRAME_NEW_CONNECTION_ID;
+			f.new_cid.seq = e->seq;
+			f.new_cid.retire_prior_to = c->src.retire_prior_to;
+			f.new_cid.id = e->cid.data;
+			f.new_cid.len = e->cid.len;
+			f.new_cid.token = e->token;
+			n = quic_frame_encode(buf + used, room - used, &f);
+			if (n < 0)
+				return used;	/* the rest in the next packet */
+			used += n;
+			*eliciting = true;
+		}
+		c->ncid_pending = false;
+	}
+	while (c->nr_retire) {
+		memset(&f, 0, sizeof(f));
+		f.type = QUIC_FRAME_RETIRE_CONNECTION_ID;
+		f.value = c->retire_seq[c->nr_retire - 1];
+		n = quic_frame_encode(buf + used, room - used, &f);
+		if (n < 0)
+			break;
+		used += n;
+		c->nr_retire--;
+		*eliciting = true;
+	}
+	return used;
+}
+
+/**
+ * quic_conn_cid_resend() - PTO: send our NEW_CONNECTION_ID frames again
+ * @sk: the socket, locked
+ */
+void quic_conn_cid_resend(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+
+	if (sk->sk_state == TCP_ESTABLISHED && c->src.next_seq > 1)
+		c->ncid_pending = true;
+}
+
+/**
+ * quic_conn_get_cid() - getsockopt(QUIC_SOCKOPT_CONNECTION_ID)
+ * @sk: the socket, locked
+ * @info: in: @dest selects the set; out: @active and @prior_to
+ *
+ * Return: 0, or -EINVAL unless established.
+ */
+int quic_conn_get_cid(struct sock *sk, struct quic_connection_id_info *info)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_cid_set *set = info->dest ? &c->dst : &c->src;
+
+	if (sk->sk_state != TCP_ESTABLISHED)
+		return -EINVAL;
+	memset(info->reserved, 0, sizeof(info->reserved));
+	info->active = (u32)set->active_seq;
+	info->prior_to = (u32)quic_cid_set_lowest(set);
+	return 0;
+}
+
+/**
+ * quic_conn_set_cid() - setsockopt(QUIC_SOCKOPT_CONNECTION_ID)
+ * @sk: the socket, locked
+ * @info: @dest selects the set; a non-zero @active switches to that ID;
+ *	a non-zero @prior_to retires the IDs numbered below it
+ *
+ * socket-api.md 5.10. Source set: new IDs are issued, their frames
+ * carrying Retire Prior To; destination set: RETIRE_CONNECTION_ID frames
+ * go out.
+ *
+ * Return: 0, or -EINVAL for a state or value the rules refuse.
+ */
+int quic_conn_set_cid(struct sock *sk,
+		      const struct quic_connection_id_info *info)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_cid_set *set = info->dest ? &c->dst : &c->src;
+	const struct quic_cid_entry *e;
+
+	if (sk->sk_state != TCP_ESTABLISHED)
+		return -EINVAL;
+	if (info->prior_to &&
+	    (!set->next_seq || info->prior_to <= quic_cid_set_lowest(set) ||
+	     info->prior_to > set->next_seq - 1 ||
+	     (u64)info->prior_to + set->limit > U32_MAX))
+		return -EINVAL;
+	if (info->active) {
+		e = quic_cid_set_find(set, info->active);
+		if (!e || e->retired || info->active <= set->active_seq)
+			return -EINVAL;
+		if (info->prior_to && info->active < info->prior_to)
+			return -EINVAL;
+		quic_cid_set_select(set, info->active);
+	}
+	if (info->prior_to) {
+		if (info->dest) {
+			quic_cid_dest_retire_prior_to(set, info->prior_to);
+			quic_conn_collect_retired(sk);
+		} else {
+			quic_cid_src_retire_prior_to(set, info->prior_to);
+			quic_conn_issue_cids(sk, GFP_KERNEL);
+			c->ncid_pending = true;
+		}
+	}
+	if (info->dest)
+		quic_conn_sync_dcid(sk);
+	quic_output_flush(sk, GFP_KERNEL);
+	return 0;
+}
+
+/**
+ * quic_conn_shutdown() - shutdown() (socket-api.md 5.7)
+ * @sk: the socket
+ * @how: SHUT_RD, SHUT_WR or SHUT_RDWR
+ *
+ * With SHUT_WR or SHUT_RDWR the application close of close() is sent
+ * (and the connection stays in the closing state for three PTOs); any
+ * @how then closes the connection.
+ *
+ * Return: 0, -EINVAL for a bad @how, -ENOTCONN on a closed socket, or
+ * -EOPNOTSUPP for SHUT_RD or SHUT_RDWR on a listener.
+ */
+int quic_conn_shutdown(struct sock *sk, int how)
+{
+	int err = 0;
+
+	if (how < SHUT_RD || how > SHUT_RDWR)
+		return -EINVAL;
+	lock_sock(sk);
+	if (sk->sk_state == TCP_LISTEN) {
+		if (how != SHUT_WR)
+			err = -EOPNOTSUPP;
+	} else if (sk->sk_state != TCP_SYN_RECV &&
+		   sk->sk_state != TCP_ESTABLISHED) {
+		err = -ENOTCONN;
+	} else {
+		WRITE_ONCE(sk->sk_shutdown, sk->sk_shutdown | (how + 1));
+		quic_conn_local_close(sk, how != SHUT_RD);
+	}
+	release_sock(sk);
+	return err;
+}
+
+/**
+ * quic_conn_local_close() - close() or shutdown() of a connection
+ * @sk: the socket, locked, ESTABLISHING or ESTABLISHED
+ * @send: send the CONNECTION_CLOSE (not for SHUT_RD)
+ *
+ * Established: what is queued is flushed once (as far as flow control
+ * and one flush go; nothing is retransmitted after), then an application
+ * CONNECTION_CLOSE with the code and phrase of QUIC_SOCKOPT_CONNECTION_CLOSE.
+ * Establishing: a transport close with APPLICATION_ERROR.
+ */
+void quic_conn_local_close(struct sock *sk, bool send)
+{
+	if (send) {
+		if (sk->sk_state == TCP_ESTABLISHED)
+			quic_output_flush(sk, GFP_KERNEL);
+		quic_output_close_app(sk, GFP_KERNEL);
+	}
+	__quic_conn_closed(sk, 0, 0);
 }
 
 /**
@@ -601,7 +1173,13 @@ void quic_conn_timer_arm(struct sock *sk)
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++)
 		if (c->space[i].sent.eliciting_in_flight)
 			break;
-	if (i == QUIC_PNSPACE_NUM || sk->sk_state == TCP_CLOSE) {
+	if (sk->sk_state == TCP_CLOSE) {
+		/* The timer ends the closing or draining state. */
+		if (!c->closing && !c->draining)
+			sk_stop_timer(sk, &c->timer);
+		return;
+	}
+	if (i == QUIC_PNSPACE_NUM) {
 		sk_stop_timer(sk, &c->timer);
 		return;
 	}
@@ -630,6 +1208,8 @@ static void quic_conn_pto(struct sock *sk)
 		s->ping = list_empty(&s->crypto_out);
 		list_for_each_entry(ch, &s->crypto_out, list)
 			ch->need_send = true;
+		if (i == QUIC_CRYPTO_APP)
+			quic_conn_cid_resend(sk);
 		if (i == QUIC_CRYPTO_APP && c->streams_ready) {
 			quic_output_stream_resend(sk);
 			s->ping = false;
@@ -655,7 +1235,168 @@ static void quic_conn_timeout(struct timer_list *t)
 	} else if (sk->sk_state != TCP_CLOSE) {
 		quic_conn_pto(sk);
 		quic_conn_timer_arm(sk);
+	} else if (c->closing || c->draining) {
+		quic_conn_close_done(sk);
 	}
 	bh_unlock_sock(sk);
 	sock_put(sk);
+}
+
+/* Version Negotiation and Stateless Resets, answers to datagrams of no
+ * connection, share one budget per second for the whole host.
+ */
+static struct ratelimit_state quic_conn_stateless_rs =
+	RATELIMIT_STATE_INIT_FLAGS(quic_conn_stateless_rs, HZ,
+				   QUIC_CONN_STATELESS_PER_SEC,
+				   RATELIMIT_MSG_ON_RELEASE);
+
+/* A Stateless Reset from the peer (RFC 9000 10.3.1): drain, silently. */
+static void quic_conn_reset_rcvd(struct sock *sk, const u8 *token)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+
+	if (sk->sk_state == TCP_CLOSE || !quic_cid_dest_match_reset(&c->dst,
+								    token))
+		return;
+	quic_conn_close_info(sk, QUIC_TRANSPORT_ERROR_CRYPTO, 0, NULL, 0);
+	c->draining = true;
+	kfree_skb(c->close_skb);
+	c->close_skb = NULL;
+	__quic_conn_closed(sk, QUIC_TRANSPORT_ERROR_CRYPTO, ECONNRESET);
+}
+
+/**
+ * quic_conn_reset_check() - is an undecryptable datagram a Stateless Reset?
+ * @sk: the socket, locked, whose ID the datagram's first packet carried
+ * @buf: the whole datagram
+ * @len: its length
+ *
+ * RFC 9000 10.3.1: compared with the tokens of the peer's IDs we used;
+ * on a match the connection drains.
+ *
+ * Return: true if it was a Stateless Reset.
+ */
+bool quic_conn_reset_check(struct sock *sk, const u8 *buf, u32 len)
+{
+	const u8 *token;
+
+	if (sk->sk_state == TCP_CLOSE ||
+	    !quic_packet_is_stateless_reset_candidate(buf, len, &token))
+		return false;
+	quic_conn_reset_rcvd(sk, token);
+	return sk->sk_state == TCP_CLOSE;
+}
+
+static void quic_conn_send_raw(struct quic_udp_sock *us, const u8 *buf,
+			       u32 len, const union quic_addr *local,
+			       const union quic_addr *peer)
+{
+	struct sk_buff *skb = alloc_skb(QUIC_UDP_HEADROOM + len, GFP_ATOMIC);
+
+	if (!skb)
+		return;
+	skb_reserve(skb, QUIC_UDP_HEADROOM);
+	skb_put_data(skb, buf, len);
+	quic_udp_xmit(us, skb, local, peer, 0);
+}
+
+/* RFC 9000 6.1: a listener answers a version it does not speak, in a
+ * datagram big enough to be a client's first (never a VN: that has
+ * version 0 and does not come here).
+ */
+static void quic_conn_send_vn(struct net *net, struct quic_udp_sock *us,
+			      const struct sk_buff *skb,
+			      const struct quic_pkt_hdr *h,
+			      const union quic_addr *local,
+			      const union quic_addr *peer)
+{
+	static const u32 versions[] = { QUIC_VERSION_V1, QUIC_VERSION_V2 };
+	struct sock *lsk;
+	u8 *buf;
+	int n;
+
+	if (!quic_packet_initial_size_ok(skb->len))
+		return;
+	lsk = quic_conn_lookup_listener(net, us, local->v4.sin_port);
+	if (!lsk)
+		return;
+	sock_put(lsk);
+	if (!__ratelimit(&quic_conn_stateless_rs))
+		return;
+	buf = kmalloc(QUIC_CONN_VN_MAX, GFP_ATOMIC);
+	if (!buf)
+		return;
+	n = quic_packet_build_vn(buf, QUIC_CONN_VN_MAX, h, versions,
+				 ARRAY_SIZE(versions), get_random_u32());
+	if (n > 0)
+		quic_conn_send_raw(us, buf, n, local, peer);
+	kfree(buf);
+}
+
+/* RFC 9000 10.3: a short header for an ID of ours that no connection
+ * holds (any more) gets a Stateless Reset with the token of that ID,
+ * shorter than the packet, so that two endpoints cannot loop.
+ */
+static void quic_conn_send_reset(struct net *net, struct quic_udp_sock *us,
+				 const struct sk_buff *skb,
+				 const struct quic_pkt_hdr *h,
+				 const union quic_addr *local,
+				 const union quic_addr *peer)
+{
+	u8 buf[QUIC_CONN_RESET_MAX], token[QUIC_RESET_TOKEN_LEN];
+	struct quic_cid cid;
+	u32 len;
+
+	if (skb->len <= QUIC_RESET_MIN_LEN || h->dcid_len != QUIC_CID_LOCAL_LEN)
+		return;
+	len = min_t(u32, skb->len - 1, QUIC_CONN_RESET_MAX);
+	if (!__ratelimit(&quic_conn_stateless_rs))
+		return;
+	quic_cid_set(&cid, h->dcid, h->dcid_len);
+	quic_cid_net_reset_token(net, &cid, token);
+	get_random_bytes(buf, len - QUIC_RESET_TOKEN_LEN);
+	if (quic_packet_build_stateless_reset(buf, len, buf, token) > 0)
+		quic_conn_send_raw(us, buf, len, local, peer);
+}
+
+/**
+ * quic_conn_unmatched() - a datagram whose first packet no socket takes
+ * @net: the namespace
+ * @us: the UDP socket it came on
+ * @skb: the datagram, at the QUIC payload; not consumed
+ * @h: its first header, as far as it parsed
+ * @perr: what quic_packet_parse_header() returned
+ * @local: the address it was sent to
+ * @peer: its sender
+ *
+ * Softirq, under RCU. A Stateless Reset for one of our connections
+ * drains it; a long header of an unknown version at a listener's port
+ * gets Version Negotiation; a short header gets a Stateless Reset.
+ */
+void quic_conn_unmatched(struct net *net, struct quic_udp_sock *us,
+			 struct sk_buff *skb, const struct quic_pkt_hdr *h,
+			 int perr, const union quic_addr *local,
+			 const union quic_addr *peer)
+{
+	const u8 *token;
+	struct sock *sk;
+
+	if (perr == -EPROTONOSUPPORT) {
+		quic_conn_send_vn(net, us, skb, h, local, peer);
+		return;
+	}
+	if (!quic_packet_is_stateless_reset_candidate(skb->data, skb->len,
+						      &token))
+		return;
+	sk = quic_reset_table_lookup(net, token);
+	if (sk && refcount_inc_not_zero(&sk->sk_refcnt)) {
+		bh_lock_sock(sk);
+		if (!sock_owned_by_user(sk))
+			quic_conn_reset_rcvd(sk, token);
+		bh_unlock_sock(sk);
+		sock_put(sk);
+		return;
+	}
+	if (!perr && !h->long_header)
+		quic_conn_send_reset(net, us, skb, h, local, peer);
 }

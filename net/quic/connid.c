@@ -796,11 +796,13 @@ EXPORT_SYMBOL_NS_GPL(quic_cid_table_max_chain, QUIC_INTERNAL);
  * struct quic_cid_net - per network namespace connection ID state
  * @src: our IDs, fast hash
  * @odcid: the client-chosen original and initial DCIDs, keyed hash
+ * @reset: the peers' Stateless Reset Tokens, keyed hash
  * @reset_key: the secret of the Stateless Reset Tokens
  */
 struct quic_cid_net {
 	struct quic_cid_table	src;
 	struct quic_cid_table	odcid;
+	struct quic_cid_table	reset;
 	struct quic_hash_key	reset_key;
 };
 
@@ -903,6 +905,68 @@ void *quic_odcid_table_lookup(struct net *net, const u8 *dcid, u32 len)
 }
 EXPORT_SYMBOL_NS_GPL(quic_odcid_table_lookup, QUIC_INTERNAL);
 
+/* A token as the key of the reset table. */
+static void quic_reset_key(struct quic_cid *k, const u8 *token)
+{
+	k->len = QUIC_RESET_TOKEN_LEN;
+	memcpy(k->data, token, QUIC_RESET_TOKEN_LEN);
+}
+
+/**
+ * quic_reset_table_add() - map a peer's Stateless Reset Token to its
+ *	connection
+ * @net: the namespace
+ * @token: the 16-byte token of the peer's ID we send to
+ * @owner: the connection
+ * @gfp: allocation flags
+ *
+ * A Stateless Reset carries no ID of ours (RFC 9000, section 10.3), so it
+ * is found by its token. The peer chose it: keyed hash.
+ *
+ * Return: as __quic_cid_table_add().
+ */
+int quic_reset_table_add(struct net *net, const u8 *token, void *owner,
+			 gfp_t gfp)
+{
+	struct quic_cid k;
+
+	quic_reset_key(&k, token);
+	return __quic_cid_table_add(&quic_cid_net(net)->reset, &k, owner, gfp);
+}
+EXPORT_SYMBOL_NS_GPL(quic_reset_table_add, QUIC_INTERNAL);
+
+/**
+ * quic_reset_table_del() - remove a peer's token
+ * @net: the namespace
+ * @token: the token
+ * @owner: the connection it was added for
+ */
+void quic_reset_table_del(struct net *net, const u8 *token, const void *owner)
+{
+	struct quic_cid k;
+
+	quic_reset_key(&k, token);
+	__quic_cid_table_del(&quic_cid_net(net)->reset, &k, owner);
+}
+EXPORT_SYMBOL_NS_GPL(quic_reset_table_del, QUIC_INTERNAL);
+
+/**
+ * quic_reset_table_lookup() - the connection a Stateless Reset is for
+ * @net: the namespace
+ * @token: the last 16 bytes of the datagram
+ *
+ * Caller holds rcu_read_lock(), and compares the token again in constant
+ * time (quic_cid_dest_match_reset()) before acting on it.
+ *
+ * Return: the owner, or NULL.
+ */
+void *quic_reset_table_lookup(struct net *net, const u8 *token)
+{
+	return __quic_cid_table_lookup(&quic_cid_net(net)->reset, token,
+				       QUIC_RESET_TOKEN_LEN);
+}
+EXPORT_SYMBOL_NS_GPL(quic_reset_table_lookup, QUIC_INTERNAL);
+
 /**
  * quic_cid_table_count() - how many IDs a namespace table holds
  * @net: the namespace
@@ -988,9 +1052,14 @@ static int __net_init quic_cid_net_init(struct net *net)
 	err = quic_cid_table_init(&cn->odcid, quic_cid_table_bits, true);
 	if (err)
 		goto err_odcid;
+	err = quic_cid_table_init(&cn->reset, quic_cid_table_bits, true);
+	if (err)
+		goto err_reset;
 	quic_hash_key_init(&cn->reset_key);
 	return 0;
 
+err_reset:
+	quic_cid_table_destroy(&cn->reset);
 err_odcid:
 	quic_cid_table_destroy(&cn->odcid);
 err_src:
@@ -1006,6 +1075,7 @@ static void __net_exit quic_cid_net_exit(struct net *net)
 	/* Every connection and request removes its IDs before it goes. */
 	left = quic_cid_table_destroy(&cn->src);
 	left += quic_cid_table_destroy(&cn->odcid);
+	left += quic_cid_table_destroy(&cn->reset);
 	if (left)
 		pr_err("quic: %u connection IDs leaked in a namespace\n", left);
 	memzero_explicit(&cn->reset_key, sizeof(cn->reset_key));

@@ -320,8 +320,24 @@ static int quic_in_frames(struct sock *sk, u8 level, const u8 *p, u32 len,
 			break;
 		case QUIC_FRAME_CONNECTION_CLOSE:
 		case QUIC_FRAME_CONNECTION_CLOSE_APP:
-			quic_conn_closed(sk, f.close.err);
+			quic_conn_close_frame(sk, &f.close, f.type ==
+					      QUIC_FRAME_CONNECTION_CLOSE_APP);
 			return -1;
+		case QUIC_FRAME_NEW_CONNECTION_ID:
+			err = quic_conn_new_cid(sk, &f.new_cid);
+			if (err) {
+				quic_in_error(sk, err);
+				return -1;
+			}
+			break;
+		case QUIC_FRAME_RETIRE_CONNECTION_ID:
+			err = quic_conn_retire_cid(sk, f.value, c->rx_dcid.data,
+						   c->rx_dcid.len);
+			if (err) {
+				quic_in_error(sk, err);
+				return -1;
+			}
+			break;
 		default:
 			/* PADDING, PING; DATA_BLOCKED, STREAMS_BLOCKED, datagrams,
 			 * CIDs, tokens and paths are not handled yet and are
@@ -394,6 +410,9 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 					       h.pkt_len);
 		if (ret < 0) {
 			QUIC_INC_STATS(sock_net(sk), QUIC_MIB_DROP_DECRYPT);
+			if (!h.long_header &&
+			    quic_conn_reset_check(sk, skb->data, skb->len))
+				break;
 			continue;
 		}
 		/* The key update keys of the send side are not there yet. */
@@ -413,8 +432,11 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 		if (!c->is_server && h.long_header && !c->dcid_learned) {
 			if (!quic_cid_set(&c->dcid, h.scid, h.scid_len))
 				continue;
+			quic_cid_set_first(&c->dst, &c->dcid, NULL);
 			c->dcid_learned = 1;
 		}
+		quic_cid_set(&c->rx_dcid, h.dcid, h.dcid_len);
+		quic_conn_idle_touch(sk);
 		plen = h.pkt_len - hdr_len - QUIC_PACKET_TAG_LEN;
 		eliciting = false;
 		ret = quic_in_frames(sk, level, pkt + hdr_len, plen, &eliciting);
@@ -533,6 +555,8 @@ static void quic_in_sk(struct sock *sk, struct sk_buff *skb)
 		quic_in_listen(sk, skb);
 	else if (sk->sk_state == TCP_SYN_RECV || sk->sk_state == TCP_ESTABLISHED)
 		quic_in_conn(sk, skb);
+	else if (quic_sk(sk)->conn.closing || quic_sk(sk)->conn.draining)
+		quic_conn_closing_rcv(sk, skb);
 	else
 		quic_in_drop(sk, skb, QUIC_MIB_DROP_NOCONN);
 }
@@ -590,6 +614,7 @@ int quic_input_rcv(struct net *net, struct quic_udp_sock *us,
 	err = quic_packet_parse_header(skb->data, skb->len, QUIC_CONN_CID_LEN,
 				       0, &h);
 	if (err) {
+		quic_conn_unmatched(net, us, skb, &h, err, &local, &peer);
 		kfree_skb(skb);
 		return -ENOENT;
 	}
@@ -599,6 +624,7 @@ int quic_input_rcv(struct net *net, struct quic_udp_sock *us,
 	if (!sk && h.type == QUIC_PACKET_INITIAL)
 		sk = quic_conn_lookup_listener(net, us, local.v4.sin_port);
 	if (!sk) {
+		quic_conn_unmatched(net, us, skb, &h, 0, &local, &peer);
 		kfree_skb(skb);
 		return -ENOENT;
 	}

@@ -297,6 +297,9 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 		rec->handshake_done = true;
 		*eliciting = true;
 	}
+	if (level == QUIC_CRYPTO_APP && sk->sk_state == TCP_ESTABLISHED)
+		used += quic_conn_cid_frames(sk, buf + used, room - used,
+					     eliciting);
 	if (level == QUIC_CRYPTO_APP && c->streams_ready)
 		used += quic_out_stream_frames(sk, buf + used, room - used, rec,
 					       eliciting);
@@ -524,22 +527,15 @@ err:
 	return -EFAULT;
 }
 
-/**
- * quic_output_close() - send a CONNECTION_CLOSE
- * @sk: the socket, locked
- * @err: the error code; an application close (0x1d) once established,
- *	a transport close (0x1c) before
- * @gfp: allocation flags of the context
- *
- * Sent once, at the highest level with a send key; never retransmitted.
+/* Send a CONNECTION_CLOSE of @f once, at the highest level with a send
+ * key; a copy is kept for the closing state (conn.c).
  */
-void quic_output_close(struct sock *sk, u32 err, gfp_t gfp)
+static void quic_out_close(struct sock *sk, struct quic_frame *f, gfp_t gfp)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_frame f = {};
+	u8 payload[32 + QUIC_CLOSE_PHRASE_BUFFER_SIZE];
 	struct sk_buff *skb;
 	int i, level = -1;
-	u8 payload[32];
 	int n;
 
 	if (sk->sk_state == TCP_CLOSE || !quic_sk(sk)->udp)
@@ -555,10 +551,14 @@ void quic_output_close(struct sock *sk, u32 err, gfp_t gfp)
 	}
 	if (level < 0)
 		return;
-	f.type = level == QUIC_CRYPTO_APP && sk->sk_state == TCP_ESTABLISHED ?
-		 QUIC_FRAME_CONNECTION_CLOSE_APP : QUIC_FRAME_CONNECTION_CLOSE;
-	f.close.err = err;
-	n = quic_frame_encode(payload, sizeof(payload), &f);
+	/* RFC 9000 10.2.3: no application close outside 1-RTT. */
+	if (f->type == QUIC_FRAME_CONNECTION_CLOSE_APP &&
+	    (level != QUIC_CRYPTO_APP || sk->sk_state != TCP_ESTABLISHED)) {
+		f->type = QUIC_FRAME_CONNECTION_CLOSE;
+		f->close.err = QUIC_TRANSPORT_ERROR_APPLICATION;
+		f->close.len = 0;
+	}
+	n = quic_frame_encode(payload, sizeof(payload), f);
 	if (n < 0)
 		return;
 	if (level == QUIC_CRYPTO_INITIAL) {
@@ -591,7 +591,46 @@ void quic_output_close(struct sock *sk, u32 err, gfp_t gfp)
 		return;
 	}
 	skb_put(skb, n);
+	quic_conn_close_sent(sk, skb);
 	quic_udp_xmit(quic_sk(sk)->udp, skb, &c->local, &c->peer, 0);
+}
+
+/**
+ * quic_output_close() - send a transport CONNECTION_CLOSE (0x1c)
+ * @sk: the socket, locked
+ * @err: the transport error code
+ * @gfp: allocation flags of the context
+ *
+ * Sent once, at the highest level with a send key; never retransmitted.
+ */
+void quic_output_close(struct sock *sk, u32 err, gfp_t gfp)
+{
+	struct quic_frame f = {};
+
+	f.type = QUIC_FRAME_CONNECTION_CLOSE;
+	f.close.err = err;
+	quic_out_close(sk, &f, gfp);
+}
+
+/**
+ * quic_output_close_app() - send the application's CONNECTION_CLOSE
+ * @sk: the socket, locked
+ * @gfp: allocation flags of the context
+ *
+ * Established: 0x1d with the code and reason phrase of
+ * QUIC_SOCKOPT_CONNECTION_CLOSE; before: 0x1c with APPLICATION_ERROR.
+ */
+void quic_output_close_app(struct sock *sk, gfp_t gfp)
+{
+	const struct quic_connection_close *cc = &quic_sk(sk)->opts.close;
+	struct quic_frame f = {};
+
+	f.type = QUIC_FRAME_CONNECTION_CLOSE_APP;
+	f.close.err = cc->errcode;
+	f.close.reason = cc->phrase;
+	f.close.len = strnlen((const char *)cc->phrase,
+			      QUIC_CLOSE_PHRASE_BUFFER_SIZE - 1);
+	quic_out_close(sk, &f, gfp);
 }
 
 static void quic_out_schunk_put(struct quic_stream_out *ch)

@@ -608,7 +608,7 @@ out:
 
 static int quic_shutdown(struct socket *sock, int how)
 {
-	return -EOPNOTSUPP;
+	return quic_conn_shutdown(sock->sk, how);
 }
 
 #define QUIC_STREAM_FLAGS	(MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_FIN | \
@@ -1047,6 +1047,44 @@ static int quic_sock_stream_open(struct sock *sk, struct quic_stream_info *si)
 	return 0;
 }
 
+/* QUIC_SOCKOPT_CONNECTION_ID (socket-api.md 5.10). */
+static int quic_sock_set_cid(struct sock *sk, sockptr_t optval,
+			     unsigned int optlen)
+{
+	struct quic_connection_id_info info;
+	int err;
+
+	if (optlen < sizeof(info))
+		return -EINVAL;
+	if (copy_from_sockptr(&info, optval, sizeof(info)))
+		return -EFAULT;
+	lock_sock(sk);
+	err = quic_conn_set_cid(sk, &info);
+	release_sock(sk);
+	return err;
+}
+
+static int quic_sock_get_cid(struct sock *sk, char __user *optval,
+			     int __user *optlen, int len)
+{
+	struct quic_connection_id_info info;
+	int err;
+
+	if (len < (int)sizeof(info))
+		return -EINVAL;
+	if (copy_from_user(&info, optval, sizeof(info)))
+		return -EFAULT;
+	lock_sock(sk);
+	err = quic_conn_get_cid(sk, &info);
+	release_sock(sk);
+	if (err)
+		return err;
+	len = sizeof(info);
+	if (put_user(len, optlen) || copy_to_user(optval, &info, len))
+		return -EFAULT;
+	return 0;
+}
+
 /* The SOL_QUIC options of the handshake. STAND-IN for TOKEN: sockopt.c
  * owns it; here only the role probe of socket-api.md 7.1 (an empty
  * token on a client connection, failure elsewhere).
@@ -1069,6 +1107,8 @@ static int quic_conn_setsockopt(struct sock *sk, int optname,
 		err = quic_sock_stream_ctl(sk, optname, &ei);
 		release_sock(sk);
 		return err;
+	case QUIC_SOCKOPT_CONNECTION_ID:
+		return quic_sock_set_cid(sk, optval, optlen);
 	case QUIC_SOCKOPT_CRYPTO_SECRET:
 		if (optlen < sizeof(secret))
 			return -EINVAL;
@@ -1117,6 +1157,8 @@ static int quic_conn_getsockopt(struct sock *sk, int optname,
 		if (put_user(len, optlen) || copy_to_user(optval, &si, len))
 			return -EFAULT;
 		return 0;
+	case QUIC_SOCKOPT_CONNECTION_ID:
+		return quic_sock_get_cid(sk, optval, optlen, len);
 	case QUIC_SOCKOPT_TRANSPORT_PARAM_EXT:
 		len = min_t(int, len, QUIC_SOCKOPT_MAX_LEN);
 		buf = kzalloc(len ? len : 1, GFP_KERNEL);
@@ -1249,9 +1291,7 @@ static void quic_close(struct sock *sk, long timeout)
 		inet_sk_set_state(sk, TCP_CLOSE);
 	} else if (quic_is_conn(sk)) {
 		/* socket-api.md 5.7: no draining. */
-		quic_output_close(sk, sk->sk_state == TCP_ESTABLISHED ? 0 :
-				  QUIC_TRANSPORT_ERROR_APPLICATION, GFP_KERNEL);
-		quic_conn_closed(sk, 0);
+		quic_conn_local_close(sk, true);
 	}
 	quic_conn_free(sk);
 	release_sock(sk);

@@ -19,12 +19,15 @@
 #include <linux/types.h>
 #include <net/quic/ackrange.h>
 #include <net/quic/cid.h>
+#include <net/quic/connid.h>
 #include <net/quic/crypto.h>
 #include <net/quic/sent.h>
 #include <net/quic/stream.h>
 #include <net/quic/tparam.h>
 #include <net/quic/udp.h>
 
+struct quic_frame_close;
+struct quic_frame_new_cid;
 struct sock;
 
 /* Length of the connection IDs we choose (socket-api.md 7.3). */
@@ -47,6 +50,9 @@ struct sock;
 #define QUIC_CONN_PKT_CHUNKS		4
 /* Requests and parked datagrams a listener keeps per request. */
 #define QUIC_CONN_REQ_MAX_SKBS		8
+
+/* RETIRE_CONNECTION_ID frames waiting to be sent. */
+#define QUIC_CONN_RETIRE_MAX		QUIC_CID_SET_SLOTS
 
 /* The packet-number spaces, indexed by enum quic_crypto_level. */
 #define QUIC_PNSPACE_NUM		3	/* APP, INITIAL, HANDSHAKE */
@@ -178,15 +184,14 @@ struct quic_request {
  * @local: the local address of the path
  * @peer: the peer's address
  * @requests: listener: queued requests
- * @timer: PTO and delayed ACK timer
- * @hnode: link in the (stand-in) connection table, by @scid
- * @onode: link in the (stand-in) connection table, by @odcid (server)
- * @listen_node: link in the (stand-in) listener list
+ * @timer: PTO and delayed ACK timer; in the closing and draining states,
+ *	the end of those states
+ * @listen_node: link in the listener list
  * @version: the QUIC version in use
  * @pto_count: consecutive PTO expiries
  * @close_err: transport error to close with, set by the input path
  * @is_server: server role (listener or accepted socket)
- * @hashed: in the connection table
+ * @hashed: our CIDs are in the namespace table
  * @listening: in the listener list
  * @peer_tp_set: @peer_tp holds the peer's parameters
  * @handshake_done_pending: HANDSHAKE_DONE to send (server)
@@ -203,6 +208,22 @@ struct quic_request {
  * @msd_all: MAX_STREAM_DATA is to be sent for every open stream
  * @stream_rx: some stream has data (or a FIN) to read
  * @events: notifications waiting for recvmsg() (event.c)
+ * @src: the connection IDs we issued (connid.c)
+ * @dst: the connection IDs the peer issued; @dcid is its active one
+ * @idle_timer: the idle timeout (RFC 9000 10.1)
+ * @idle_last: jiffies of the last packet processed, or of the start
+ * @idle_timeout: the idle timeout in jiffies, 0 for none
+ * @close_skb: closing state: a copy of our CONNECTION_CLOSE datagram
+ * @close_rcvd: closing state: packets received since it began
+ * @retire_seq: sequence numbers of RETIRE_CONNECTION_ID frames to send
+ * @nr_retire: entries in @retire_seq
+ * @reset_token: the peer's token in the namespace's reset table
+ * @reset_hashed: @reset_token is in that table
+ * @rx_dcid: the DCID of the packet being processed
+ * @odcid_hashed: @odcid is in the namespace's original-DCID table
+ * @ncid_pending: NEW_CONNECTION_ID frames for our live IDs are to be sent
+ * @closing: closing state (RFC 9000 10.2.1): we sent CONNECTION_CLOSE
+ * @draining: draining state (RFC 9000 10.2.2): the peer sent it
  */
 struct quic_conn {
 	struct quic_pnspace	space[QUIC_PNSPACE_NUM];
@@ -215,8 +236,6 @@ struct quic_conn {
 	union quic_addr		peer;
 	struct list_head	requests;
 	struct timer_list	timer;
-	struct hlist_node	hnode;
-	struct hlist_node	onode;
 	struct hlist_node	listen_node;
 	u32			version;
 	u32			pto_count;
@@ -239,6 +258,22 @@ struct quic_conn {
 	bool			msd_all;
 	bool			stream_rx;
 	struct sk_buff_head	events;
+	struct quic_cid_set	src;
+	struct quic_cid_set	dst;
+	struct timer_list	idle_timer;
+	unsigned long		idle_last;
+	unsigned long		idle_timeout;
+	struct sk_buff		*close_skb;
+	u32			close_rcvd;
+	u64			retire_seq[QUIC_CONN_RETIRE_MAX];
+	u8			nr_retire;
+	struct quic_cid		rx_dcid;
+	u8			reset_token[QUIC_RESET_TOKEN_LEN];
+	bool			reset_hashed;
+	bool			odcid_hashed;
+	bool			ncid_pending;
+	bool			closing;
+	bool			draining;
 };
 
 /**
@@ -275,18 +310,41 @@ struct sock *quic_conn_lookup_listener(struct net *net,
 				       const struct quic_udp_sock *us,
 				       __be16 port);
 void quic_conn_request_free(struct quic_request *req);
+struct quic_pkt_hdr;
+void quic_conn_unmatched(struct net *net, struct quic_udp_sock *us,
+			 struct sk_buff *skb, const struct quic_pkt_hdr *h,
+			 int perr, const union quic_addr *local,
+			 const union quic_addr *peer);
 int quic_conn_set_secret(struct sock *sk, const struct quic_crypto_secret *s);
 int quic_conn_set_peer_tp(struct sock *sk, const u8 *data, u32 len);
 int quic_conn_get_local_tp(struct sock *sk, u8 *buf, u32 room);
 void quic_conn_discard_space(struct sock *sk, u8 level);
 void quic_conn_timer_arm(struct sock *sk);
 void quic_conn_closed(struct sock *sk, u32 err);
+void quic_conn_close_frame(struct sock *sk, const struct quic_frame_close *f,
+			   bool app);
+void quic_conn_close_sent(struct sock *sk, const struct sk_buff *skb);
+void quic_conn_closing_rcv(struct sock *sk, struct sk_buff *skb);
+void quic_conn_idle_touch(struct sock *sk);
+bool quic_conn_reset_check(struct sock *sk, const u8 *buf, u32 len);
+u32 quic_conn_cid_frames(struct sock *sk, u8 *buf, u32 room, bool *eliciting);
+int quic_conn_new_cid(struct sock *sk, const struct quic_frame_new_cid *f);
+int quic_conn_retire_cid(struct sock *sk, u64 seq, const u8 *dcid, u32 len);
+void quic_conn_cid_resend(struct sock *sk);
+int quic_conn_get_cid(struct sock *sk, struct quic_connection_id_info *info);
+int quic_conn_set_cid(struct sock *sk,
+		      const struct quic_connection_id_info *info);
+int quic_conn_shutdown(struct sock *sk, int how);
+void quic_conn_local_close(struct sock *sk, bool send);
+void quic_conn_idle_start(struct sock *sk);
+u64 quic_conn_idle_us(u64 local, u64 peer, u64 floor);
 
 /* output.c */
 int quic_output_crypto(struct sock *sk, u8 level, struct iov_iter *from,
 		       u32 len);
 void quic_output_flush(struct sock *sk, gfp_t gfp);
 void quic_output_close(struct sock *sk, u32 err, gfp_t gfp);
+void quic_output_close_app(struct sock *sk, gfp_t gfp);
 void quic_output_pkt_acked(void *ctx, struct quic_sent_pkt *pkt);
 void quic_output_pkt_free(void *ctx, struct quic_sent_pkt *pkt);
 int quic_output_stream(struct sock *sk, struct quic_stream *st,

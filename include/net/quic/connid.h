@@ -161,6 +161,10 @@ void quic_odcid_table_del(struct net *net, const struct quic_cid *cid,
 			  const void *owner);
 void *quic_odcid_table_lookup(struct net *net, const u8 *dcid, u32 len);
 unsigned int quic_cid_table_count(struct net *net, bool odcid);
+int quic_reset_table_add(struct net *net, const u8 *token, void *owner,
+			 gfp_t gfp);
+void quic_reset_table_del(struct net *net, const u8 *token, const void *owner);
+void *quic_reset_table_lookup(struct net *net, const u8 *token);
 
 int quic_cid_src_issue(struct net *net, struct quic_cid_set *set,
 		       void *owner, gfp_t gfp,

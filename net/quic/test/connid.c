@@ -8,6 +8,7 @@
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/quic.h>
+#include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -776,6 +777,43 @@ out_free:
 	return err;
 }
 
+/* The table of the peers' Stateless Reset Tokens: found by the exact 16
+ * bytes, one owner per token, removed only by its owner.
+ */
+static int connid_reset_table(struct quic_test *t)
+{
+	u8 tok[QUIC_RESET_TOKEN_LEN], other[QUIC_RESET_TOKEN_LEN];
+	int a, b, err = 0;
+	void *o, *o2;
+
+	get_random_bytes(tok, sizeof(tok));
+	memcpy(other, tok, sizeof(other));
+	other[15] ^= 1;
+	if (quic_reset_table_add(&init_net, tok, &a, GFP_KERNEL))
+		return quic_test_fail(t, "add failed");
+	if (quic_reset_table_add(&init_net, tok, &b, GFP_KERNEL) != -EEXIST)
+		err = quic_test_fail(t, "a second owner of a token");
+	rcu_read_lock();
+	o = quic_reset_table_lookup(&init_net, tok);
+	o2 = quic_reset_table_lookup(&init_net, other);
+	rcu_read_unlock();
+	if (!err && (o != &a || o2))
+		err = quic_test_fail(t, "lookup: %p %p", o, o2);
+	quic_reset_table_del(&init_net, tok, &b);
+	rcu_read_lock();
+	o = quic_reset_table_lookup(&init_net, tok);
+	rcu_read_unlock();
+	if (!err && o != &a)
+		err = quic_test_fail(t, "removed by another owner");
+	quic_reset_table_del(&init_net, tok, &a);
+	rcu_read_lock();
+	o = quic_reset_table_lookup(&init_net, tok);
+	rcu_read_unlock();
+	if (!err && o)
+		err = quic_test_fail(t, "still there after removal");
+	return err;
+}
+
 static const struct quic_test_case quic_connid_cases[] = {
 	QUIC_TEST_CASE(connid_set_limits),
 	QUIC_TEST_CASE(connid_dest_limit),
@@ -792,6 +830,7 @@ static const struct quic_test_case quic_connid_cases[] = {
 	QUIC_TEST_CASE(connid_table_net),
 	QUIC_TEST_CASE(connid_table_balance),
 	QUIC_TEST_CASE(connid_odcid_keyed),
+	QUIC_TEST_CASE(connid_reset_table),
 };
 
 const struct quic_test_suite quic_connid_suite = {

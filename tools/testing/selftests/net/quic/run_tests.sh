@@ -31,6 +31,7 @@ run_kselftest "$dir/udp"
 run_kselftest "$dir/handshake"
 run_kselftest "$dir/hostile"
 run_kselftest "$dir/streams"
+run_kselftest "$dir/conn"
 # No UDP socket or anything else of quic.ko outlives the tests.
 if rmmod quic; then
 	result ok module "quic unloads after the tests"

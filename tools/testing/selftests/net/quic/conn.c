@@ -1,0 +1,473 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * QUIC connection IDs and closing, over established loopback connections
+ * (socket-api.md 5.5, 5.7 and 5.10; RFC 9000 sections 5.1, 6, 10):
+ * QUIC_SOCKOPT_CONNECTION_ID get and set, NEW_CONNECTION_ID and
+ * RETIRE_CONNECTION_ID seen through it and through CONNECTION_ID events,
+ * the idle timeout, close codes and reason phrases, shutdown(), Stateless
+ * Reset, Version Negotiation to a raw UDP socket, and the MIB counters of
+ * connections opened and closed.
+ */
+
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "quic_hs_common.h"
+
+#define PSK_FILE	"/tmp/quic_conn_test.psk"
+#define SNMP		"/proc/net/quic/snmp"
+
+FIXTURE(conn) {
+	int lfd;
+	int cfd;
+	int sfd;
+};
+
+FIXTURE_VARIANT(conn) {
+	int family;
+};
+
+FIXTURE_VARIANT_ADD(conn, ipv4) {
+	.family = AF_INET,
+};
+
+FIXTURE_VARIANT_ADD(conn, ipv6) {
+	.family = AF_INET6,
+};
+
+FIXTURE_SETUP(conn)
+{
+	ASSERT_EQ(0, hs_write_psk(PSK_FILE));
+	self->sfd = -1;
+	self->lfd = socket(variant->family, SOCK_DGRAM, IPPROTO_QUIC);
+	ASSERT_LE(0, self->lfd);
+	self->cfd = socket(variant->family, SOCK_DGRAM, IPPROTO_QUIC);
+	ASSERT_LE(0, self->cfd);
+}
+
+FIXTURE_TEARDOWN(conn)
+{
+	if (self->sfd >= 0)
+		close(self->sfd);
+	if (self->cfd >= 0)
+		close(self->cfd);
+	close(self->lfd);
+	unlink(PSK_FILE);
+}
+
+static int get_cid(int fd, int dest, struct quic_connection_id_info *info)
+{
+	socklen_t len = sizeof(*info);
+
+	memset(info, 0, sizeof(*info));
+	info->dest = dest;
+	return getopt_err(fd, SOL_QUIC, QUIC_SOCKOPT_CONNECTION_ID, info,
+			  &len);
+}
+
+static int set_cid(int fd, int dest, uint32_t active, uint32_t prior_to)
+{
+	struct quic_connection_id_info info = {
+		.dest = dest, .active = active, .prior_to = prior_to,
+	};
+
+	return setopt_err(fd, SOL_QUIC, QUIC_SOCKOPT_CONNECTION_ID, &info,
+			  sizeof(info));
+}
+
+static int event_on(int fd, int type)
+{
+	struct quic_event_option ev = { .type = type, .on = 1 };
+
+	return setopt_err(fd, SOL_QUIC, QUIC_SOCKOPT_EVENT, &ev, sizeof(ev));
+}
+
+static int set_idle(int fd, uint32_t us, int reset)
+{
+	struct quic_transport_param p = {
+		.max_idle_timeout = us, .stateless_reset = reset,
+	};
+
+	return setopt_err(fd, SOL_QUIC, QUIC_SOCKOPT_TRANSPORT_PARAM, &p,
+			  sizeof(p));
+}
+
+/* Wait up to @ms for @events on @fd; the revents, or 0. */
+static int wait_fd(int fd, short events, int ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = events };
+
+	if (poll(&pfd, 1, ms) != 1)
+		return 0;
+	return pfd.revents;
+}
+
+/* Read one message; *@notif says whether it was an event. The length,
+ * or -errno.
+ */
+static ssize_t read_msg(int fd, void *buf, size_t len, int *notif)
+{
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	char cbuf[256];
+	struct msghdr m = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	ssize_t n = recvmsg(fd, &m, MSG_DONTWAIT);
+
+	if (n < 0)
+		return -errno;
+	*notif = !!(m.msg_flags & MSG_QUIC_NOTIFICATION);
+	return n;
+}
+
+static int so_error(int fd)
+{
+	socklen_t len = sizeof(int);
+	int err = -1;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len))
+		return -1;
+	return err;
+}
+
+static void msleep(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* The CONNECTION_ID option: EINVAL unless established or with a short
+ * buffer; both sets start at number 0.
+ */
+TEST_F(conn, cid_get)
+{
+	struct quic_connection_id_info info;
+	socklen_t len;
+
+	EXPECT_EQ(EINVAL, get_cid(self->cfd, 0, &info));
+	ASSERT_EQ(0, hs_pair(variant->family, PSK_FILE, self->lfd, self->cfd,
+			     &self->sfd));
+	len = 0;
+	EXPECT_EQ(EINVAL, getopt_err(self->cfd, SOL_QUIC,
+				     QUIC_SOCKOPT_CONNECTION_ID, &info, &len));
+	len = sizeof(info) - 1;
+	EXPECT_EQ(EINVAL, getopt_err(self->cfd, SOL_QUIC,
+				     QUIC_SOCKOPT_CONNECTION_ID, &info, &len));
+	EXPECT_EQ(EINVAL, setopt_err(self->cfd, SOL_QUIC,
+				     QUIC_SOCKOPT_CONNECTION_ID, &info, 4));
+	EXPECT_EQ(EINVAL, getopt_err(self->lfd, SOL_QUIC,
+				     QUIC_SOCKOPT_CONNECTION_ID, &info, &len));
+	{
+		char big[64] = {};
+
+		len = sizeof(big);
+		EXPECT_EQ(0, getopt_err(self->cfd, SOL_QUIC,
+					QUIC_SOCKOPT_CONNECTION_ID, big, &len));
+		EXPECT_EQ(sizeof(info), len);
+	}
+	EXPECT_EQ(0, get_cid(self->cfd, 0, &info));
+	EXPECT_EQ(0U, info.active);
+	EXPECT_EQ(0U, info.prior_to);
+	EXPECT_EQ(0, get_cid(self->sfd, 1, &info));
+	EXPECT_EQ(0U, info.active);
+	EXPECT_EQ(0U, info.prior_to);
+}
+
+/* Each side issues NEW_CONNECTION_IDs up to the other's limit (7 by
+ * default): the client can switch to the server's ID 6 but 7 does not
+ * exist. Retiring the client's ID 0 reaches the server (its active ID
+ * moves to 1), comes back as RETIRE_CONNECTION_ID (a CONNECTION_ID event
+ * on the client), and data still flows on the new IDs.
+ */
+TEST_F(conn, new_cid)
+{
+	struct quic_connection_id_info info;
+	unsigned char buf[128];
+	int i, notif, err = -1;
+	uint32_t flags = 0;
+	int64_t sid;
+	ssize_t n;
+
+	ASSERT_EQ(0, hs_pair(variant->family, PSK_FILE, self->lfd, self->cfd,
+			     &self->sfd));
+	ASSERT_EQ(0, event_on(self->cfd, QUIC_EVENT_CONNECTION_ID));
+	for (i = 0; i < 100 && err; i++) {
+		err = set_cid(self->cfd, 1, 6, 0);
+		if (err)
+			msleep(20);
+	}
+	EXPECT_EQ(0, err);
+	EXPECT_EQ(EINVAL, set_cid(self->cfd, 1, 7, 0));
+	EXPECT_EQ(EINVAL, set_cid(self->cfd, 1, 5, 0));	/* not forward */
+	EXPECT_EQ(0, get_cid(self->cfd, 1, &info));
+	EXPECT_EQ(6U, info.active);
+	EXPECT_EQ(0, set_cid(self->cfd, 1, 0, 0));	/* no change */
+
+	EXPECT_EQ(EINVAL, set_cid(self->cfd, 0, 0, 100));
+	EXPECT_EQ(EINVAL, set_cid(self->cfd, 0, 0, 0xfffffff0));
+	EXPECT_EQ(0, set_cid(self->cfd, 0, 0, 1));
+	EXPECT_EQ(0, get_cid(self->cfd, 0, &info));
+	EXPECT_EQ(1U, info.prior_to);
+	EXPECT_EQ(EINVAL, set_cid(self->cfd, 0, 0, 1));	/* not above */
+
+	for (i = 0; i < 100; i++) {
+		ASSERT_EQ(0, get_cid(self->sfd, 1, &info));
+		if (info.prior_to == 1)
+			break;
+		msleep(20);
+	}
+	EXPECT_EQ(1U, info.prior_to);
+	EXPECT_EQ(1U, info.active);
+
+	/* The server's RETIRE_CONNECTION_ID of number 0. */
+	EXPECT_NE(0, wait_fd(self->cfd, POLLIN, 3000) & POLLIN);
+	n = read_msg(self->cfd, buf, sizeof(buf), &notif);
+	ASSERT_EQ((ssize_t)(1 + sizeof(info)), n);
+	EXPECT_EQ(1, notif);
+	EXPECT_EQ(QUIC_EVENT_CONNECTION_ID, buf[0]);
+	memcpy(&info, buf + 1, sizeof(info));
+	EXPECT_EQ(0, info.dest);
+	EXPECT_EQ(1U, info.prior_to);
+
+	/* The server now sends to the client's ID 1, the client to the
+	 * server's ID 6.
+	 */
+	n = quic_sendmsg(self->sfd, "ping", 4, -1,
+			 MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_FIN);
+	EXPECT_EQ(4, n);
+	EXPECT_NE(0, wait_fd(self->cfd, POLLIN, 3000) & POLLIN);
+	n = quic_recvmsg(self->cfd, buf, sizeof(buf), &sid, &flags);
+	EXPECT_EQ(4, n);
+	EXPECT_EQ(0, memcmp(buf, "ping", 4));
+	n = quic_sendmsg(self->cfd, "pong", 4, -1,
+			 MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_FIN);
+	EXPECT_EQ(4, n);
+	EXPECT_NE(0, wait_fd(self->sfd, POLLIN, 3000) & POLLIN);
+	flags = 0;
+	n = quic_recvmsg(self->sfd, buf, sizeof(buf), &sid, &flags);
+	EXPECT_EQ(4, n);
+}
+
+/* A 1 s max_idle_timeout on both sides closes both, silently: an
+ * all-zero CONNECTION_CLOSE event, ETIMEDOUT, then ENOTCONN.
+ */
+TEST_F(conn, idle_timeout)
+{
+	struct quic_connection_close cc;
+	unsigned char buf[128];
+	int notif, fds[2], i;
+	ssize_t n;
+
+	ASSERT_EQ(0, set_idle(self->lfd, 1000000, 0));
+	ASSERT_EQ(0, set_idle(self->cfd, 1000000, 0));
+	ASSERT_EQ(0, hs_pair(variant->family, PSK_FILE, self->lfd, self->cfd,
+			     &self->sfd));
+	fds[0] = self->cfd;
+	fds[1] = self->sfd;
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, event_on(fds[i], QUIC_EVENT_CONNECTION_CLOSE));
+	for (i = 0; i < 2; i++) {
+		EXPECT_NE(0, wait_fd(fds[i], POLLIN, 6000) & POLLHUP);
+		n = read_msg(fds[i], buf, sizeof(buf), &notif);
+		ASSERT_EQ((ssize_t)(1 + sizeof(cc)), n);
+		EXPECT_EQ(1, notif);
+		EXPECT_EQ(QUIC_EVENT_CONNECTION_CLOSE, buf[0]);
+		memcpy(&cc, buf + 1, sizeof(cc));
+		EXPECT_EQ(0U, cc.errcode);
+		EXPECT_EQ(0, cc.phrase[0]);
+		EXPECT_EQ(ETIMEDOUT, so_error(fds[i]));
+		EXPECT_EQ(-ENOTCONN, read_msg(fds[i], buf, sizeof(buf),
+					      &notif));
+	}
+}
+
+/* close() sends the code and phrase set with CONNECTION_CLOSE; the peer
+ * reports them in its event and its getsockopt.
+ */
+TEST_F(conn, close_code_phrase)
+{
+	struct quic_connection_close cc = { .errcode = 42 }, got;
+	unsigned char buf[128];
+	socklen_t len;
+	int notif;
+	ssize_t n;
+
+	strcpy((char *)cc.phrase, "bye bye");
+	ASSERT_EQ(0, hs_pair(variant->family, PSK_FILE, self->lfd, self->cfd,
+			     &self->sfd));
+	ASSERT_EQ(0, event_on(self->sfd, QUIC_EVENT_CONNECTION_CLOSE));
+	ASSERT_EQ(0, setopt_err(self->cfd, SOL_QUIC,
+				QUIC_SOCKOPT_CONNECTION_CLOSE, &cc,
+				sizeof(cc)));
+	EXPECT_EQ(0, close(self->cfd));
+	self->cfd = -1;
+
+	EXPECT_NE(0, wait_fd(self->sfd, POLLIN, 3000) & POLLIN);
+	n = read_msg(self->sfd, buf, sizeof(buf), &notif);
+	ASSERT_EQ((ssize_t)(1 + sizeof(got)), n);
+	EXPECT_EQ(1, notif);
+	EXPECT_EQ(QUIC_EVENT_CONNECTION_CLOSE, buf[0]);
+	memcpy(&got, buf + 1, sizeof(got));
+	EXPECT_EQ(42U, got.errcode);
+	EXPECT_STREQ("bye bye", (char *)got.phrase);
+	memset(&got, 0, sizeof(got));
+	len = sizeof(got);
+	EXPECT_EQ(0, getopt_err(self->sfd, SOL_QUIC,
+				QUIC_SOCKOPT_CONNECTION_CLOSE, &got, &len));
+	EXPECT_EQ(42U, got.errcode);
+	EXPECT_STREQ("bye bye", (char *)got.phrase);
+	EXPECT_EQ(ECONNRESET, so_error(self->sfd));
+	EXPECT_EQ(-ENOTCONN, read_msg(self->sfd, buf, sizeof(buf), &notif));
+}
+
+/* shutdown(SHUT_WR) sends the close and ends the connection on both
+ * sides; then ENOTCONN. A listener refuses SHUT_RD.
+ */
+TEST_F(conn, shutdown)
+{
+	unsigned char buf[16];
+	int notif;
+
+	ASSERT_EQ(0, hs_pair(variant->family, PSK_FILE, self->lfd, self->cfd,
+			     &self->sfd));
+	EXPECT_EQ(-1, shutdown(self->lfd, SHUT_RD));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	EXPECT_EQ(-1, shutdown(self->lfd, SHUT_RDWR));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	EXPECT_EQ(0, shutdown(self->cfd, SHUT_WR));
+	EXPECT_EQ(-1, shutdown(self->cfd, SHUT_WR));
+	EXPECT_EQ(ENOTCONN, errno);
+	EXPECT_EQ(-ENOTCONN, read_msg(self->cfd, buf, sizeof(buf), &notif));
+	EXPECT_NE(0, wait_fd(self->sfd, POLLIN, 3000) & POLLHUP);
+	EXPECT_EQ(-ENOTCONN, read_msg(self->sfd, buf, sizeof(buf), &notif));
+	EXPECT_EQ(ECONNRESET, so_error(self->sfd));
+}
+
+/* shutdown(SHUT_RD) ends the server's connection without a word; the
+ * client's next packet meets no connection and draws a Stateless Reset
+ * with the token the server advertised: the client closes with a
+ * CRYPTO_ERROR event.
+ */
+TEST_F(conn, stateless_reset)
+{
+	struct quic_connection_close cc;
+	unsigned char buf[128];
+	int notif;
+	ssize_t n;
+
+	ASSERT_EQ(0, set_idle(self->lfd, 0, 1));
+	ASSERT_EQ(0, hs_pair(variant->family, PSK_FILE, self->lfd, self->cfd,
+			     &self->sfd));
+	ASSERT_EQ(0, event_on(self->cfd, QUIC_EVENT_CONNECTION_CLOSE));
+	msleep(100);	/* let the handshake's last packets settle */
+	EXPECT_EQ(0, shutdown(self->sfd, SHUT_RD));
+	n = quic_sendmsg(self->cfd, "x", 1, -1, MSG_QUIC_STREAM_NEW);
+	EXPECT_EQ(1, n);
+	EXPECT_NE(0, wait_fd(self->cfd, POLLIN, 3000) & POLLHUP);
+	n = read_msg(self->cfd, buf, sizeof(buf), &notif);
+	ASSERT_EQ((ssize_t)(1 + sizeof(cc)), n);
+	EXPECT_EQ(1, notif);
+	memcpy(&cc, buf + 1, sizeof(cc));
+	EXPECT_EQ((unsigned int)QUIC_TRANSPORT_ERROR_CRYPTO, cc.errcode);
+	EXPECT_EQ(ECONNRESET, so_error(self->cfd));
+}
+
+/* Received within @ms on @fd, or -1. */
+static ssize_t udp_recv(int fd, unsigned char *buf, size_t len, int ms)
+{
+	if (!(wait_fd(fd, POLLIN, ms) & POLLIN))
+		return -1;
+	return recv(fd, buf, len, MSG_DONTWAIT);
+}
+
+/* A listener answers an unknown version in a 1200-byte datagram with
+ * Version Negotiation listing v1; not a short datagram, not a VN.
+ */
+TEST_F(conn, version_negotiation)
+{
+	static unsigned char pkt[1200], buf[1500];
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int ufd, i, found = 0;
+	ssize_t n;
+
+	len = make_addr(&ss, variant->family, loopback(variant->family), 0);
+	ASSERT_EQ(0, bind(self->lfd, (struct sockaddr *)&ss, len));
+	ASSERT_EQ(0, getsockname(self->lfd, (struct sockaddr *)&ss, &len));
+	ASSERT_EQ(0, listen(self->lfd, 4));
+	ufd = socket(variant->family, SOCK_DGRAM, IPPROTO_UDP);
+	ASSERT_LE(0, ufd);
+	ASSERT_EQ(0, connect(ufd, (struct sockaddr *)&ss, len));
+
+	memset(pkt, 0, sizeof(pkt));
+	pkt[0] = 0xc0;
+	pkt[1] = 0x1a; pkt[2] = 0x2a; pkt[3] = 0x3a; pkt[4] = 0x4a;
+	pkt[5] = 8;
+	memcpy(pkt + 6, "DCIDDCID", 8);
+	pkt[14] = 5;
+	memcpy(pkt + 15, "SCIDS", 5);
+	ASSERT_EQ(100, send(ufd, pkt, 100, 0));
+	EXPECT_EQ(-1, udp_recv(ufd, buf, sizeof(buf), 300));
+	ASSERT_EQ((ssize_t)sizeof(pkt), send(ufd, pkt, sizeof(pkt), 0));
+	n = udp_recv(ufd, buf, sizeof(buf), 2000);
+	ASSERT_LE(7 + 5 + 8 + 4, n);
+	EXPECT_EQ(0x80, buf[0] & 0x80);
+	EXPECT_EQ(0, buf[1] | buf[2] | buf[3] | buf[4]);
+	EXPECT_EQ(5, buf[5]);
+	EXPECT_EQ(0, memcmp(buf + 6, "SCIDS", 5));
+	EXPECT_EQ(8, buf[11]);
+	EXPECT_EQ(0, memcmp(buf + 12, "DCIDDCID", 8));
+	EXPECT_EQ(0, (n - 20) % 4);
+	for (i = 20; i + 4 <= n; i += 4)
+		if (!buf[i] && !buf[i + 1] && !buf[i + 2] && buf[i + 3] == 1)
+			found = 1;
+	EXPECT_EQ(1, found);
+
+	/* A Version Negotiation packet is never answered. */
+	memset(pkt + 1, 0, 4);
+	ASSERT_EQ((ssize_t)sizeof(pkt), send(ufd, pkt, sizeof(pkt), 0));
+	EXPECT_EQ(-1, udp_recv(ufd, buf, sizeof(buf), 300));
+	close(ufd);
+}
+
+/* Both ends count an opened connection, and a closed one once the close
+ * reached the server.
+ */
+TEST_F(conn, mib_counters)
+{
+	long opened, closed, o, c = -1;
+	int i;
+
+	opened = proc_value(SNMP, "QuicConnOpened", 1);
+	closed = proc_value(SNMP, "QuicConnClosed", 1);
+	ASSERT_LE(0, opened);
+	ASSERT_LE(0, closed);
+	ASSERT_EQ(0, hs_pair(variant->family, PSK_FILE, self->lfd, self->cfd,
+			     &self->sfd));
+	o = proc_value(SNMP, "QuicConnOpened", 1);
+	EXPECT_EQ(opened + 2, o);
+	EXPECT_EQ(closed, proc_value(SNMP, "QuicConnClosed", 1));
+	close(self->cfd);
+	self->cfd = -1;
+	for (i = 0; i < 100; i++) {
+		c = proc_value(SNMP, "QuicConnClosed", 1);
+		if (c == closed + 2)
+			break;
+		msleep(20);
+	}
+	EXPECT_EQ(closed + 2, c);
+	close(self->sfd);
+	self->sfd = -1;
+	EXPECT_EQ(closed + 2, proc_value(SNMP, "QuicConnClosed", 1));
+}
+
+TEST_HARNESS_MAIN
