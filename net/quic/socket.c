@@ -955,44 +955,6 @@ static int quic_ioctl(struct sock *sk, int cmd, unsigned long arg)
 	return -ENOIOCTLCMD;
 }
 
-/* QUIC_SOCKOPT_CONNECTION_ID (socket-api.md 5.10). */
-static int quic_sock_set_cid(struct sock *sk, sockptr_t optval,
-			     unsigned int optlen)
-{
-	struct quic_connection_id_info info;
-	int err;
-
-	if (optlen < sizeof(info))
-		return -EINVAL;
-	if (copy_from_sockptr(&info, optval, sizeof(info)))
-		return -EFAULT;
-	lock_sock(sk);
-	err = quic_conn_set_cid(sk, &info);
-	release_sock(sk);
-	return err;
-}
-
-static int quic_sock_get_cid(struct sock *sk, char __user *optval,
-			     int __user *optlen, int len)
-{
-	struct quic_connection_id_info info;
-	int err;
-
-	if (len < (int)sizeof(info))
-		return -EINVAL;
-	if (copy_from_user(&info, optval, sizeof(info)))
-		return -EFAULT;
-	lock_sock(sk);
-	err = quic_conn_get_cid(sk, &info);
-	release_sock(sk);
-	if (err)
-		return err;
-	len = sizeof(info);
-	if (put_user(len, optlen) || copy_to_user(optval, &info, len))
-		return -EFAULT;
-	return 0;
-}
-
 /* The stream that QUIC_SOCKOPT_STREAM_RESET (@send) or
  * QUIC_SOCKOPT_STREAM_STOP_SENDING names (socket-api.md 5.6).
  */
@@ -1085,6 +1047,44 @@ static int quic_sock_stream_open(struct sock *sk, struct quic_stream_info *si)
 	return 0;
 }
 
+/* QUIC_SOCKOPT_CONNECTION_ID (socket-api.md 5.10). */
+static int quic_sock_set_cid(struct sock *sk, sockptr_t optval,
+			     unsigned int optlen)
+{
+	struct quic_connection_id_info info;
+	int err;
+
+	if (optlen < sizeof(info))
+		return -EINVAL;
+	if (copy_from_sockptr(&info, optval, sizeof(info)))
+		return -EFAULT;
+	lock_sock(sk);
+	err = quic_conn_set_cid(sk, &info);
+	release_sock(sk);
+	return err;
+}
+
+static int quic_sock_get_cid(struct sock *sk, char __user *optval,
+			     int __user *optlen, int len)
+{
+	struct quic_connection_id_info info;
+	int err;
+
+	if (len < (int)sizeof(info))
+		return -EINVAL;
+	if (copy_from_user(&info, optval, sizeof(info)))
+		return -EFAULT;
+	lock_sock(sk);
+	err = quic_conn_get_cid(sk, &info);
+	release_sock(sk);
+	if (err)
+		return err;
+	len = sizeof(info);
+	if (put_user(len, optlen) || copy_to_user(optval, &info, len))
+		return -EFAULT;
+	return 0;
+}
+
 /* The SOL_QUIC options of the handshake. STAND-IN for TOKEN: sockopt.c
  * owns it; here only the role probe of socket-api.md 7.1 (an empty
  * token on a client connection, failure elsewhere).
@@ -1098,8 +1098,6 @@ static int quic_conn_setsockopt(struct sock *sk, int optname,
 	int err;
 
 	switch (optname) {
-	case QUIC_SOCKOPT_CONNECTION_ID:
-		return quic_sock_set_cid(sk, optval, optlen);
 	case QUIC_SOCKOPT_STREAM_RESET:
 	case QUIC_SOCKOPT_STREAM_STOP_SENDING:
 		if (copy_from_sockptr(&ei, optval, min_t(unsigned int, optlen,
@@ -1109,6 +1107,8 @@ static int quic_conn_setsockopt(struct sock *sk, int optname,
 		err = quic_sock_stream_ctl(sk, optname, &ei);
 		release_sock(sk);
 		return err;
+	case QUIC_SOCKOPT_CONNECTION_ID:
+		return quic_sock_set_cid(sk, optval, optlen);
 	case QUIC_SOCKOPT_CRYPTO_SECRET:
 		if (optlen < sizeof(secret))
 			return -EINVAL;
@@ -1143,8 +1143,6 @@ static int quic_conn_getsockopt(struct sock *sk, int optname,
 	int err;
 
 	switch (optname) {
-	case QUIC_SOCKOPT_CONNECTION_ID:
-		return quic_sock_get_cid(sk, optval, optlen, len);
 	case QUIC_SOCKOPT_STREAM_OPEN:
 		len = min_t(int, len, sizeof(si));
 		if (copy_from_user(&si, optval, len))
@@ -1159,6 +1157,8 @@ static int quic_conn_getsockopt(struct sock *sk, int optname,
 		if (put_user(len, optlen) || copy_to_user(optval, &si, len))
 			return -EFAULT;
 		return 0;
+	case QUIC_SOCKOPT_CONNECTION_ID:
+		return quic_sock_get_cid(sk, optval, optlen, len);
 	case QUIC_SOCKOPT_TRANSPORT_PARAM_EXT:
 		len = min_t(int, len, QUIC_SOCKOPT_MAX_LEN);
 		buf = kzalloc(len ? len : 1, GFP_KERNEL);

@@ -561,9 +561,10 @@ TEST_F(quic_sock, quic_sockopt_wrong_direction)
 }
 
 /*
- * Not yet: the SOL_QUIC options that need a connection; the handshake ones
- * exist only while a connection is being established (EINVAL before). The
- * others are tested in sockopt.c.
+ * The SOL_QUIC options that need a connection, on a socket without one:
+ * the handshake, stream control and CONNECTION_ID options give EINVAL,
+ * STREAM_OPEN EPIPE, the ones not done yet EOPNOTSUPP. The others are
+ * tested in sockopt.c.
  */
 TEST_F(quic_sock, quic_sockopt_not_yet)
 {
@@ -587,8 +588,14 @@ TEST_F(quic_sock, quic_sockopt_not_yet)
 	for (i = 0; i < ARRAY_SIZE(opts); i++) {
 		int want = opts[i].name == QUIC_SOCKOPT_CRYPTO_SECRET ||
 			   opts[i].name == QUIC_SOCKOPT_TRANSPORT_PARAM_EXT ||
-			   opts[i].name == QUIC_SOCKOPT_CONNECTION_ID ?
+			   opts[i].name == QUIC_SOCKOPT_CONNECTION_ID ||
+			   opts[i].name == QUIC_SOCKOPT_STREAM_RESET ||
+			   opts[i].name == QUIC_SOCKOPT_STREAM_STOP_SENDING ?
 			   EINVAL : EOPNOTSUPP;
+
+		/* socket-api.md 5.6: STREAM_OPEN without a connection. */
+		if (opts[i].name == QUIC_SOCKOPT_STREAM_OPEN)
+			want = EPIPE;
 
 		if (opts[i].set) {
 			EXPECT_EQ(want,
