@@ -76,10 +76,17 @@ for m in /sys/module/aesni_intel /sys/module/chacha_x86_64; do
 done
 best tcp iperf_tcp
 best ktls-tcp "$dir/ktls_perf" -c none -m "$mib"
+async=/sys/module/quic/parameters/crypto_async
 for c in aes128 chacha; do
 	best "ktls-$c" "$dir/ktls_perf" -c "$c" -m "$mib"
 	best "quic-$c" "$dir/quic_perf" -c "$c" -m "$mib"
 done
+# The same with synchronous AEAD implementations only (quic.crypto_async=0).
+if [ -w "$async" ]; then
+	echo 0 >"$async"
+	best quic-aes128-sync "$dir/quic_perf" -c aes128 -m "$mib"
+	echo 1 >"$async"
+fi
 echo "  AEAD drivers in use (/proc/crypto, highest priority first):"
 awk -F': ' '/^name/ { n = $2 } /^driver/ { d = $2 } /^priority/ { p = $2 }
 	/^async/ { a = $2 }
@@ -95,5 +102,5 @@ awk '{ v[$1] = $2 }
      END {
 	r("quic-aes128", "tcp"); r("quic-aes128", "ktls-aes128")
 	r("quic-chacha", "tcp"); r("quic-chacha", "ktls-chacha")
-	r("ktls-aes128", "tcp")
+	r("ktls-aes128", "tcp"); r("quic-aes128", "quic-aes128-sync")
      }' "$tput"

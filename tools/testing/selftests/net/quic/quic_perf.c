@@ -27,6 +27,8 @@
 
 #include "quic_common.h"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 #define PSK_FILE	"/tmp/quic_perf.psk"
 #define PSK_KEY		"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
 
@@ -133,7 +135,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	for (i = 0; i < sizeof(ciphers) / sizeof(ciphers[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(ciphers); i++)
 		if (!strcmp(cname, ciphers[i].name))
 			type = ciphers[i].type;
 	if (!type || !total || !wsize || wsize > total) {
