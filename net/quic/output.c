@@ -11,9 +11,15 @@
  * packet. The packet number is always sent in 4 bytes.
  */
 
+#include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/ktime.h>
 #include <linux/slab.h>
+#include <linux/udp.h>
 #include <linux/uio.h>
+#include <net/ip.h>
+#include <net/ipv6_stubs.h>
+#include <net/route.h>
 #include <net/sock.h>
 
 #include <net/quic/conn.h>
@@ -274,6 +280,67 @@ static int quic_out_seal(struct sock *sk, u8 level, u8 *p, u32 room,
 	return hlen + len + QUIC_PACKET_TAG_LEN;
 }
 
+/* The path MTU towards the peer less the IP and UDP headers, or 0. */
+static u32 quic_out_path_payload(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct net *net = sock_net(sk);
+	struct dst_entry *dst;
+	struct flowi6 fl6 = {};
+	struct flowi4 fl4 = {};
+	struct rtable *rt;
+	u32 mtu;
+
+	if (c->peer.sa.sa_family == AF_INET) {
+		fl4.flowi4_proto = IPPROTO_UDP;
+		fl4.daddr = c->peer.v4.sin_addr.s_addr;
+		fl4.saddr = c->local.v4.sin_addr.s_addr;
+		rt = ip_route_output_key(net, &fl4);
+		if (IS_ERR(rt))
+			return 0;
+		mtu = dst_mtu(&rt->dst);
+		ip_rt_put(rt);
+		return mtu > sizeof(struct iphdr) + sizeof(struct udphdr) ?
+		       mtu - sizeof(struct iphdr) - sizeof(struct udphdr) : 0;
+	}
+	fl6.flowi6_proto = IPPROTO_UDP;
+	fl6.daddr = c->peer.v6.sin6_addr;
+	fl6.saddr = c->local.v6.sin6_addr;
+	if (__ipv6_addr_needs_scope_id(ipv6_addr_type(&fl6.daddr)))
+		fl6.flowi6_oif = c->peer.v6.sin6_scope_id;
+	dst = ipv6_stub->ipv6_dst_lookup_flow(net, NULL, &fl6, NULL);
+	if (IS_ERR(dst))
+		return 0;
+	mtu = dst_mtu(dst);
+	dst_release(dst);
+	return mtu > sizeof(struct ipv6hdr) + sizeof(struct udphdr) ?
+	       mtu - sizeof(struct ipv6hdr) - sizeof(struct udphdr) : 0;
+}
+
+/* The largest datagram to build now (RFC 9000 14): 1200 bytes until the
+ * handshake is done and the Initial space gone; then the path MTU less
+ * the headers, capped by both ends' max_udp_payload_size and by
+ * QUIC_CONN_MAX_DGRAM_CAP, never below 1200. Fixed once chosen: STREAM
+ * chunks are cut to it and never split.
+ */
+static u32 quic_out_dgram_limit(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	u32 max;
+
+	if (c->max_dgram)
+		return c->max_dgram;
+	if (sk->sk_state != TCP_ESTABLISHED || !c->peer_tp_set ||
+	    !c->space[QUIC_CRYPTO_INITIAL].discarded)
+		return QUIC_CONN_MAX_DGRAM;
+	max = min_t(u64, QUIC_CONN_MAX_DGRAM_CAP,
+		    min(c->peer_tp.max_udp_payload_size,
+			c->local_tp.max_udp_payload_size));
+	max = min(max, quic_out_path_payload(sk));
+	c->max_dgram = max(max, (u32)QUIC_CONN_MAX_DGRAM);
+	return c->max_dgram;
+}
+
 /* Build and send one datagram. Return 1 if one was sent, 0 if there was
  * nothing to send, or a negative errno.
  */
@@ -281,6 +348,7 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	u32 total = 0, room, hl, pad, i, last = 0;
+	u32 limit = quic_out_dgram_limit(sk);
 	struct quic_pnspace *s;
 	bool initial = false;
 	struct sk_buff *skb;
@@ -296,10 +364,12 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 			continue;
 		if (level == QUIC_CRYPTO_APP && sk->sk_state != TCP_ESTABLISHED)
 			continue;
-		hl = quic_out_hdr_len(c, level, QUIC_CONN_MAX_DGRAM);
-		if (total + hl + QUIC_PACKET_TAG_LEN + 8 >= QUIC_CONN_MAX_DGRAM)
+		hl = quic_out_hdr_len(c, level, limit);
+		if (total + hl + QUIC_PACKET_TAG_LEN + 8 >= limit)
 			break;
-		room = QUIC_CONN_MAX_DGRAM - total - hl - QUIC_PACKET_TAG_LEN;
+		room = limit - total - hl - QUIC_PACKET_TAG_LEN;
+		if (level != QUIC_CRYPTO_APP)
+			room = min_t(u32, room, QUIC_CONN_MAX_DGRAM);
 		memset(pl->rec[level], 0, sizeof(*pl->rec[level]));
 		n = quic_out_frames(sk, level, pl->payload[level], room,
 				    pl->rec[level], &pl->eliciting[level]);
@@ -327,7 +397,7 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 		total += quic_out_hdr_len(c, last, pl->len[last]) +
 			 pl->len[last];
 	}
-	if (total > QUIC_CONN_MAX_DGRAM) {
+	if (initial && total > QUIC_CONN_MAX_DGRAM) {
 		/* The Length field grew: take the excess back. */
 		pl->len[last] -= total - QUIC_CONN_MAX_DGRAM;
 		total = QUIC_CONN_MAX_DGRAM;
@@ -367,15 +437,27 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
  */
 void quic_output_flush(struct sock *sk, gfp_t gfp)
 {
+	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_out_plan pl = {};
 	int i, n;
 
 	if (sk->sk_state == TCP_CLOSE || !quic_sk(sk)->udp)
 		return;
+	if (!c->out_buf) {
+		/* Kept for the connection's life: a flush runs per
+		 * datagram received, mostly to send nothing or an ACK.
+		 */
+		c->out_buf = kmalloc(2 * QUIC_CONN_MAX_DGRAM +
+				     QUIC_CONN_MAX_DGRAM_CAP, gfp);
+		if (!c->out_buf)
+			return;
+	}
+	pl.payload[QUIC_CRYPTO_INITIAL] = c->out_buf;
+	pl.payload[QUIC_CRYPTO_HANDSHAKE] = c->out_buf + QUIC_CONN_MAX_DGRAM;
+	pl.payload[QUIC_CRYPTO_APP] = c->out_buf + 2 * QUIC_CONN_MAX_DGRAM;
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
-		pl.payload[i] = kmalloc(QUIC_CONN_MAX_DGRAM, gfp);
 		pl.rec[i] = kzalloc(sizeof(*pl.rec[i]), gfp);
-		if (!pl.payload[i] || !pl.rec[i])
+		if (!pl.rec[i])
 			goto out;
 	}
 	for (n = 0; n < QUIC_OUT_MAX_DGRAMS; n++) {
@@ -390,10 +472,8 @@ void quic_output_flush(struct sock *sk, gfp_t gfp)
 		}
 	}
 out:
-	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
-		kfree(pl.payload[i]);
+	for (i = 0; i < QUIC_PNSPACE_NUM; i++)
 		kfree(pl.rec[i]);
-	}
 	quic_conn_timer_arm(sk);
 }
 
@@ -559,11 +639,16 @@ int quic_output_stream(struct sock *sk, struct quic_stream *st,
 	struct quic_stream_out *ch, *tmp;
 	u64 off = st->send.used;
 	LIST_HEAD(chunks);
-	u32 n, total = len;
+	u32 n, total = len, chunk;
 	int err;
 
+	/* Chunks fill a packet of the datagram size chosen at the end of
+	 * the handshake (stream data is sent only after it).
+	 */
+	chunk = max_t(u32, QUIC_CONN_STREAM_CHUNK,
+		      quic_out_dgram_limit(sk) - QUIC_CONN_STREAM_OVERHEAD);
 	do {
-		n = min_t(u32, len, QUIC_CONN_STREAM_CHUNK);
+		n = min_t(u32, len, chunk);
 		ch = kzalloc(struct_size(ch, data, n), GFP_KERNEL);
 		if (!ch)
 			goto err;
@@ -641,6 +726,8 @@ void quic_output_stream_free(struct sock *sk)
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_stream_out *ch, *tmp;
 
+	kfree(c->out_buf);	/* freed with the connection, as the data */
+	c->out_buf = NULL;
 	list_for_each_entry_safe(ch, tmp, &c->stream_out, list) {
 		list_del(&ch->list);
 		sk_wmem_queued_add(sk, -(int)(ch->len + sizeof(*ch)));

@@ -29,8 +29,17 @@ struct sock;
 
 /* Length of the connection IDs we choose (socket-api.md 7.3). */
 #define QUIC_CONN_CID_LEN		8
-/* Largest datagram we build. */
+/* Largest datagram we build during the handshake, and the least after. */
 #define QUIC_CONN_MAX_DGRAM		1200
+/* Largest datagram we build once established (with the path MTU and the
+ * max_udp_payload_size of both ends): its skb and a STREAM chunk filling
+ * it stay within a 16 KiB slab object.
+ */
+#define QUIC_CONN_MAX_DGRAM_CAP		15360
+/* Room a full-size STREAM chunk leaves in its packet: short header, tag,
+ * STREAM frame header and a small ACK or flow-control frame.
+ */
+#define QUIC_CONN_STREAM_OVERHEAD	(1 + QUIC_CONN_CID_LEN + 4 + 16 + 21 + 40)
 /* Largest piece of CRYPTO data kept as one unit for (re)transmission. */
 #define QUIC_CONN_CRYPTO_CHUNK		1000
 /* Largest piece of STREAM data kept as one unit for (re)transmission. */
@@ -194,6 +203,9 @@ struct quic_request {
  * @max_data_pending: MAX_DATA is to be sent
  * @msd_all: MAX_STREAM_DATA is to be sent for every open stream
  * @stream_rx: some stream has data (or a FIN) to read
+ * @max_dgram: the datagram size once established (output.c), 0 before
+ * @out_buf: output.c's frame buffers: QUIC_CONN_MAX_DGRAM bytes for each of
+ *	Initial and Handshake, then QUIC_CONN_MAX_DGRAM_CAP for 1-RTT
  */
 struct quic_conn {
 	struct quic_pnspace	space[QUIC_PNSPACE_NUM];
@@ -229,6 +241,8 @@ struct quic_conn {
 	bool			max_data_pending;
 	bool			msd_all;
 	bool			stream_rx;
+	u32			max_dgram;
+	u8			*out_buf;
 };
 
 /**
