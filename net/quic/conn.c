@@ -70,6 +70,7 @@ void quic_conn_init(struct sock *sk)
 	INIT_HLIST_NODE(&c->onode);
 	INIT_HLIST_NODE(&c->listen_node);
 	timer_setup(&c->timer, quic_conn_timeout, 0);
+	timer_setup(&c->ack_timer, quic_output_ack_timeout, 0);
 	quic_tparams_init_local(&c->local_tp);
 	quic_tparams_init_peer(&c->peer_tp);
 	c->version = QUIC_VERSION_V1;
@@ -120,6 +121,7 @@ void quic_conn_free(struct sock *sk)
 	int i;
 
 	sk_stop_timer(sk, &c->timer);
+	sk_stop_timer(sk, &c->ack_timer);
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
 		quic_conn_discard_space(sk, i);
 		quic_crypto_free(&c->space[i].rx);
@@ -578,6 +580,7 @@ void quic_conn_closed(struct sock *sk, u32 err)
 	inet_sk_set_state(sk, TCP_CLOSE);
 	quic_conn_unhash(sk);
 	sk_stop_timer(sk, &c->timer);
+	sk_stop_timer(sk, &c->ack_timer);
 	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_CONN_CLOSED);
 	WRITE_ONCE(sk->sk_err, err ? ECONNABORTED : ECONNRESET);
 	sk->sk_state_change(sk);

@@ -32,6 +32,8 @@
 #define QUIC_OUT_ACK_RANGES	16
 /* Our ack_delay_exponent: the default, 3. */
 #define QUIC_OUT_ACK_DELAY_EXP	3
+/* 1-RTT ack-eliciting packets acknowledged at once (RFC 9000 13.2.2). */
+#define QUIC_OUT_ACK_EVERY	2
 /* Datagrams one flush sends at most. */
 #define QUIC_OUT_MAX_DGRAMS	64
 
@@ -173,6 +175,50 @@ msd_partial:
 	return used;
 }
 
+/* Is the ACK of @level due now (RFC 9000 13.2.1 and 13.2.2)? Initial and
+ * Handshake packets are acknowledged at once; 1-RTT ones at every second
+ * ack-eliciting packet, else within our max_ack_delay (the ACK timer,
+ * armed here), else with the next packet we send anyway.
+ */
+static bool quic_out_ack_now(struct sock *sk, u8 level)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_pnspace *s = &c->space[level];
+	unsigned long delay;
+
+	if (level != QUIC_CRYPTO_APP || s->ack_eliciting >= QUIC_OUT_ACK_EVERY)
+		return true;
+	if (!timer_pending(&c->ack_timer)) {
+		/* The peer allows for max_ack_delay: fire within it. */
+		delay = usecs_to_jiffies(c->local_tp.max_ack_delay_us);
+		sk_reset_timer(sk, &c->ack_timer,
+			       jiffies + max_t(unsigned long, delay / 2, 1));
+	}
+	return false;
+}
+
+/**
+ * quic_output_ack_timeout() - the ACK timer: send the deferred 1-RTT ACK
+ * @t: quic_conn.ack_timer
+ */
+void quic_output_ack_timeout(struct timer_list *t)
+{
+	struct quic_conn *c = from_timer(c, t, ack_timer);
+	struct sock *sk = (struct sock *)container_of(c, struct quic_sock,
+						      conn);
+
+	bh_lock_sock(sk);
+	if (sock_owned_by_user(sk)) {
+		sk_reset_timer(sk, &c->ack_timer, jiffies + 1);
+	} else if (sk->sk_state != TCP_CLOSE &&
+		   c->space[QUIC_CRYPTO_APP].ack_pending) {
+		c->space[QUIC_CRYPTO_APP].ack_eliciting = QUIC_OUT_ACK_EVERY;
+		quic_output_flush(sk, GFP_ATOMIC);
+	}
+	bh_unlock_sock(sk);
+	sock_put(sk);
+}
+
 /* Plan the frames of one level into @buf; return their length. */
 static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 			   struct quic_out_pkt *rec, bool *eliciting)
@@ -181,15 +227,18 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 	struct quic_pnspace *s = &c->space[level];
 	struct quic_crypto_chunk *ch;
 	struct quic_frame f = {};
+	bool ack_later;
 	u32 used = 0;
 	int n;
 
 	*eliciting = false;
-	if (s->ack_pending) {
+	ack_later = s->ack_pending && !quic_out_ack_now(sk, level);
+	if (s->ack_pending && !ack_later) {
 		n = quic_out_ack(s, buf, room);
 		if (n) {
 			used += n;
 			s->ack_pending = false;
+			s->ack_eliciting = 0;
 		}
 	}
 	list_for_each_entry(ch, &s->crypto_out, list) {
@@ -228,6 +277,15 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 	}
 	if (*eliciting)
 		s->ping = false;
+	/* A deferred ACK rides along with anything else sent. */
+	if (ack_later && *eliciting) {
+		n = quic_out_ack(s, buf + used, room - used);
+		if (n) {
+			used += n;
+			s->ack_pending = false;
+			s->ack_eliciting = 0;
+		}
+	}
 	return used;
 }
 
@@ -337,7 +395,7 @@ static u32 quic_out_dgram_limit(struct sock *sk)
 		    min(c->peer_tp.max_udp_payload_size,
 			c->local_tp.max_udp_payload_size));
 	max = min(max, quic_out_path_payload(sk));
-	c->max_dgram = max(max, (u32)QUIC_CONN_MAX_DGRAM);
+	c->max_dgram = max_t(u32, max, QUIC_CONN_MAX_DGRAM);
 	return c->max_dgram;
 }
 

@@ -130,6 +130,7 @@ struct quic_out_pkt {
  * @crypto_send_off: CRYPTO stream offset for the next bytes queued
  * @crypto_recv_off: CRYPTO stream offset expected next
  * @ack_pending: an ack-eliciting packet arrived since our last ACK
+ * @ack_eliciting: ack-eliciting packets received since our last ACK
  * @ping: send a PING (probe with nothing to retransmit)
  * @discarded: keys dropped; nothing more is sent or received here
  */
@@ -144,6 +145,7 @@ struct quic_pnspace {
 	u64			crypto_send_off;
 	u64			crypto_recv_off;
 	bool			ack_pending;
+	u8			ack_eliciting;
 	bool			ping;
 	bool			discarded;
 };
@@ -203,6 +205,7 @@ struct quic_request {
  * @max_data_pending: MAX_DATA is to be sent
  * @msd_all: MAX_STREAM_DATA is to be sent for every open stream
  * @stream_rx: some stream has data (or a FIN) to read
+ * @ack_timer: sends a deferred 1-RTT ACK (output.c)
  * @max_dgram: the datagram size once established (output.c), 0 before
  * @out_buf: output.c's frame buffers: QUIC_CONN_MAX_DGRAM bytes for each of
  *	Initial and Handshake, then QUIC_CONN_MAX_DGRAM_CAP for 1-RTT
@@ -241,6 +244,7 @@ struct quic_conn {
 	bool			max_data_pending;
 	bool			msd_all;
 	bool			stream_rx;
+	struct timer_list	ack_timer;
 	u32			max_dgram;
 	u8			*out_buf;
 };
@@ -290,6 +294,7 @@ void quic_conn_closed(struct sock *sk, u32 err);
 int quic_output_crypto(struct sock *sk, u8 level, struct iov_iter *from,
 		       u32 len);
 void quic_output_flush(struct sock *sk, gfp_t gfp);
+void quic_output_ack_timeout(struct timer_list *t);
 void quic_output_close(struct sock *sk, u32 err, gfp_t gfp);
 void quic_output_pkt_acked(void *ctx, struct quic_sent_pkt *pkt);
 void quic_output_pkt_free(void *ctx, struct quic_sent_pkt *pkt);
