@@ -79,6 +79,7 @@ void quic_conn_init(struct sock *sk)
 	timer_setup(&c->idle_timer, quic_conn_idle_expire, 0);
 	quic_cid_set_init(&c->src, QUIC_CID_LIMIT_MIN);
 	quic_cid_set_init(&c->dst, QUIC_CID_LIMIT_MAX);
+	timer_setup(&c->ack_timer, quic_output_ack_timeout, 0);
 	quic_tparams_init_local(&c->local_tp);
 	quic_tparams_init_peer(&c->peer_tp);
 	c->version = QUIC_VERSION_V1;
@@ -135,6 +136,7 @@ void quic_conn_free(struct sock *sk)
 	c->close_skb = NULL;
 	c->closing = false;
 	c->draining = false;
+	sk_stop_timer(sk, &c->ack_timer);
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
 		quic_conn_discard_space(sk, i);
 		quic_crypto_free(&c->space[i].rx);
@@ -665,6 +667,7 @@ static void __quic_conn_closed(struct sock *sk, u32 err, int sk_err)
 	inet_sk_set_state(sk, TCP_CLOSE);
 	sk_stop_timer(sk, &c->timer);
 	sk_stop_timer(sk, &c->idle_timer);
+	sk_stop_timer(sk, &c->ack_timer);
 	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_CONN_CLOSED);
 	if (c->close_skb && !c->draining)
 		c->closing = true;

@@ -446,6 +446,8 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 			quic_ackrange_add(&s->recv, pn, ktime_to_us(ktime_get()));
 			if (eliciting)
 				s->ack_pending = true;
+			if (eliciting && s->ack_eliciting < U8_MAX)
+				s->ack_eliciting++;
 		}
 		/* RFC 9001 4.9.1: a server drops Initial keys once it
 		 * processes a Handshake packet.

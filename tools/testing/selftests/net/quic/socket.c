@@ -585,10 +585,18 @@ TEST_F(quic_sock, quic_sockopt_not_yet)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(opts); i++) {
+		/* Options of a connection need one: EINVAL, or EPIPE for
+		 * opening a stream, as sendmsg() gives.
+		 */
 		int want = opts[i].name == QUIC_SOCKOPT_CRYPTO_SECRET ||
 			   opts[i].name == QUIC_SOCKOPT_TRANSPORT_PARAM_EXT ||
-			   opts[i].name == QUIC_SOCKOPT_CONNECTION_ID ?
+			   opts[i].name == QUIC_SOCKOPT_CONNECTION_ID ||
+			   opts[i].name == QUIC_SOCKOPT_STREAM_RESET ||
+			   opts[i].name == QUIC_SOCKOPT_STREAM_STOP_SENDING ?
 			   EINVAL : EOPNOTSUPP;
+
+		if (opts[i].name == QUIC_SOCKOPT_STREAM_OPEN)
+			want = EPIPE;
 
 		if (opts[i].set) {
 			EXPECT_EQ(want,
