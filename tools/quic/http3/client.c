@@ -36,6 +36,7 @@
 
 struct h3c_url {
 	char host[256];		/* as in the URL, brackets kept */
+	char name[256];		/* without brackets */
 	char port[8];
 	char authority[280];
 	char path[1024];
@@ -93,6 +94,10 @@ static int h3c_parse_url(const char *url, struct h3c_url *u)
 		return -EINVAL;
 	memcpy(u->host, p, n);
 	u->host[n] = '\0';
+	if (*p == '[')
+		snprintf(u->name, sizeof(u->name), "%.*s", (int)n - 2, p + 1);
+	else
+		snprintf(u->name, sizeof(u->name), "%s", u->host);
 	if (*hend == ':') {
 		n = slash - hend - 1;
 		if (!n || n >= sizeof(u->port))
@@ -200,7 +205,7 @@ static bool h3c_is_ip(const char *host)
 	struct in6_addr a6;
 	struct in_addr a4;
 
-	return host[0] == '[' || inet_pton(AF_INET, host, &a4) == 1 ||
+	return inet_pton(AF_INET, host, &a4) == 1 ||
 	       inet_pton(AF_INET6, host, &a6) == 1;
 }
 
@@ -231,14 +236,14 @@ static int h3c_session(gnutls_session_t *s, gnutls_certificate_credentials_t
 							     GNUTLS_X509_FMT_PEM);
 		if (ret <= 0)
 			return ret ? ret : GNUTLS_E_FILE_ERROR;
-		gnutls_session_set_verify_cert(*s, u->host, 0);
+		gnutls_session_set_verify_cert(*s, u->name, 0);
 	}
 	ret = gnutls_credentials_set(*s, GNUTLS_CRD_CERTIFICATE, *cred);
 	if (ret)
 		return ret;
-	if (!h3c_is_ip(u->host)) {
-		ret = gnutls_server_name_set(*s, GNUTLS_NAME_DNS, u->host,
-					     strlen(u->host));
+	if (!h3c_is_ip(u->name)) {
+		ret = gnutls_server_name_set(*s, GNUTLS_NAME_DNS, u->name,
+					     strlen(u->name));
 		if (ret)
 			return ret;
 	}

@@ -7,10 +7,10 @@
  *
  * GET /bytes/N answers N bytes of a fixed pattern (K, M and G suffixes
  * allowed); any other path is a file below DIR (default: the current
- * directory). Connections are served one after the other; the handshake
- * is libquic's quic_server_handshake(). One line per request goes to
- * stderr unless -q is given. With -n the server exits after COUNT
- * connections.
+ * directory). Each connection is served by a child process; the
+ * handshake is libquic's quic_server_handshake(). One line per request
+ * goes to stderr unless -q is given. With -n the server stops accepting
+ * after COUNT connections and exits once they are done.
  */
 
 #define _GNU_SOURCE
@@ -24,7 +24,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <netinet/quic.h>
 
 #include "h3.h"
@@ -50,7 +52,7 @@ struct h3s_conn {
 	struct h3_conn c;
 	struct h3s_req *reqs;
 	char peer[64];
-	const char *cipher;
+	const char *cipher;	/* the one offered, or NULL for all */
 };
 
 static const char *docroot = ".";
@@ -243,11 +245,13 @@ static void h3s_log(struct h3s_conn *sc, double t_end)
 	for (r = sc->reqs; r; r = r->next) {
 		secs = t_end - r->t_start;
 		fprintf(stderr,
-			"h3server: %s %s %s -> %d, %llu bytes in %.3f s, %.2f MB/s, %s\n",
+			"h3server: %s %s %s -> %d, %llu bytes in %.3f s, %.2f MB/s%s%s\n",
 			sc->peer, r->method[0] ? r->method : "-",
 			r->path[0] ? r->path : "-", r->status,
 			(unsigned long long)r->off, secs,
-			secs > 0 ? r->off / secs / 1e6 : 0.0, sc->cipher);
+			secs > 0 ? r->off / secs / 1e6 : 0.0,
+			sc->cipher ? ", cipher " : "",
+			sc->cipher ? sc->cipher : "");
 	}
 }
 
@@ -324,6 +328,42 @@ static const char *h3s_strerror(int err)
 	return err <= -500 ? nghttp3_strerror(err) : strerror(-err);
 }
 
+/* One connection, in its own process: handshake, requests, log. */
+static int h3s_connection(int fd, const struct sockaddr *peer, uint32_t ctype,
+			  const char *key, const char *cert)
+{
+	struct h3s_conn sc;
+	struct h3s_req *r;
+	int err;
+
+	memset(&sc, 0, sizeof(sc));
+	h3_addr_str(peer, sc.peer, sizeof(sc.peer));
+	if (ctype) {
+		sc.cipher = h3_cipher_name(ctype);
+		if (h3_set_cipher_hint(fd, ctype))
+			perror("h3server: cipher hint");
+	}
+	if (quic_server_handshake(fd, key, cert, H3_ALPN)) {
+		fprintf(stderr, "h3server: %s: handshake: %s\n", sc.peer,
+			strerror(errno));
+		return 1;
+	}
+	err = h3_conn_init(&sc.c, fd, true);
+	if (!err)
+		err = h3s_serve(&sc);
+	if (err)
+		fprintf(stderr, "h3server: %s: %s\n", sc.peer,
+			h3s_strerror(err));
+	h3s_log(&sc, h3_now());
+	h3_conn_release(&sc.c);
+	while (sc.reqs) {
+		r = sc.reqs;
+		sc.reqs = r->next;
+		h3s_req_free(r);
+	}
+	return err ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -336,13 +376,12 @@ int main(int argc, char **argv)
 	};
 	const char *key, *cert;
 	struct sockaddr_storage peer;
-	struct h3s_req *r;
-	struct h3s_conn sc;
 	long count = 0, served = 0;
 	uint32_t ctype = 0;
 	socklen_t plen;
-	int opt, lfd, fd, err;
+	int opt, lfd, fd;
 	size_t i;
+	pid_t pid;
 
 	while ((opt = getopt_long(argc, argv, "d:c:n:qh", opts, NULL)) != -1) {
 		switch (opt) {
@@ -388,33 +427,22 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		served++;
-		memset(&sc, 0, sizeof(sc));
-		h3_addr_str((struct sockaddr *)&peer, sc.peer,
-			    sizeof(sc.peer));
-		sc.cipher = h3_cipher_name(ctype);
-		if (ctype && h3_set_cipher_hint(fd, ctype))
-			perror("h3server: cipher hint");
-		if (quic_server_handshake(fd, key, cert, H3_ALPN)) {
-			fprintf(stderr, "h3server: %s: handshake: %s\n",
-				sc.peer, strerror(errno));
-			close(fd);
-			continue;
+		pid = fork();
+		if (!pid) {
+			/* Do not outlive the server. */
+			prctl(PR_SET_PDEATHSIG, SIGTERM);
+			close(lfd);
+			exit(h3s_connection(fd, (struct sockaddr *)&peer, ctype,
+					    key, cert));
 		}
-		err = h3_conn_init(&sc.c, fd, true);
-		if (!err)
-			err = h3s_serve(&sc);
-		if (err)
-			fprintf(stderr, "h3server: %s: %s\n", sc.peer,
-				h3s_strerror(err));
-		h3s_log(&sc, h3_now());
-		h3_conn_release(&sc.c);
+		if (pid < 0)
+			perror("h3server: fork");
 		close(fd);
-		while (sc.reqs) {
-			r = sc.reqs;
-			sc.reqs = r->next;
-			h3s_req_free(r);
-		}
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
 	}
+	while (wait(NULL) > 0)
+		;
 	close(lfd);
 	return 0;
 }
