@@ -29,6 +29,8 @@ else
 fi
 run_kselftest "$dir/udp"
 run_kselftest "$dir/handshake"
+# HTTP/3 with ngtcp2's gtlsserver and gtlsclient (interop.sh).
+"$dir/interop.sh"
 # No UDP socket or anything else of quic.ko outlives the tests.
 if rmmod quic; then
 	result ok module "quic unloads after the tests"
