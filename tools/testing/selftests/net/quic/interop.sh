@@ -11,7 +11,9 @@
 #
 #   interop.sh [SIZE...]	sizes in bytes (default 1 MiB and 10 MiB)
 #
-# QUIC_INTEROP_FAMILIES ("4 6") and QUIC_INTEROP_CIPHERS narrow the matrix.
+# QUIC_INTEROP_SIZES, QUIC_INTEROP_FAMILIES ("4 6") and
+# QUIC_INTEROP_CIPHERS narrow the matrix; QUIC_INTEROP_TIMEOUT (180)
+# bounds each transfer, in seconds.
 
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
@@ -22,7 +24,8 @@ OUT=${OUT:-$repo/.vm}
 h3=$repo/tools/quic/http3
 suite=interop
 sizes=("$@")
-[ ${#sizes[@]} -gt 0 ] || sizes=(1048576 10485760)
+# shellcheck disable=SC2206
+[ ${#sizes[@]} -gt 0 ] || sizes=(${QUIC_INTEROP_SIZES:-1048576 10485760})
 families=${QUIC_INTEROP_FAMILIES:-4 6}
 ciphers=${QUIC_INTEROP_CIPHERS:-AES-128-GCM AES-256-GCM CHACHA20-POLY1305}
 tmo=${QUIC_INTEROP_TIMEOUT:-180}
