@@ -531,7 +531,8 @@ int quic_conn_set_secret(struct sock *sk, const struct quic_crypto_secret *s)
 	if (err)
 		return err;
 
-	if (!s->send)
+	/* 1-RTT packets wait for the stream table that completion sets up. */
+	if (!s->send && s->level != QUIC_CRYPTO_APP)
 		quic_input_process_parked(sk, s->level);
 	if (sk->sk_state != TCP_SYN_RECV)
 		return sk->sk_state == TCP_CLOSE ? -EPIPE : 0;
@@ -542,8 +543,12 @@ int quic_conn_set_secret(struct sock *sk, const struct quic_crypto_secret *s)
 		 */
 		quic_conn_discard_space(sk, QUIC_CRYPTO_INITIAL);
 	sp = &c->space[QUIC_CRYPTO_APP];
-	if (quic_crypto_ready(&sp->rx) && quic_crypto_ready(&sp->tx))
+	if (quic_crypto_ready(&sp->rx) && quic_crypto_ready(&sp->tx)) {
 		quic_conn_complete(sk);
+		quic_input_process_parked(sk, QUIC_CRYPTO_APP);
+		if (sk->sk_state == TCP_CLOSE)
+			return -EPIPE;
+	}
 	return 0;
 }
 
