@@ -80,6 +80,7 @@ void quic_conn_init(struct sock *sk)
 	quic_cid_set_init(&c->src, QUIC_CID_LIMIT_MIN);
 	quic_cid_set_init(&c->dst, QUIC_CID_LIMIT_MAX);
 	timer_setup(&c->ack_timer, quic_output_ack_timeout, 0);
+	quic_key_update_init(sk);
 	quic_tparams_init_local(&c->local_tp);
 	quic_tparams_init_peer(&c->peer_tp);
 	c->version = QUIC_VERSION_V1;
@@ -544,6 +545,9 @@ int quic_conn_set_secret(struct sock *sk, const struct quic_crypto_secret *s)
 		quic_conn_discard_space(sk, QUIC_CRYPTO_INITIAL);
 	sp = &c->space[QUIC_CRYPTO_APP];
 	if (quic_crypto_ready(&sp->rx) && quic_crypto_ready(&sp->tx)) {
+		err = quic_key_update_ready(sk);
+		if (err)
+			return err;
 		quic_conn_complete(sk);
 		quic_input_process_parked(sk, QUIC_CRYPTO_APP);
 		if (sk->sk_state == TCP_CLOSE)

@@ -17,6 +17,7 @@
 #include <linux/skbuff.h>
 #include <linux/timer.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 #include <net/quic/ackrange.h>
 #include <net/quic/cid.h>
 #include <net/quic/connid.h>
@@ -239,6 +240,7 @@ struct quic_request {
  * @max_dgram: the datagram size once established (output.c), 0 before
  * @out_buf: output.c's frame buffers: QUIC_CONN_MAX_DGRAM bytes for each of
  *	Initial and Handshake, then QUIC_CONN_MAX_DGRAM_CAP for 1-RTT
+ * @ku_work: prepares the next 1-RTT keys after a key update (keyupdate.c)
  */
 struct quic_conn {
 	struct quic_pnspace	space[QUIC_PNSPACE_NUM];
@@ -292,6 +294,7 @@ struct quic_conn {
 	struct timer_list	ack_timer;
 	u32			max_dgram;
 	u8			*out_buf;
+	struct work_struct	ku_work;
 };
 
 /**
@@ -384,6 +387,12 @@ struct quic_crypto_cb {
 };
 
 #define QUIC_CRYPTO_CB(skb)	((struct quic_crypto_cb *)(skb)->cb)
+
+/* keyupdate.c */
+void quic_key_update_init(struct sock *sk);
+int quic_key_update_ready(struct sock *sk);
+int quic_key_update_local(struct sock *sk);
+u32 quic_key_update_peer(struct sock *sk);
 
 /* input.c */
 int quic_input_rcv(struct net *net, struct quic_udp_sock *us,
