@@ -595,7 +595,8 @@ TEST_F(quic_sock, quic_sockopt_not_yet)
 			   opts[i].name == QUIC_SOCKOPT_STREAM_STOP_SENDING ?
 			   EINVAL : EOPNOTSUPP;
 
-		if (opts[i].name == QUIC_SOCKOPT_STREAM_OPEN)
+		if (opts[i].name == QUIC_SOCKOPT_STREAM_OPEN ||
+		    opts[i].name == QUIC_SOCKOPT_KEY_UPDATE)
 			want = EPIPE;
 
 		if (opts[i].set) {
