@@ -32,6 +32,7 @@ modules:
 user: ksrc
 	$(MAKE) -C $(SELFTESTS) KSRC=$(KSRC)
 	$(MAKE) -C tools/lib/quic
+	$(MAKE) -C tools/quic/http3
 
 ksrc:
 	@$(VM)/ksrc $(KSRC)
@@ -58,3 +59,4 @@ clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C $(SELFTESTS) clean
 	$(MAKE) -C tools/lib/quic clean
+	$(MAKE) -C tools/quic/http3 clean

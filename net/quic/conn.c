@@ -79,6 +79,8 @@ void quic_conn_init(struct sock *sk)
 	timer_setup(&c->idle_timer, quic_conn_idle_expire, 0);
 	quic_cid_set_init(&c->src, QUIC_CID_LIMIT_MIN);
 	quic_cid_set_init(&c->dst, QUIC_CID_LIMIT_MAX);
+	timer_setup(&c->ack_timer, quic_output_ack_timeout, 0);
+	quic_key_update_init(sk);
 	quic_tparams_init_local(&c->local_tp);
 	quic_tparams_init_peer(&c->peer_tp);
 	c->version = QUIC_VERSION_V1;
@@ -135,6 +137,7 @@ void quic_conn_free(struct sock *sk)
 	c->close_skb = NULL;
 	c->closing = false;
 	c->draining = false;
+	sk_stop_timer(sk, &c->ack_timer);
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
 		quic_conn_discard_space(sk, i);
 		quic_crypto_free(&c->space[i].rx);
@@ -529,7 +532,8 @@ int quic_conn_set_secret(struct sock *sk, const struct quic_crypto_secret *s)
 	if (err)
 		return err;
 
-	if (!s->send)
+	/* 1-RTT packets wait for the stream table that completion sets up. */
+	if (!s->send && s->level != QUIC_CRYPTO_APP)
 		quic_input_process_parked(sk, s->level);
 	if (sk->sk_state != TCP_SYN_RECV)
 		return sk->sk_state == TCP_CLOSE ? -EPIPE : 0;
@@ -540,8 +544,15 @@ int quic_conn_set_secret(struct sock *sk, const struct quic_crypto_secret *s)
 		 */
 		quic_conn_discard_space(sk, QUIC_CRYPTO_INITIAL);
 	sp = &c->space[QUIC_CRYPTO_APP];
-	if (quic_crypto_ready(&sp->rx) && quic_crypto_ready(&sp->tx))
+	if (quic_crypto_ready(&sp->rx) && quic_crypto_ready(&sp->tx)) {
+		err = quic_key_update_ready(sk);
+		if (err)
+			return err;
 		quic_conn_complete(sk);
+		quic_input_process_parked(sk, QUIC_CRYPTO_APP);
+		if (sk->sk_state == TCP_CLOSE)
+			return -EPIPE;
+	}
 	return 0;
 }
 
@@ -665,6 +676,7 @@ static void __quic_conn_closed(struct sock *sk, u32 err, int sk_err)
 	inet_sk_set_state(sk, TCP_CLOSE);
 	sk_stop_timer(sk, &c->timer);
 	sk_stop_timer(sk, &c->idle_timer);
+	sk_stop_timer(sk, &c->ack_timer);
 	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_CONN_CLOSED);
 	if (c->close_skb && !c->draining)
 		c->closing = true;

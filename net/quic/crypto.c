@@ -18,11 +18,23 @@
  *   is one scatterlist over a small kmalloc'ed scratch buffer per
  *   struct quic_crypto.
  *
- * - Requests are allocated with the keys, one per transform, and only
- *   synchronous implementations are asked for (CRYPTO_ALG_ASYNC in the
- *   mask), so that protecting a packet allocates nothing and completes in
- *   the call.  Asynchronous offload can come later with per-packet request
- *   space in the skb.
+ * - Requests are allocated with the keys, one per transform, so that
+ *   protecting a packet allocates nothing.  The AEAD is the one the crypto
+ *   API ranks first, asynchronous implementations included: on x86 that is
+ *   the AES-NI/PCLMULQDQ GCM ("generic-gcm-aesni"), which 6.1 registers
+ *   only behind a SIMD wrapper marked asynchronous; the best synchronous
+ *   GCM is gcm_base(ctr(aes-aesni),ghash-generic), whose table-driven
+ *   GHASH costs about as much as the AES.  A call that may sleep (process
+ *   context: sendmsg, the backlog at release_sock) uses it and waits for
+ *   the completion when it goes asynchronous (the wrapper runs it inline
+ *   whenever the FPU is usable, and hands it to cryptd otherwise).  Atomic
+ *   context (the softirq receive path and timers) cannot wait, so each key
+ *   also has a synchronous-only transform for it.  An asynchronous flow
+ *   that completes packets in a callback can come later with per-packet
+ *   request space in the skb.  When the first-ranked AEAD is synchronous
+ *   (ChaCha20-Poly1305 on x86, or no AES-NI) there is one transform.
+ *   The crypto_async module parameter (0: synchronous only) is there to
+ *   compare both in one boot ("make bench").
  *
  * - A failed tag check wipes the payload: the generic GCM and CCM decrypt
  *   before they verify, and no unauthenticated plaintext must reach anybody.
@@ -35,6 +47,8 @@
 #include <crypto/skcipher.h>
 #include <linux/err.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/preempt.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -113,6 +127,11 @@ static const u8 quic_retry_nonce_v2[QUIC_CRYPTO_IV_LEN] = {
 #define QUIC_HKDF_LABEL_MAX	32	/* ours are at most 10 bytes */
 #define QUIC_HP_MASK_LEN	5	/* first byte and up to 4 PN bytes */
 #define QUIC_CCM_IV_LEN		16
+
+static bool quic_crypto_async = true;
+module_param_named(crypto_async, quic_crypto_async, bool, 0644);
+MODULE_PARM_DESC(crypto_async,
+		 "use asynchronous AEAD implementations (AES-NI GCM) where the caller may sleep; keys installed later (default: on)");
 
 static const struct quic_cipher *quic_cipher_find(u32 type)
 {
@@ -275,6 +294,8 @@ void quic_crypto_free(struct quic_crypto *c)
 	for (i = 0; i < ARRAY_SIZE(c->key); i++) {
 		aead_request_free(c->key[i].req);
 		crypto_free_aead(c->key[i].aead);
+		aead_request_free(c->key[i].req_sync);
+		crypto_free_aead(c->key[i].aead_sync);
 	}
 	skcipher_request_free(c->hp_req);
 	crypto_free_skcipher(c->hp);
@@ -284,6 +305,33 @@ void quic_crypto_free(struct quic_crypto *c)
 }
 EXPORT_SYMBOL_NS_GPL(quic_crypto_free, QUIC_INTERNAL);
 
+static int quic_crypto_alloc_aead(struct crypto_aead **tfm,
+				  struct aead_request **req, const char *name,
+				  u32 mask)
+{
+	int err;
+
+	*tfm = crypto_alloc_aead(name, 0, mask);
+	if (IS_ERR(*tfm)) {
+		err = PTR_ERR(*tfm);
+		*tfm = NULL;
+		return err;
+	}
+	err = crypto_aead_setauthsize(*tfm, QUIC_CRYPTO_TAG_LEN);
+	if (err)
+		return err;
+	*req = aead_request_alloc(*tfm, GFP_KERNEL);
+	if (!*req)
+		return -ENOMEM;
+	aead_request_set_callback(*req, 0, NULL, NULL);
+	return 0;
+}
+
+static bool quic_crypto_aead_is_async(struct crypto_aead *tfm)
+{
+	return crypto_aead_alg(tfm)->base.cra_flags & CRYPTO_ALG_ASYNC;
+}
+
 static int quic_crypto_alloc_key(struct quic_crypto_key *k,
 				 const struct quic_cipher *cipher)
 {
@@ -291,20 +339,13 @@ static int quic_crypto_alloc_key(struct quic_crypto_key *k,
 
 	if (k->aead)
 		return 0;
-	k->aead = crypto_alloc_aead(cipher->aead, 0, CRYPTO_ALG_ASYNC);
-	if (IS_ERR(k->aead)) {
-		err = PTR_ERR(k->aead);
-		k->aead = NULL;
+	err = quic_crypto_alloc_aead(&k->aead, &k->req, cipher->aead,
+				     READ_ONCE(quic_crypto_async) ? 0 :
+				     CRYPTO_ALG_ASYNC);
+	if (err || !quic_crypto_aead_is_async(k->aead))
 		return err;
-	}
-	err = crypto_aead_setauthsize(k->aead, QUIC_CRYPTO_TAG_LEN);
-	if (err)
-		return err;
-	k->req = aead_request_alloc(k->aead, GFP_KERNEL);
-	if (!k->req)
-		return -ENOMEM;
-	aead_request_set_callback(k->req, 0, NULL, NULL);
-	return 0;
+	return quic_crypto_alloc_aead(&k->aead_sync, &k->req_sync,
+				      cipher->aead, CRYPTO_ALG_ASYNC);
 }
 
 static int quic_crypto_alloc(struct quic_crypto *c,
@@ -359,6 +400,8 @@ static int quic_crypto_install(struct quic_crypto *c,
 				     key, c->key_len);
 	if (!err)
 		err = crypto_aead_setkey(k->aead, key, c->key_len);
+	if (!err && k->aead_sync)
+		err = crypto_aead_setkey(k->aead_sync, key, c->key_len);
 	if (!err)
 		err = quic_hkdf_expand_label(c->hash, secret, c->secret_len,
 					     l->iv, k->iv, QUIC_CRYPTO_IV_LEN);
@@ -581,6 +624,16 @@ static void quic_crypto_nonce(u8 *nonce, const u8 *iv, u64 pn)
 		nonce[QUIC_CRYPTO_IV_LEN - 1 - i] ^= (u8)(pn >> (8 * i));
 }
 
+/* May the caller wait for an asynchronous request?  Process context that
+ * can be preempted can; softirq, timers and any section with preemption or
+ * BHs disabled cannot.  Without CONFIG_PREEMPT_COUNT preemptible() is
+ * always false and everything takes the synchronous transform.
+ */
+static bool quic_crypto_may_sleep(void)
+{
+	return in_task() && preemptible();
+}
+
 /* AEAD in place over @pkt: @hdr_len bytes of associated data followed by
  * @cryptlen bytes to encrypt or decrypt (with the tag when decrypting).
  */
@@ -589,9 +642,16 @@ static int quic_crypto_aead(struct quic_crypto *c, struct quic_crypto_key *k,
 {
 	struct aead_request *req = k->req;
 	u8 iv[QUIC_CCM_IV_LEN] = {};
+	DECLARE_CRYPTO_WAIT(wait);
 	struct scatterlist sg;
+	bool async = false;
 	int err;
 
+	if (k->aead_sync) {
+		async = quic_crypto_may_sleep();
+		if (!async)
+			req = k->req_sync;
+	}
 	if (c->cipher_type == TLS_CIPHER_AES_CCM_128) {
 		/* ccm(aes) takes L - 1 in iv[0]: a 12-byte nonce leaves
 		 * L = 3 bytes of counter.
@@ -606,7 +666,13 @@ static int quic_crypto_aead(struct quic_crypto *c, struct quic_crypto_key *k,
 		    (enc ? QUIC_CRYPTO_TAG_LEN : 0));
 	aead_request_set_crypt(req, &sg, &sg, cryptlen, iv);
 	aead_request_set_ad(req, hdr_len);
+	if (async)
+		aead_request_set_callback(req, CRYPTO_TFM_REQ_MAY_BACKLOG |
+					  CRYPTO_TFM_REQ_MAY_SLEEP,
+					  crypto_req_done, &wait);
 	err = enc ? crypto_aead_encrypt(req) : crypto_aead_decrypt(req);
+	if (async)
+		err = crypto_wait_req(err, &wait);
 	memzero_explicit(iv, sizeof(iv));
 	return err;
 }

@@ -366,7 +366,7 @@ static int quic_in_level(u8 type)
 static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	u32 pn_len, tpn, hdr_len, plen, pos;
+	u32 pn_len, tpn, hdr_len, plen, pos, err;
 	struct quic_packet_iter it;
 	struct quic_pkt_hdr h;
 	struct quic_pnspace *s;
@@ -415,10 +415,13 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 				break;
 			continue;
 		}
-		/* The key update keys of the send side are not there yet. */
+		/* The peer's key update, or its answer to ours. */
 		if (ret == QUIC_CRYPTO_KEY_UPDATED) {
-			quic_in_error(sk, QUIC_TRANSPORT_ERROR_KEY_UPDATE);
-			break;
+			err = quic_key_update_peer(sk);
+			if (err) {
+				quic_in_error(sk, err);
+				break;
+			}
 		}
 		if (quic_packet_reserved_bits(pkt[0])) {
 			quic_in_error(sk, QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION);
@@ -446,6 +449,8 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 			quic_ackrange_add(&s->recv, pn, ktime_to_us(ktime_get()));
 			if (eliciting)
 				s->ack_pending = true;
+			if (eliciting && s->ack_eliciting < U8_MAX)
+				s->ack_eliciting++;
 		}
 		/* RFC 9001 4.9.1: a server drops Initial keys once it
 		 * processes a Handshake packet.

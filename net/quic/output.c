@@ -11,9 +11,15 @@
  * packet. The packet number is always sent in 4 bytes.
  */
 
+#include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/ktime.h>
 #include <linux/slab.h>
+#include <linux/udp.h>
 #include <linux/uio.h>
+#include <net/ip.h>
+#include <net/ipv6_stubs.h>
+#include <net/route.h>
 #include <net/sock.h>
 
 #include <net/quic/conn.h>
@@ -27,6 +33,8 @@
 #define QUIC_OUT_ACK_RANGES	16
 /* Our ack_delay_exponent: the default, 3. */
 #define QUIC_OUT_ACK_DELAY_EXP	3
+/* 1-RTT ack-eliciting packets acknowledged at once (RFC 9000 13.2.2). */
+#define QUIC_OUT_ACK_EVERY	2
 /* Datagrams one flush sends at most. */
 #define QUIC_OUT_MAX_DGRAMS	64
 
@@ -251,6 +259,50 @@ msd_partial:
 	return used;
 }
 
+/* Is the ACK of @level due now (RFC 9000 13.2.1 and 13.2.2)? Initial and
+ * Handshake packets are acknowledged at once; 1-RTT ones at every second
+ * ack-eliciting packet, else within our max_ack_delay (the ACK timer,
+ * armed here), else with the next packet we send anyway.
+ */
+static bool quic_out_ack_now(struct sock *sk, u8 level)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_pnspace *s = &c->space[level];
+	unsigned long delay;
+
+	if (level != QUIC_CRYPTO_APP || s->ack_eliciting >= QUIC_OUT_ACK_EVERY)
+		return true;
+	if (!timer_pending(&c->ack_timer)) {
+		/* The peer allows for max_ack_delay: fire within it. */
+		delay = usecs_to_jiffies(c->local_tp.max_ack_delay_us);
+		sk_reset_timer(sk, &c->ack_timer,
+			       jiffies + max_t(unsigned long, delay / 2, 1));
+	}
+	return false;
+}
+
+/**
+ * quic_output_ack_timeout() - the ACK timer: send the deferred 1-RTT ACK
+ * @t: quic_conn.ack_timer
+ */
+void quic_output_ack_timeout(struct timer_list *t)
+{
+	struct quic_conn *c = from_timer(c, t, ack_timer);
+	struct sock *sk = (struct sock *)container_of(c, struct quic_sock,
+						      conn);
+
+	bh_lock_sock(sk);
+	if (sock_owned_by_user(sk)) {
+		sk_reset_timer(sk, &c->ack_timer, jiffies + 1);
+	} else if (sk->sk_state != TCP_CLOSE &&
+		   c->space[QUIC_CRYPTO_APP].ack_pending) {
+		c->space[QUIC_CRYPTO_APP].ack_eliciting = QUIC_OUT_ACK_EVERY;
+		quic_output_flush(sk, GFP_ATOMIC);
+	}
+	bh_unlock_sock(sk);
+	sock_put(sk);
+}
+
 /* Plan the frames of one level into @buf; return their length. */
 static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 			   struct quic_out_pkt *rec, bool *eliciting)
@@ -259,15 +311,18 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 	struct quic_pnspace *s = &c->space[level];
 	struct quic_crypto_chunk *ch;
 	struct quic_frame f = {};
+	bool ack_later;
 	u32 used = 0;
 	int n;
 
 	*eliciting = false;
-	if (s->ack_pending) {
+	ack_later = s->ack_pending && !quic_out_ack_now(sk, level);
+	if (s->ack_pending && !ack_later) {
 		n = quic_out_ack(s, buf, room);
 		if (n) {
 			used += n;
 			s->ack_pending = false;
+			s->ack_eliciting = 0;
 		}
 	}
 	list_for_each_entry(ch, &s->crypto_out, list) {
@@ -309,6 +364,15 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 	}
 	if (*eliciting)
 		s->ping = false;
+	/* A deferred ACK rides along with anything else sent. */
+	if (ack_later && *eliciting) {
+		n = quic_out_ack(s, buf + used, room - used);
+		if (n) {
+			used += n;
+			s->ack_pending = false;
+			s->ack_eliciting = 0;
+		}
+	}
 	return used;
 }
 
@@ -361,6 +425,67 @@ static int quic_out_seal(struct sock *sk, u8 level, u8 *p, u32 room,
 	return hlen + len + QUIC_PACKET_TAG_LEN;
 }
 
+/* The path MTU towards the peer less the IP and UDP headers, or 0. */
+static u32 quic_out_path_payload(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct net *net = sock_net(sk);
+	struct dst_entry *dst;
+	struct flowi6 fl6 = {};
+	struct flowi4 fl4 = {};
+	struct rtable *rt;
+	u32 mtu;
+
+	if (c->peer.sa.sa_family == AF_INET) {
+		fl4.flowi4_proto = IPPROTO_UDP;
+		fl4.daddr = c->peer.v4.sin_addr.s_addr;
+		fl4.saddr = c->local.v4.sin_addr.s_addr;
+		rt = ip_route_output_key(net, &fl4);
+		if (IS_ERR(rt))
+			return 0;
+		mtu = dst_mtu(&rt->dst);
+		ip_rt_put(rt);
+		return mtu > sizeof(struct iphdr) + sizeof(struct udphdr) ?
+		       mtu - sizeof(struct iphdr) - sizeof(struct udphdr) : 0;
+	}
+	fl6.flowi6_proto = IPPROTO_UDP;
+	fl6.daddr = c->peer.v6.sin6_addr;
+	fl6.saddr = c->local.v6.sin6_addr;
+	if (__ipv6_addr_needs_scope_id(ipv6_addr_type(&fl6.daddr)))
+		fl6.flowi6_oif = c->peer.v6.sin6_scope_id;
+	dst = ipv6_stub->ipv6_dst_lookup_flow(net, NULL, &fl6, NULL);
+	if (IS_ERR(dst))
+		return 0;
+	mtu = dst_mtu(dst);
+	dst_release(dst);
+	return mtu > sizeof(struct ipv6hdr) + sizeof(struct udphdr) ?
+	       mtu - sizeof(struct ipv6hdr) - sizeof(struct udphdr) : 0;
+}
+
+/* The largest datagram to build now (RFC 9000 14): 1200 bytes until the
+ * handshake is done and the Initial space gone; then the path MTU less
+ * the headers, capped by both ends' max_udp_payload_size and by
+ * QUIC_CONN_MAX_DGRAM_CAP, never below 1200. Fixed once chosen: STREAM
+ * chunks are cut to it and never split.
+ */
+static u32 quic_out_dgram_limit(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	u32 max;
+
+	if (c->max_dgram)
+		return c->max_dgram;
+	if (sk->sk_state != TCP_ESTABLISHED || !c->peer_tp_set ||
+	    !c->space[QUIC_CRYPTO_INITIAL].discarded)
+		return QUIC_CONN_MAX_DGRAM;
+	max = min_t(u64, QUIC_CONN_MAX_DGRAM_CAP,
+		    min(c->peer_tp.max_udp_payload_size,
+			c->local_tp.max_udp_payload_size));
+	max = min(max, quic_out_path_payload(sk));
+	c->max_dgram = max_t(u32, max, QUIC_CONN_MAX_DGRAM);
+	return c->max_dgram;
+}
+
 /* Build and send one datagram. Return 1 if one was sent, 0 if there was
  * nothing to send, or a negative errno.
  */
@@ -368,6 +493,7 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	u32 total = 0, room, hl, pad, i, last = 0;
+	u32 limit = quic_out_dgram_limit(sk);
 	struct quic_pnspace *s;
 	bool initial = false;
 	struct sk_buff *skb;
@@ -383,10 +509,12 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 			continue;
 		if (level == QUIC_CRYPTO_APP && sk->sk_state != TCP_ESTABLISHED)
 			continue;
-		hl = quic_out_hdr_len(c, level, QUIC_CONN_MAX_DGRAM);
-		if (total + hl + QUIC_PACKET_TAG_LEN + 8 >= QUIC_CONN_MAX_DGRAM)
+		hl = quic_out_hdr_len(c, level, limit);
+		if (total + hl + QUIC_PACKET_TAG_LEN + 8 >= limit)
 			break;
-		room = QUIC_CONN_MAX_DGRAM - total - hl - QUIC_PACKET_TAG_LEN;
+		room = limit - total - hl - QUIC_PACKET_TAG_LEN;
+		if (level != QUIC_CRYPTO_APP)
+			room = min_t(u32, room, QUIC_CONN_MAX_DGRAM);
 		memset(pl->rec[level], 0, sizeof(*pl->rec[level]));
 		n = quic_out_frames(sk, level, pl->payload[level], room,
 				    pl->rec[level], &pl->eliciting[level]);
@@ -414,7 +542,7 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 		total += quic_out_hdr_len(c, last, pl->len[last]) +
 			 pl->len[last];
 	}
-	if (total > QUIC_CONN_MAX_DGRAM) {
+	if (initial && total > QUIC_CONN_MAX_DGRAM) {
 		/* The Length field grew: take the excess back. */
 		pl->len[last] -= total - QUIC_CONN_MAX_DGRAM;
 		total = QUIC_CONN_MAX_DGRAM;
@@ -454,15 +582,27 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
  */
 void quic_output_flush(struct sock *sk, gfp_t gfp)
 {
+	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_out_plan pl = {};
 	int i, n;
 
 	if (sk->sk_state == TCP_CLOSE || !quic_sk(sk)->udp)
 		return;
+	if (!c->out_buf) {
+		/* Kept for the connection's life: a flush runs per
+		 * datagram received, mostly to send nothing or an ACK.
+		 */
+		c->out_buf = kmalloc(2 * QUIC_CONN_MAX_DGRAM +
+				     QUIC_CONN_MAX_DGRAM_CAP, gfp);
+		if (!c->out_buf)
+			return;
+	}
+	pl.payload[QUIC_CRYPTO_INITIAL] = c->out_buf;
+	pl.payload[QUIC_CRYPTO_HANDSHAKE] = c->out_buf + QUIC_CONN_MAX_DGRAM;
+	pl.payload[QUIC_CRYPTO_APP] = c->out_buf + 2 * QUIC_CONN_MAX_DGRAM;
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
-		pl.payload[i] = kmalloc(QUIC_CONN_MAX_DGRAM, gfp);
 		pl.rec[i] = kzalloc(sizeof(*pl.rec[i]), gfp);
-		if (!pl.payload[i] || !pl.rec[i])
+		if (!pl.rec[i])
 			goto out;
 	}
 	for (n = 0; n < QUIC_OUT_MAX_DGRAMS; n++) {
@@ -477,10 +617,8 @@ void quic_output_flush(struct sock *sk, gfp_t gfp)
 		}
 	}
 out:
-	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
-		kfree(pl.payload[i]);
+	for (i = 0; i < QUIC_PNSPACE_NUM; i++)
 		kfree(pl.rec[i]);
-	}
 	quic_conn_timer_arm(sk);
 }
 
@@ -684,11 +822,16 @@ int quic_output_stream(struct sock *sk, struct quic_stream *st,
 	struct quic_stream_out *ch, *tmp;
 	u64 off = st->send.used;
 	LIST_HEAD(chunks);
-	u32 n, total = len;
+	u32 n, total = len, chunk;
 	int err;
 
+	/* Chunks fill a packet of the datagram size chosen at the end of
+	 * the handshake (stream data is sent only after it).
+	 */
+	chunk = max_t(u32, QUIC_CONN_STREAM_CHUNK,
+		      quic_out_dgram_limit(sk) - QUIC_CONN_STREAM_OVERHEAD);
 	do {
-		n = min_t(u32, len, QUIC_CONN_STREAM_CHUNK);
+		n = min_t(u32, len, chunk);
 		ch = kzalloc(struct_size(ch, data, n), GFP_KERNEL);
 		if (!ch)
 			goto err;
@@ -794,6 +937,8 @@ void quic_output_stream_free(struct sock *sk)
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_stream_out *ch, *tmp;
 
+	kfree(c->out_buf);	/* freed with the connection, as the data */
+	c->out_buf = NULL;
 	list_for_each_entry_safe(ch, tmp, &c->stream_out, list) {
 		list_del(&ch->list);
 		sk_wmem_queued_add(sk, -(int)(ch->len + sizeof(*ch)));

@@ -1109,6 +1109,13 @@ static int quic_conn_setsockopt(struct sock *sk, int optname,
 		return err;
 	case QUIC_SOCKOPT_CONNECTION_ID:
 		return quic_sock_set_cid(sk, optval, optlen);
+	case QUIC_SOCKOPT_KEY_UPDATE:
+		lock_sock(sk);
+		err = quic_key_update_local(sk);
+		if (!err)
+			quic_output_flush(sk, GFP_KERNEL);
+		release_sock(sk);
+		return err;
 	case QUIC_SOCKOPT_CRYPTO_SECRET:
 		if (optlen < sizeof(secret))
 			return -EINVAL;

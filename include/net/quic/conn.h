@@ -17,6 +17,7 @@
 #include <linux/skbuff.h>
 #include <linux/timer.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 #include <net/quic/ackrange.h>
 #include <net/quic/cid.h>
 #include <net/quic/connid.h>
@@ -32,8 +33,17 @@ struct sock;
 
 /* Length of the connection IDs we choose (socket-api.md 7.3). */
 #define QUIC_CONN_CID_LEN		8
-/* Largest datagram we build. */
+/* Largest datagram we build during the handshake, and the least after. */
 #define QUIC_CONN_MAX_DGRAM		1200
+/* Largest datagram we build once established (with the path MTU and the
+ * max_udp_payload_size of both ends): its skb and a STREAM chunk filling
+ * it stay within a 16 KiB slab object.
+ */
+#define QUIC_CONN_MAX_DGRAM_CAP		15360
+/* Room a full-size STREAM chunk leaves in its packet: short header, tag,
+ * STREAM frame header and a small ACK or flow-control frame.
+ */
+#define QUIC_CONN_STREAM_OVERHEAD	(1 + QUIC_CONN_CID_LEN + 4 + 16 + 21 + 40)
 /* Largest piece of CRYPTO data kept as one unit for (re)transmission. */
 #define QUIC_CONN_CRYPTO_CHUNK		1000
 /* Largest piece of STREAM data kept as one unit for (re)transmission. */
@@ -135,6 +145,7 @@ struct quic_out_pkt {
  * @crypto_send_off: CRYPTO stream offset for the next bytes queued
  * @crypto_recv_off: CRYPTO stream offset expected next
  * @ack_pending: an ack-eliciting packet arrived since our last ACK
+ * @ack_eliciting: ack-eliciting packets received since our last ACK
  * @ping: send a PING (probe with nothing to retransmit)
  * @discarded: keys dropped; nothing more is sent or received here
  */
@@ -149,6 +160,7 @@ struct quic_pnspace {
 	u64			crypto_send_off;
 	u64			crypto_recv_off;
 	bool			ack_pending;
+	u8			ack_eliciting;
 	bool			ping;
 	bool			discarded;
 };
@@ -227,6 +239,11 @@ struct quic_request {
  * @ncid_pending: NEW_CONNECTION_ID frames for our live IDs are to be sent
  * @closing: closing state (RFC 9000 10.2.1): we sent CONNECTION_CLOSE
  * @draining: draining state (RFC 9000 10.2.2): the peer sent it
+ * @ack_timer: sends a deferred 1-RTT ACK (output.c)
+ * @max_dgram: the datagram size once established (output.c), 0 before
+ * @out_buf: output.c's frame buffers: QUIC_CONN_MAX_DGRAM bytes for each of
+ *	Initial and Handshake, then QUIC_CONN_MAX_DGRAM_CAP for 1-RTT
+ * @ku_work: prepares the next 1-RTT keys after a key update (keyupdate.c)
  */
 struct quic_conn {
 	struct quic_pnspace	space[QUIC_PNSPACE_NUM];
@@ -279,6 +296,10 @@ struct quic_conn {
 	bool			ncid_pending;
 	bool			closing;
 	bool			draining;
+	struct timer_list	ack_timer;
+	u32			max_dgram;
+	u8			*out_buf;
+	struct work_struct	ku_work;
 };
 
 /**
@@ -348,6 +369,7 @@ u64 quic_conn_idle_us(u64 local, u64 peer, u64 floor);
 int quic_output_crypto(struct sock *sk, u8 level, struct iov_iter *from,
 		       u32 len);
 void quic_output_flush(struct sock *sk, gfp_t gfp);
+void quic_output_ack_timeout(struct timer_list *t);
 void quic_output_close(struct sock *sk, u32 err, gfp_t gfp);
 void quic_output_close_app(struct sock *sk, gfp_t gfp);
 void quic_output_pkt_acked(void *ctx, struct quic_sent_pkt *pkt);
@@ -370,6 +392,12 @@ struct quic_crypto_cb {
 };
 
 #define QUIC_CRYPTO_CB(skb)	((struct quic_crypto_cb *)(skb)->cb)
+
+/* keyupdate.c */
+void quic_key_update_init(struct sock *sk);
+int quic_key_update_ready(struct sock *sk);
+int quic_key_update_local(struct sock *sk);
+u32 quic_key_update_peer(struct sock *sk);
 
 /* input.c */
 int quic_input_rcv(struct net *net, struct quic_udp_sock *us,

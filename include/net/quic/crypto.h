@@ -11,8 +11,12 @@
  *
  * Calls on one struct quic_crypto must be serialised by the caller (the
  * socket lock on the packet path): the preallocated requests are shared.
- * Only synchronous algorithm implementations are requested, so every call
- * completes before it returns.
+ * Every call completes before it returns.  The AEAD is the fastest
+ * implementation the crypto API has, which may be asynchronous (on x86,
+ * AES-NI GCM is registered behind a SIMD/cryptd wrapper): where the caller
+ * may sleep, such a call waits for its completion; in atomic context
+ * (softirq receive, timers) a second, synchronous-only transform with the
+ * same key is used instead.
  *
  * Contexts: quic_crypto_set_secret(), quic_crypto_initial_keys(),
  * quic_crypto_key_update_prepare(), quic_crypto_retry_tag() and
@@ -52,8 +56,11 @@ struct skcipher_request;
 
 /**
  * struct quic_crypto_key - the packet protection keys of one key phase
- * @aead: AEAD transform holding the key
+ * @aead: AEAD transform holding the key, the fastest implementation
  * @req: preallocated request for @aead
+ * @aead_sync: when @aead is asynchronous, a synchronous implementation
+ *	holding the same key, for atomic context; NULL otherwise
+ * @req_sync: preallocated request for @aead_sync
  * @secret: the traffic secret the key and IV derive from
  * @iv: the packet protection IV
  * @ready: @aead holds the key derived from @secret
@@ -61,6 +68,8 @@ struct skcipher_request;
 struct quic_crypto_key {
 	struct crypto_aead *aead;
 	struct aead_request *req;
+	struct crypto_aead *aead_sync;
+	struct aead_request *req_sync;
 	u8 secret[QUIC_CRYPTO_SECRET_MAX_LEN];
 	u8 iv[QUIC_CRYPTO_IV_LEN];
 	bool ready;

@@ -14,6 +14,7 @@
  */
 
 #include <crypto/aead.h>
+#include <linux/bottom_half.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/random.h>
@@ -853,8 +854,12 @@ static int check_keys(struct quic_test *t, const struct vec *v)
 /* Protect the plaintext Initial with the sender's keys and compare with the
  * RFC's packet, then unprotect it with the receiver's keys.
  */
-static int check_initial(struct quic_test *t, const struct vec *v,
-			 bool from_server)
+/* Protect and open an Initial vector.  @bh: 1 protects it with BHs
+ * disabled, 2 opens it so: atomic context takes the synchronous AEAD
+ * transform, process context the first-ranked one (crypto.c).
+ */
+static int check_initial_bh(struct quic_test *t, const struct vec *v,
+			    bool from_server, int bh)
 {
 	const u8 *hdr = from_server ? v->server_hdr : v->client_hdr;
 	const u8 *want = from_server ? v->server_pkt : v->client_pkt;
@@ -887,7 +892,11 @@ static int check_initial(struct quic_test *t, const struct vec *v,
 	memcpy(pkt, hdr, hdr_len);
 	memcpy(pkt + hdr_len, payload, src_len);	/* the rest is PADDING */
 
+	if (bh & 1)
+		local_bh_disable();
 	err = quic_crypto_encrypt(tx, pkt, hdr_len, pn_len, pn, payload_len);
+	if (bh & 1)
+		local_bh_enable();
 	if (err) {
 		quic_test_fail(t, "encrypt: %d", err);
 		goto out;
@@ -910,7 +919,11 @@ static int check_initial(struct quic_test *t, const struct vec *v,
 	err = check_bytes(t, "unprotected header", pkt, hdr, hdr_len);
 	if (err)
 		goto out;
+	if (bh & 2)
+		local_bh_disable();
 	err = quic_crypto_aead_decrypt(rx, pkt, hdr_len, pn, len);
+	if (bh & 2)
+		local_bh_enable();
 	if (err) {
 		quic_test_fail(t, "decrypt: %d", err);
 		goto out;
@@ -924,6 +937,12 @@ out:
 	kfree(pkt);
 	initial_pair_free(p);
 	return err;
+}
+
+static int check_initial(struct quic_test *t, const struct vec *v,
+			 bool from_server)
+{
+	return check_initial_bh(t, v, from_server, 0);
 }
 
 static int check_retry(struct quic_test *t, const struct vec *v)
@@ -1569,6 +1588,15 @@ static int roundtrip_chacha20_poly1305(struct quic_test *t)
 	return roundtrip(t, TLS_CIPHER_CHACHA20_POLY1305, 32);
 }
 
+/* The same vectors through both AEAD transforms of a key: protected in
+ * softirq-like context and opened in process context, and the reverse.
+ */
+static int v1_initial_atomic(struct quic_test *t)
+{
+	return check_initial_bh(t, &vec_v1, false, 1) ?:
+	       check_initial_bh(t, &vec_v1, true, 2);
+}
+
 static const struct quic_test_case quic_crypto_cases[] = {
 	QUIC_TEST_CASE(v1_keys),
 	QUIC_TEST_CASE(v1_client_initial),
@@ -1587,6 +1615,7 @@ static const struct quic_test_case quic_crypto_cases[] = {
 	QUIC_TEST_CASE(roundtrip_aes_256_gcm),
 	QUIC_TEST_CASE(roundtrip_aes_128_ccm),
 	QUIC_TEST_CASE(roundtrip_chacha20_poly1305),
+	QUIC_TEST_CASE(v1_initial_atomic),
 };
 
 #define BENCH_OPS	2000

@@ -31,3 +31,76 @@ awk '$1 == "prandom_siphash_u32" { base = $2 }
      }' /tmp/bench-prandom | sort
 echo "== QUIC hashing (ns per lookup hash)"
 bench_module quic_test
+
+# Throughput over loopback, measured side by side in this boot: kernel TCP
+# (iperf3), kTLS (ktls_perf: fixed keys, TLS 1.3 records in the kernel)
+# and kernel QUIC (quic_perf: a libquic PSK handshake, then one stream).
+# BENCH_MIB sets the size of each transfer (default 100 MiB), BENCH_REPS
+# how many times each runs (default 1; the best run counts).
+mib=${BENCH_MIB:-100}
+reps=${BENCH_REPS:-1}
+tput=/tmp/bench-tput
+: >"$tput"
+
+# best NAME CMD...: run CMD $reps times; it prints a line ending in
+# "X MB/s"; record the best X as "NAME X".
+best() {
+	local name=$1 out mbs top=0 i
+	shift
+	for ((i = 0; i < reps; i++)); do
+		if ! out=$("$@" 2>&1); then
+			echo "  $name: failed: $(echo "$out" | tail -1)"
+			continue
+		fi
+		mbs=$(echo "$out" | awk '/MB\/s$/ { print $(NF - 1) }' | tail -1)
+		[ -n "$mbs" ] || continue
+		echo "  $name: $mbs MB/s"
+		top=$(awk -v a="$top" -v b="$mbs" 'BEGIN { print (b > a) ? b : a }')
+	done
+	[ "$top" != 0 ] && echo "$name $top" >>"$tput"
+}
+
+iperf_tcp() {
+	local js
+	iperf3 -s -1 -p 5301 >/dev/null 2>&1 &
+	sleep 0.5
+	js=$(iperf3 -c 127.0.0.1 -p 5301 -n "${mib}M" -J 2>/dev/null)
+	wait
+	echo "$js" | jq -r '.end.sum_received.bits_per_second / 8e6 |
+		"\(. * 100 | floor / 100) MB/s"'
+}
+
+echo "== throughput, ${mib} MiB over loopback (MB/s, 10^6 bytes; higher is faster)"
+for m in /sys/module/aesni_intel /sys/module/chacha_x86_64; do
+	[ -d "$m" ] || modprobe "$(basename "$m")" 2>/dev/null
+done
+best tcp iperf_tcp
+best ktls-tcp "$dir/ktls_perf" -c none -m "$mib"
+async=/sys/module/quic/parameters/crypto_async
+for c in aes128 chacha; do
+	best "ktls-$c" "$dir/ktls_perf" -c "$c" -m "$mib"
+	best "quic-$c" "$dir/quic_perf" -c "$c" -m "$mib"
+done
+# The same with synchronous AEAD implementations only (quic.crypto_async=0).
+if [ -w "$async" ]; then
+	echo 0 >"$async"
+	best quic-aes128-sync "$dir/quic_perf" -c aes128 -m "$mib"
+	echo 1 >"$async"
+fi
+echo "  AEAD drivers in use (/proc/crypto, highest priority first):"
+awk -F': ' '/^name/ { n = $2 } /^driver/ { d = $2 } /^priority/ { p = $2 }
+	/^async/ { a = $2 }
+	/^type/ && $2 == "aead" && (n == "gcm(aes)" ||
+				    n == "rfc7539(chacha20,poly1305)") {
+		printf "    %s %s priority %s async %s\n", n, d, p, a }' \
+	/proc/crypto | sort -k1,1 -k4,4nr | uniq
+awk '{ v[$1] = $2 }
+     function r(a, b) {
+	if (v[a] && v[b])
+		printf "  ratio %s/%s %.2f\n", a, b, v[a] / v[b]
+     }
+     END {
+	r("quic-aes128", "tcp"); r("quic-aes128", "ktls-aes128")
+	r("quic-chacha", "tcp"); r("quic-chacha", "ktls-chacha")
+	r("ktls-aes128", "tcp"); r("quic-aes128", "quic-aes128-sync")
+     }' "$tput"

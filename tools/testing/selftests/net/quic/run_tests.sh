@@ -32,6 +32,9 @@ run_kselftest "$dir/handshake"
 run_kselftest "$dir/hostile"
 run_kselftest "$dir/streams"
 run_kselftest "$dir/conn"
+run_kselftest "$dir/keyupdate"
+# HTTP/3 with ngtcp2's gtlsserver and gtlsclient (interop.sh).
+"$dir/interop.sh"
 # No UDP socket or anything else of quic.ko outlives the tests.
 if rmmod quic; then
 	result ok module "quic unloads after the tests"

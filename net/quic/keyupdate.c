@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * QUIC: key updates of a connection (RFC 9001 section 6).
+ *
+ * crypto.c keeps three key slots per direction and switches between them
+ * without sleeping; preparing the next phase's keys may sleep (some AEAD
+ * implementations allocate in setkey). So the next keys of both
+ * directions are prepared in process context: when the 1-RTT keys are
+ * installed, after a local update, and from a work item after the peer
+ * started one.
+ *
+ * Local update (setsockopt QUIC_SOCKOPT_KEY_UPDATE, socket-api.md 5.8):
+ * the send side moves to the next phase; the receive side follows when
+ * the peer's first packet of that phase opens. Until then the update is
+ * not confirmed and another one is refused (RFC 9001 6.1 asks for an
+ * acknowledgment of a packet of the current phase; a packet of the new
+ * phase from the peer implies that it saw ours).
+ *
+ * Peer update: the receive side moved in quic_crypto_aead_decrypt(); the
+ * send side follows here, and a QUIC_EVENT_KEY_UPDATE carries the new
+ * phase. A peer that starts yet another update before our work item
+ * prepared the keys sees its packets dropped until it is done.
+ */
+
+#include <linux/workqueue.h>
+#include <net/sock.h>
+
+#include <net/quic/conn.h>
+#include <net/quic/crypto.h>
+#include <net/quic/event.h>
+#include <net/quic/socket.h>
+
+static int quic_key_prepare(struct quic_conn *c)
+{
+	struct quic_pnspace *s = &c->space[QUIC_CRYPTO_APP];
+	int err;
+
+	if (!quic_crypto_ready(&s->rx) || !quic_crypto_ready(&s->tx))
+		return -ENOKEY;
+	err = quic_crypto_key_update_prepare(&s->rx);
+	if (!err)
+		err = quic_crypto_key_update_prepare(&s->tx);
+	return err;
+}
+
+static void quic_key_update_work(struct work_struct *work)
+{
+	struct quic_conn *c = container_of(work, struct quic_conn, ku_work);
+	struct sock *sk = (struct sock *)container_of(c, struct quic_sock,
+						      conn);
+
+	lock_sock(sk);
+	if (sk->sk_state == TCP_ESTABLISHED)
+		quic_key_prepare(c);
+	release_sock(sk);
+	sock_put(sk);
+}
+
+/**
+ * quic_key_update_init() - set up a connection's key update state
+ * @sk: the socket
+ */
+void quic_key_update_init(struct sock *sk)
+{
+	INIT_WORK(&quic_sk(sk)->conn.ku_work, quic_key_update_work);
+}
+
+/**
+ * quic_key_update_ready() - the 1-RTT keys are installed: prepare the next
+ * @sk: the socket, locked, in process context
+ *
+ * Return: 0 or a crypto API errno.
+ */
+int quic_key_update_ready(struct sock *sk)
+{
+	return quic_key_prepare(&quic_sk(sk)->conn);
+}
+
+/**
+ * quic_key_update_local() - setsockopt(QUIC_SOCKOPT_KEY_UPDATE)
+ * @sk: the socket, locked, in process context
+ *
+ * Return: 0; -EPIPE unless established; -EINVAL before the handshake is
+ * confirmed or while our previous update is not; a crypto API errno.
+ */
+int quic_key_update_local(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_pnspace *s = &c->space[QUIC_CRYPTO_APP];
+	int err;
+
+	if (sk->sk_state != TCP_ESTABLISHED)
+		return -EPIPE;
+	if (!c->handshake_confirmed || s->tx.key_phase != s->rx.key_phase)
+		return -EINVAL;
+	err = quic_key_prepare(c);
+	if (err)
+		return err;
+	return quic_crypto_key_update(&s->tx);
+}
+
+/**
+ * quic_key_update_peer() - a packet opened with the next receive keys
+ * @sk: the socket, locked; softirq or process context
+ *
+ * Follows the peer's update on the send side unless the update was ours,
+ * and queues the preparation of the keys after these.
+ *
+ * Return: 0, or a transport error code to close with.
+ */
+u32 quic_key_update_peer(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_pnspace *s = &c->space[QUIC_CRYPTO_APP];
+	u8 phase;
+
+	if (s->tx.key_phase != s->rx.key_phase) {
+		if (quic_crypto_key_update(&s->tx))
+			return QUIC_TRANSPORT_ERROR_KEY_UPDATE;
+		phase = s->rx.key_phase;
+		quic_event_put(sk, QUIC_EVENT_KEY_UPDATE, &phase, sizeof(phase));
+	}
+	sock_hold(sk);
+	if (!schedule_work(&c->ku_work))
+		sock_put(sk);
+	return 0;
+}

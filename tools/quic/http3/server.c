@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * h3server: serve files, or bodies of a requested size, over HTTP/3 on
+ * kernel QUIC sockets.
+ *
+ *   h3server [-d DIR] [-c CIPHER] [-n COUNT] [-q] ADDR PORT KEY CERT
+ *
+ * GET /bytes/N answers N bytes of a fixed pattern (K, M and G suffixes
+ * allowed); any other path is a file below DIR (default: the current
+ * directory). Each connection is served by a child process; the
+ * handshake is libquic's quic_server_handshake(). One line per request
+ * goes to stderr unless -q is given. With -n the server stops accepting
+ * after COUNT connections and exits once they are done.
+ */
+
+#define _GNU_SOURCE
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <netinet/quic.h>
+
+#include "h3.h"
+
+#define H3S_PATTERN_LEN		65536
+#define H3S_CHUNK		(256 * 1024)
+#define H3S_BACKLOG		16
+#define H3S_PEER_WAIT_S		30
+
+struct h3s_req {
+	char method[16];
+	char path[1024];
+	const uint8_t *data;	/* NULL: the pattern */
+	size_t map_len;
+	uint64_t len;
+	uint64_t off;
+	int status;
+	double t_start;
+	struct h3s_req *next;
+};
+
+struct h3s_conn {
+	struct h3_conn c;
+	struct h3s_req *reqs;
+	char peer[64];
+	const char *cipher;	/* the one offered, or NULL for all */
+};
+
+static const char *docroot = ".";
+static uint8_t pattern[H3S_PATTERN_LEN];
+static bool quiet;
+
+static void print_usage(void)
+{
+	fprintf(stderr,
+		"usage: h3server [options] ADDR PORT KEY CERT\n"
+		"  -d, --htdocs DIR     serve files below DIR (default .)\n"
+		"  -c, --cipher NAME    offer only this cipher (AES-128-GCM,\n"
+		"                       AES-256-GCM, CHACHA20-POLY1305, ...)\n"
+		"  -n, --count N        exit after N connections\n"
+		"  -q, --quiet          no log lines\n"
+		"GET /bytes/N answers N bytes (K, M, G suffixes).\n");
+	exit(2);
+}
+
+static void h3s_req_free(struct h3s_req *r)
+{
+	if (r->data && r->map_len)
+		munmap((void *)r->data, r->map_len);
+	free(r);
+}
+
+static int h3s_begin_headers(nghttp3_conn *h3, int64_t sid, void *user,
+			     void *stream_user)
+{
+	struct h3s_conn *sc = user;
+	struct h3s_req *r;
+
+	(void)stream_user;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NGHTTP3_ERR_CALLBACK_FAILURE;
+	r->t_start = h3_now();
+	r->next = sc->reqs;
+	sc->reqs = r;
+	return nghttp3_conn_set_stream_user_data(h3, sid, r) ?
+	       NGHTTP3_ERR_CALLBACK_FAILURE : 0;
+}
+
+static void h3s_copy(char *dst, size_t size, nghttp3_rcbuf *rc)
+{
+	nghttp3_vec v = nghttp3_rcbuf_get_buf(rc);
+	size_t n = v.len < size - 1 ? v.len : size - 1;
+
+	memcpy(dst, v.base, n);
+	dst[n] = '\0';
+}
+
+static int h3s_recv_header(nghttp3_conn *h3, int64_t sid, int32_t token,
+			   nghttp3_rcbuf *name, nghttp3_rcbuf *value,
+			   uint8_t flags, void *user, void *stream_user)
+{
+	struct h3s_req *r = stream_user;
+
+	(void)h3;
+	(void)sid;
+	(void)name;
+	(void)flags;
+	(void)user;
+	if (!r)
+		return 0;
+	if (token == NGHTTP3_QPACK_TOKEN__METHOD)
+		h3s_copy(r->method, sizeof(r->method), value);
+	else if (token == NGHTTP3_QPACK_TOKEN__PATH)
+		h3s_copy(r->path, sizeof(r->path), value);
+	return 0;
+}
+
+/* Map the path to a body: the pattern, a file, or an error status. */
+static void h3s_resolve(struct h3s_req *r)
+{
+	char file[1400];
+	struct stat st;
+	char *q;
+	int fd;
+
+	q = strchr(r->path, '?');
+	if (q)
+		*q = '\0';
+	r->status = 200;
+	if (strcmp(r->method, "GET") && strcmp(r->method, "HEAD")) {
+		r->status = 405;
+		return;
+	}
+	if (!strncmp(r->path, "/bytes/", 7)) {
+		if (h3_parse_size(r->path + 7, &r->len))
+			r->status = 400;
+		return;
+	}
+	if (r->path[0] != '/' || strstr(r->path, "/..")) {
+		r->status = 400;
+		return;
+	}
+	snprintf(file, sizeof(file), "%s%s%s", docroot, r->path,
+		 r->path[strlen(r->path) - 1] == '/' ? "index.html" : "");
+	fd = open(file, O_RDONLY);
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		r->status = 404;
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	r->len = st.st_size;
+	if (r->len) {
+		r->data = mmap(NULL, r->len, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (r->data == MAP_FAILED) {
+			r->data = NULL;
+			r->status = 500;
+		} else {
+			r->map_len = r->len;
+		}
+	}
+	close(fd);
+}
+
+static nghttp3_ssize h3s_read_data(nghttp3_conn *h3, int64_t sid,
+				   nghttp3_vec *vec, size_t veccnt,
+				   uint32_t *pflags, void *user,
+				   void *stream_user)
+{
+	struct h3s_req *r = stream_user;
+	uint64_t left;
+	size_t i, n, at;
+
+	(void)h3;
+	(void)sid;
+	(void)user;
+	for (i = 0; i < veccnt && r->off < r->len; i++) {
+		left = r->len - r->off;
+		if (r->data) {
+			n = left < H3S_CHUNK ? left : H3S_CHUNK;
+			vec[i].base = (uint8_t *)r->data + r->off;
+		} else {
+			at = r->off % H3S_PATTERN_LEN;
+			n = H3S_PATTERN_LEN - at;
+			if (n > left)
+				n = left;
+			vec[i].base = pattern + at;
+		}
+		vec[i].len = n;
+		r->off += n;
+	}
+	if (r->off == r->len)
+		*pflags |= NGHTTP3_DATA_FLAG_EOF;
+	return i;
+}
+
+static int h3s_respond(nghttp3_conn *h3, int64_t sid, struct h3s_req *r)
+{
+	nghttp3_data_reader dr = { .read_data = h3s_read_data };
+	char status[8], clen[24];
+	nghttp3_nv nva[3];
+	bool body;
+
+	h3s_resolve(r);
+	if (r->status != 200)
+		r->len = 0;
+	body = r->status == 200 && strcmp(r->method, "HEAD");
+	snprintf(status, sizeof(status), "%d", r->status);
+	snprintf(clen, sizeof(clen), "%llu", (unsigned long long)r->len);
+	nva[0] = h3_nv(":status", status);
+	nva[1] = h3_nv("server", "h3server");
+	nva[2] = h3_nv("content-length", clen);
+	return nghttp3_conn_submit_response(h3, sid, nva, 3,
+					    body && r->len ? &dr : NULL);
+}
+
+static int h3s_end_stream(nghttp3_conn *h3, int64_t sid, void *user,
+			  void *stream_user)
+{
+	struct h3s_req *r = stream_user;
+
+	(void)user;
+	if (!r)
+		return 0;
+	return h3s_respond(h3, sid, r) ? NGHTTP3_ERR_CALLBACK_FAILURE : 0;
+}
+
+static void h3s_log(struct h3s_conn *sc, double t_end)
+{
+	struct h3s_req *r;
+	double secs;
+
+	if (quiet)
+		return;
+	for (r = sc->reqs; r; r = r->next) {
+		secs = t_end - r->t_start;
+		fprintf(stderr,
+			"h3server: %s %s %s -> %d, %llu bytes in %.3f s, %.2f MB/s%s%s\n",
+			sc->peer, r->method[0] ? r->method : "-",
+			r->path[0] ? r->path : "-", r->status,
+			(unsigned long long)r->off, secs,
+			secs > 0 ? r->off / secs / 1e6 : 0.0,
+			sc->cipher ? ", cipher " : "",
+			sc->cipher ? sc->cipher : "");
+	}
+}
+
+/* Serve one connection until the peer closes it. */
+static int h3s_serve(struct h3s_conn *sc)
+{
+	struct h3_conn *c = &sc->c;
+	nghttp3_callbacks cb;
+	nghttp3_settings settings;
+	double last = h3_now();
+	uint64_t seen = 0;
+	int err;
+
+	h3_conn_callbacks(&cb);
+	cb.begin_headers = h3s_begin_headers;
+	cb.recv_header = h3s_recv_header;
+	cb.end_stream = h3s_end_stream;
+	nghttp3_settings_default(&settings);
+	err = nghttp3_conn_server_new(&c->h3, &cb, &settings, NULL, sc);
+	if (err)
+		return err;
+	nghttp3_conn_set_max_client_streams_bidi(c->h3, 100);
+	err = h3_conn_bind_streams(c);
+	if (err)
+		return err;
+	for (;;) {
+		err = h3_conn_write(c);
+		if (!err)
+			err = h3_conn_read(c);
+		if (err)
+			break;
+		if (c->rx_bytes + c->tx_bytes != seen) {
+			seen = c->rx_bytes + c->tx_bytes;
+			last = h3_now();
+		} else if (h3_now() - last > H3S_PEER_WAIT_S) {
+			err = -ETIMEDOUT;
+			break;
+		}
+		err = h3_conn_wait(c, 1000);
+		if (err)
+			break;
+	}
+	/* The end of the connection is how a client says it is done. */
+	return err == -ENOTCONN ? 0 : err;
+}
+
+static int h3s_listen(const char *addr, const char *port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd;
+
+	if (h3_parse_addr(strcmp(addr, "*") ? addr : NULL, port, 1, &ss,
+			  &len)) {
+		fprintf(stderr, "h3server: bad address %s %s\n", addr, port);
+		return -1;
+	}
+	fd = socket(ss.ss_family, SOCK_DGRAM, IPPROTO_QUIC);
+	if (fd < 0) {
+		perror("h3server: socket(IPPROTO_QUIC)");
+		return -1;
+	}
+	if (bind(fd, (struct sockaddr *)&ss, len) ||
+	    listen(fd, H3S_BACKLOG)) {
+		perror("h3server: bind/listen");
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static const char *h3s_strerror(int err)
+{
+	return err <= -500 ? nghttp3_strerror(err) : strerror(-err);
+}
+
+/* One connection, in its own process: handshake, requests, log. */
+static int h3s_connection(int fd, const struct sockaddr *peer, uint32_t ctype,
+			  const char *key, const char *cert)
+{
+	struct h3s_conn sc;
+	struct h3s_req *r;
+	int err;
+
+	memset(&sc, 0, sizeof(sc));
+	h3_addr_str(peer, sc.peer, sizeof(sc.peer));
+	if (ctype) {
+		sc.cipher = h3_cipher_name(ctype);
+		if (h3_set_cipher_hint(fd, ctype))
+			perror("h3server: cipher hint");
+	}
+	if (quic_server_handshake(fd, key, cert, H3_ALPN)) {
+		fprintf(stderr, "h3server: %s: handshake: %s\n", sc.peer,
+			strerror(errno));
+		return 1;
+	}
+	err = h3_conn_init(&sc.c, fd, true);
+	if (!err)
+		err = h3s_serve(&sc);
+	if (err)
+		fprintf(stderr, "h3server: %s: %s\n", sc.peer,
+			h3s_strerror(err));
+	h3s_log(&sc, h3_now());
+	h3_conn_release(&sc.c);
+	while (sc.reqs) {
+		r = sc.reqs;
+		sc.reqs = r->next;
+		h3s_req_free(r);
+	}
+	return err ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "htdocs", required_argument, NULL, 'd' },
+		{ "cipher", required_argument, NULL, 'c' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *key, *cert;
+	struct sockaddr_storage peer;
+	long count = 0, served = 0;
+	uint32_t ctype = 0;
+	socklen_t plen;
+	int opt, lfd, fd;
+	size_t i;
+	pid_t pid;
+
+	while ((opt = getopt_long(argc, argv, "d:c:n:qh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'd':
+			docroot = optarg;
+			break;
+		case 'c':
+			if (h3_cipher_parse(optarg, &ctype)) {
+				fprintf(stderr, "h3server: unknown cipher %s\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'n':
+			count = atol(optarg);
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		default:
+			print_usage();
+		}
+	}
+	if (optind != argc - 4)
+		print_usage();
+	key = argv[optind + 2];
+	cert = argv[optind + 3];
+	for (i = 0; i < sizeof(pattern); i++)
+		pattern[i] = (uint8_t)(i * 7 + (i >> 8));
+	signal(SIGPIPE, SIG_IGN);
+	setvbuf(stderr, NULL, _IOLBF, 0);
+
+	lfd = h3s_listen(argv[optind], argv[optind + 1]);
+	if (lfd < 0)
+		return 1;
+	while (!count || served < count) {
+		plen = sizeof(peer);
+		fd = accept(lfd, (struct sockaddr *)&peer, &plen);
+		if (fd < 0) {
+			if (errno == EINTR)
+				continue;
+			perror("h3server: accept");
+			return 1;
+		}
+		served++;
+		pid = fork();
+		if (!pid) {
+			/* Do not outlive the server. */
+			prctl(PR_SET_PDEATHSIG, SIGTERM);
+			close(lfd);
+			exit(h3s_connection(fd, (struct sockaddr *)&peer, ctype,
+					    key, cert));
+		}
+		if (pid < 0)
+			perror("h3server: fork");
+		close(fd);
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+	}
+	while (wait(NULL) > 0)
+		;
+	close(lfd);
+	return 0;
+}

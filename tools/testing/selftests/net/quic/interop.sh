@@ -1,0 +1,172 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# HTTP/3 interop with Debian's ngtcp2 examples, run inside the test VM by
+# run_tests.sh: our h3client (kernel QUIC) downloads from gtlsserver, and
+# gtlsclient downloads from our h3server (kernel QUIC), over IPv4 and
+# IPv6, with each of AES-128-GCM, AES-256-GCM and ChaCha20-Poly1305, one
+# file of each size. Every body is compared by SHA-256 with the file
+# served. One result line per transfer (ktap.sh), with its throughput in
+# the log; nothing asserts a time.
+#
+#   interop.sh [SIZE...]	sizes in bytes (default 1 MiB and 10 MiB)
+#
+# QUIC_INTEROP_SIZES, QUIC_INTEROP_FAMILIES ("4 6") and
+# QUIC_INTEROP_CIPHERS narrow the matrix; QUIC_INTEROP_TIMEOUT (180)
+# bounds each transfer, in seconds.
+
+set -u
+dir=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$dir/../../../../.." && pwd)
+OUT=${OUT:-$repo/.vm}
+. "$dir/ktap.sh"
+
+h3=$repo/tools/quic/http3
+suite=interop
+sizes=("$@")
+# shellcheck disable=SC2206
+[ ${#sizes[@]} -gt 0 ] || sizes=(${QUIC_INTEROP_SIZES:-1048576 10485760})
+families=${QUIC_INTEROP_FAMILIES:-4 6}
+ciphers=${QUIC_INTEROP_CIPHERS:-AES-128-GCM AES-256-GCM CHACHA20-POLY1305}
+tmo=${QUIC_INTEROP_TIMEOUT:-180}
+port=4433
+log=$OUT/interop.log
+: >"$log"
+
+tmp=$(mktemp -d)
+srv_pid=
+cleanup() {
+	[ -n "$srv_pid" ] && kill "$srv_pid" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+mib() {
+	awk -v b="$1" 'BEGIN { if (b % 1048576) print b " B"; else print b / 1048576 " MiB" }'
+}
+
+fail_all() {
+	local why=$1 f c s
+	for f in $families; do
+		for c in $ciphers; do
+			for s in "${sizes[@]}"; do
+				result "not ok" $suite "h3client from gtlsserver IPv$f $c $(mib "$s") ($why)"
+				result "not ok" $suite "gtlsclient from h3server IPv$f $c $(mib "$s") ($why)"
+			done
+		done
+	done
+	exit 0
+}
+
+echo "== interop with ngtcp2 $(dpkg-query -W -f='${Version}' ngtcp2-client 2>/dev/null)"
+for p in gtlsserver gtlsclient openssl sha256sum; do
+	command -v $p >/dev/null || fail_all "no $p: run make provision"
+done
+[ -x "$h3/h3client" ] && [ -x "$h3/h3server" ] || fail_all "h3client/h3server not built"
+
+# GnuTLS blocks in getrandom() until the CRNG is seeded: feed it.
+modprobe -q virtio_rng 2>/dev/null
+
+# A certificate for localhost and both loopback addresses, made now.
+if ! openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+	-keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 2 -subj /CN=localhost \
+	-addext "subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1" 2>>"$log"; then
+	fail_all "no certificate"
+fi
+mkdir -p "$tmp/www" "$tmp/got"
+for s in "${sizes[@]}"; do
+	# Not a bare number: gtlsserver makes up a body for /<digits>.
+	head -c "$s" /dev/urandom >"$tmp/www/f$s.bin"
+	sha256sum <"$tmp/www/f$s.bin" | cut -d' ' -f1 >"$tmp/$s.sha"
+done
+
+# wait_udp PORT: until something listens on UDP PORT (at most 10 s).
+wait_udp() {
+	local i
+	for i in $(seq 100); do
+		ss -Hulna "sport = :$1" 2>/dev/null | grep -q . && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+stop_server() {
+	[ -n "$srv_pid" ] || return
+	kill "$srv_pid" 2>/dev/null
+	wait "$srv_pid" 2>/dev/null
+	srv_pid=
+}
+
+# check NAME SIZE FILE RC SECONDS: one result line.
+check() {
+	local name=$1 size=$2 file=$3 rc=$4 secs=$5 sum rate
+	sum=$(sha256sum <"$file" 2>/dev/null | cut -d' ' -f1)
+	rate=$(awk -v b="$size" -v s="$secs" 'BEGIN { printf "%.2f", (s > 0 ? b / s / 1e6 : 0) }')
+	if [ "$rc" = 0 ] && [ "$sum" = "$(cat "$tmp/$size.sha")" ]; then
+		echo "   ok   $name: ${secs}s, $rate MB/s"
+		result ok $suite "$name"
+	else
+		echo "   FAIL $name: status $rc, $(stat -c %s "$file" 2>/dev/null || echo 0) bytes"
+		result "not ok" $suite "$name"
+	fi
+	echo "$name: status $rc, ${secs}s, $rate MB/s" >>"$log"
+}
+
+# timed CMD...: run CMD, put its status in $rc and its duration in $secs.
+timed() {
+	local t0 t1
+	t0=$(date +%s.%N)
+	"$@" >>"$log" 2>&1
+	rc=$?
+	t1=$(date +%s.%N)
+	secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+}
+
+for fam in $families; do
+	if [ "$fam" = 6 ]; then
+		addr=::1
+		host=[::1]
+	else
+		addr=127.0.0.1
+		host=127.0.0.1
+	fi
+	for cipher in $ciphers; do
+		prio="NORMAL:-VERS-ALL:+VERS-TLS1.3:-CIPHER-ALL:+$cipher"
+
+		# Our client, ngtcp2's server.
+		port=$((port + 1))
+		gtlsserver -q -d "$tmp/www" --ciphers="$prio" "$addr" $port \
+			"$tmp/key.pem" "$tmp/cert.pem" >>"$log" 2>&1 &
+		srv_pid=$!
+		wait_udp $port || echo "gtlsserver did not bind port $port" >>"$log"
+		for s in "${sizes[@]}"; do
+			name="h3client from gtlsserver IPv$fam $cipher $(mib "$s")"
+			echo "-- $name" >>"$log"
+			rm -f "$tmp/got/f$s.bin"
+			timed timeout "$tmo" "$h3/h3client" -c "$cipher" \
+				--ca "$tmp/cert.pem" -o "$tmp/got/f$s.bin" \
+				"https://$host:$port/f$s.bin"
+			check "$name" "$s" "$tmp/got/f$s.bin" "$rc" "$secs"
+		done
+		stop_server
+
+		# ngtcp2's client, our server.
+		port=$((port + 1))
+		"$h3/h3server" -c "$cipher" -d "$tmp/www" "$addr" $port \
+			"$tmp/key.pem" "$tmp/cert.pem" >>"$log" 2>&1 &
+		srv_pid=$!
+		wait_udp $port || echo "h3server did not bind port $port" >>"$log"
+		for s in "${sizes[@]}"; do
+			name="gtlsclient from h3server IPv$fam $cipher $(mib "$s")"
+			echo "-- $name" >>"$log"
+			rm -f "$tmp/got/f$s.bin"
+			timed timeout "$tmo" gtlsclient -q \
+				--exit-on-all-streams-close --ciphers="$prio" \
+				--download "$tmp/got" "$addr" $port \
+				"https://$host:$port/f$s.bin"
+			check "$name" "$s" "$tmp/got/f$s.bin" "$rc" "$secs"
+		done
+		stop_server
+	done
+done
+exit 0
