@@ -340,8 +340,8 @@ static int quic_in_frames(struct sock *sk, u8 level, const u8 *p, u32 len,
 			break;
 		default:
 			/* PADDING, PING; DATA_BLOCKED, STREAMS_BLOCKED, datagrams,
-			 * CIDs, tokens and paths are not handled yet and are
-			 * ignored (stream.c and connid.c take them).
+			 * tokens and paths are not handled yet and are
+			 * ignored (stream.c takes the blocked frames).
 			 */
 			break;
 		}

@@ -229,6 +229,9 @@ struct quic_request {
  * @close_rcvd: closing state: packets received since it began
  * @retire_seq: sequence numbers of RETIRE_CONNECTION_ID frames to send
  * @nr_retire: entries in @retire_seq
+ * @retire_unacked: RETIRE_CONNECTION_ID frames sent while 1-RTT packets
+ *	are in flight: sent again on PTO, forgotten once nothing is in flight
+ * @nr_retire_unacked: entries in @retire_unacked
  * @reset_token: the peer's token in the namespace's reset table
  * @reset_hashed: @reset_token is in that table
  * @rx_dcid: the DCID of the packet being processed
@@ -284,6 +287,8 @@ struct quic_conn {
 	u32			close_rcvd;
 	u64			retire_seq[QUIC_CONN_RETIRE_MAX];
 	u8			nr_retire;
+	u64			retire_unacked[QUIC_CONN_RETIRE_MAX];
+	u8			nr_retire_unacked;
 	struct quic_cid		rx_dcid;
 	u8			reset_token[QUIC_RESET_TOKEN_LEN];
 	bool			reset_hashed;

@@ -561,9 +561,10 @@ TEST_F(quic_sock, quic_sockopt_wrong_direction)
 }
 
 /*
- * Not yet: the SOL_QUIC options that need a connection; the handshake ones
- * exist only while a connection is being established (EINVAL before). The
- * others are tested in sockopt.c.
+ * The SOL_QUIC options that need a connection, on a socket without one:
+ * the handshake, stream control and CONNECTION_ID options give EINVAL,
+ * STREAM_OPEN EPIPE, the ones not done yet EOPNOTSUPP. The others are
+ * tested in sockopt.c.
  */
 TEST_F(quic_sock, quic_sockopt_not_yet)
 {
@@ -595,6 +596,9 @@ TEST_F(quic_sock, quic_sockopt_not_yet)
 			   opts[i].name == QUIC_SOCKOPT_STREAM_STOP_SENDING ?
 			   EINVAL : EOPNOTSUPP;
 
+		/* socket-api.md 5.6 and 5.8: STREAM_OPEN and KEY_UPDATE
+		 * without a connection.
+		 */
 		if (opts[i].name == QUIC_SOCKOPT_STREAM_OPEN ||
 		    opts[i].name == QUIC_SOCKOPT_KEY_UPDATE)
 			want = EPIPE;
