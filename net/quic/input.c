@@ -114,6 +114,24 @@ static int quic_in_crypto(struct sock *sk, u8 level, const struct quic_frame *f)
 	return 0;
 }
 
+/* STREAM_UPDATE events of the receiving part (socket-api.md 5.5): first
+ * data, FIN with data missing, all data received.
+ */
+static void quic_in_stream_events(struct sock *sk, struct quic_stream *st,
+				  u8 old_state, bool first)
+{
+	if (first && st->recv.highest &&
+	    st->recv_state == QUIC_STREAM_RECV_STATE_RECV)
+		quic_event_stream_update(sk, st->id, QUIC_STREAM_RECV_STATE_RECV,
+					 0, 0);
+	if (st->recv_state == old_state)
+		return;
+	if (st->recv_state == QUIC_STREAM_RECV_STATE_SIZE_KNOWN ||
+	    st->recv_state == QUIC_STREAM_RECV_STATE_RECVD)
+		quic_event_stream_update(sk, st->id, st->recv_state, 0,
+					 st->final_size);
+}
+
 /* STOP_SENDING: reset the stream with the peer's code (RFC 9000 3.5),
  * dropping the data not yet delivered.
  */
@@ -139,10 +157,11 @@ static int quic_in_stream(struct sock *sk, const struct quic_frame *f)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_stream_table *t = &c->streams;
+	bool send_part, uni, first;
 	struct quic_stream *st;
-	bool send_part, uni;
 	s64 max_id;
 	u64 err = 0;
+	u8 old_state;
 	int ret;
 
 	if (!c->streams_ready)
@@ -226,9 +245,13 @@ static int quic_in_stream(struct sock *sk, const struct quic_frame *f)
 		}
 		break;
 	default:
+		first = !st->recv.highest;
+		old_state = st->recv_state;
 		ret = quic_stream_recv_data(t, st, f->data.offset, f->data.data,
 					    f->data.len,
 					    f->type & QUIC_STREAM_BIT_FIN, &err);
+		if (!ret)
+			quic_in_stream_events(sk, st, old_state, first);
 		break;
 	}
 	if (ret == -EPROTO)

@@ -339,6 +339,20 @@ static int quic_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
 	return len;
 }
 
+/* POLLOUT (socket-api.md 5.11): send buffer space and, once streams are
+ * up, connection-level credit. Lockless reads: a hint, as for TCP.
+ */
+static bool quic_sock_writable(const struct sock *sk)
+{
+	const struct quic_conn *c = &quic_sk(sk)->conn;
+
+	if (READ_ONCE(sk->sk_wmem_queued) >= READ_ONCE(sk->sk_sndbuf))
+		return false;
+	if (!READ_ONCE(c->streams_ready))
+		return true;
+	return READ_ONCE(c->streams.send.used) < READ_ONCE(c->streams.send.max);
+}
+
 static __poll_t quic_poll(struct file *file, struct socket *sock,
 			  poll_table *wait)
 {
@@ -360,7 +374,8 @@ static __poll_t quic_poll(struct file *file, struct socket *sock,
 		if (!skb_queue_empty_lockless(&sk->sk_receive_queue) ||
 		    READ_ONCE(c->stream_rx) || quic_event_pending(sk))
 			mask |= EPOLLIN | EPOLLRDNORM;
-		mask |= EPOLLOUT | EPOLLWRNORM;
+		if (quic_sock_writable(sk))
+			mask |= EPOLLOUT | EPOLLWRNORM;
 		break;
 	default:
 		/* A connection that was: closed now. */
