@@ -616,6 +616,21 @@ static u64 quic_stream_room(struct sock *sk, struct quic_stream *st)
 	return quic_stream_send_credit(&c->streams, st);
 }
 
+/* Sleep until woken or @timeo runs out. The caller checks what it waits
+ * for under the socket lock before and after: streams are not looked up
+ * while the lock is released, as they may be freed meanwhile.
+ */
+static void quic_sock_wait(struct sock *sk, long *timeo)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+
+	add_wait_queue(sk_sleep(sk), &wait);
+	release_sock(sk);
+	*timeo = wait_woken(&wait, TASK_INTERRUPTIBLE, *timeo);
+	lock_sock(sk);
+	remove_wait_queue(sk_sleep(sk), &wait);
+}
+
 /* Room to queue on stream @id, looked up again: it may have been reset
  * and freed while the socket was released. *@st is NULL once the stream
  * cannot send.
@@ -684,9 +699,8 @@ static int quic_stream_sendmsg(struct sock *sk, struct msghdr *msg,
 			goto out;
 		add_wait_queue(sk_sleep(sk), &wait);
 		sk_wait_event(sk, &timeo, sk->sk_state != TCP_ESTABLISHED ||
-			      !IS_ERR(quic_stream_send_get(&c->streams, id,
-					sflags & MSG_QUIC_STREAM_UNI,
-					sflags & MSG_QUIC_STREAM_NEW)), &wait);
+			      quic_stream_open_allowed(&c->streams, id,
+					sflags & MSG_QUIC_STREAM_UNI), &wait);
 		remove_wait_queue(sk_sleep(sk), &wait);
 		err = -EPIPE;
 		if (sk->sk_state != TCP_ESTABLISHED)
@@ -714,12 +728,7 @@ static int quic_stream_sendmsg(struct sock *sk, struct msghdr *msg,
 			if (signal_pending(current))
 				goto partial;
 			quic_output_flush(sk, GFP_KERNEL);
-			add_wait_queue(sk_sleep(sk), &wait);
-			sk_wait_event(sk, &timeo,
-				      sk->sk_state != TCP_ESTABLISHED ||
-				      quic_stream_room_id(sk, id, &st) || !st,
-				      &wait);
-			remove_wait_queue(sk_sleep(sk), &wait);
+			quic_sock_wait(sk, &timeo);
 			err = -EPIPE;
 			if (sk->sk_state != TCP_ESTABLISHED)
 				goto partial;

@@ -559,7 +559,7 @@ TEST_F(quic_sock, quic_sockopt_wrong_direction)
 /*
  * Not yet: the SOL_QUIC options that need a connection; the handshake ones
  * exist only while a connection is being established (EINVAL before). The
- * others are tested in sockopt.c.
+ * others are tested in sockopt.c, the stream ones in streams.c.
  */
 TEST_F(quic_sock, quic_sockopt_not_yet)
 {
@@ -567,9 +567,6 @@ TEST_F(quic_sock, quic_sockopt_not_yet)
 		int name;
 		int set, get;
 	} opts[] = {
-		{ QUIC_SOCKOPT_STREAM_OPEN, 0, 1 },
-		{ QUIC_SOCKOPT_STREAM_RESET, 1, 0 },
-		{ QUIC_SOCKOPT_STREAM_STOP_SENDING, 1, 0 },
 		{ QUIC_SOCKOPT_CONNECTION_ID, 1, 1 },
 		{ QUIC_SOCKOPT_CONNECTION_MIGRATION, 1, 0 },
 		{ QUIC_SOCKOPT_KEY_UPDATE, 1, 0 },
