@@ -660,6 +660,7 @@ static int quic_stream_sendmsg(struct sock *sk, struct msghdr *msg,
 	u32 sflags = info->stream_flags;
 	bool fin = sflags & MSG_QUIC_STREAM_FIN;
 	size_t done = 0;
+	bool uni;
 	struct quic_stream *st;
 	s64 id = info->stream_id;
 	long timeo;
@@ -697,10 +698,11 @@ static int quic_stream_sendmsg(struct sock *sk, struct msghdr *msg,
 		err = sock_intr_errno(timeo);
 		if (signal_pending(current))
 			goto out;
+		uni = sflags & MSG_QUIC_STREAM_UNI;
 		add_wait_queue(sk_sleep(sk), &wait);
 		sk_wait_event(sk, &timeo, sk->sk_state != TCP_ESTABLISHED ||
-			      quic_stream_open_allowed(&c->streams, id,
-					sflags & MSG_QUIC_STREAM_UNI), &wait);
+			      quic_stream_open_allowed(&c->streams, id, uni),
+			      &wait);
 		remove_wait_queue(sk_sleep(sk), &wait);
 		err = -EPIPE;
 		if (sk->sk_state != TCP_ESTABLISHED)
