@@ -38,10 +38,16 @@
 #define STREAMS		1000
 /* Stream receive window of the flow fixture. */
 #define FLOW_WINDOW	16384
-/* The SHA-256 checked transfer. */
-#ifndef BIG_LEN
-#define BIG_LEN		(100UL << 20)
-#endif
+/* The SHA-256 checked transfer: 100 MiB, or QUIC_STREAMS_BIG_MIB MiB. */
+#define BIG_LEN		big_len()
+
+static size_t big_len(void)
+{
+	const char *e = getenv("QUIC_STREAMS_BIG_MIB");
+	long mib = e ? strtol(e, NULL, 10) : 0;
+
+	return (size_t)(mib > 0 ? mib : 100) << 20;
+}
 
 /* Windows and stream limit of both sides (0: the defaults). */
 struct pair_params {
