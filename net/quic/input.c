@@ -184,6 +184,19 @@ static int quic_in_stream(struct sock *sk, const struct quic_frame *f)
 			sk->sk_write_space(sk);
 		}
 		return 0;
+	case QUIC_FRAME_DATA_BLOCKED:
+		/* Our MAX_DATA may have been lost: send the limit again. */
+		if (t->recv.max > f->value)
+			c->max_data_pending = true;
+		return 0;
+	case QUIC_FRAME_STREAMS_BLOCKED_BIDI:
+	case QUIC_FRAME_STREAMS_BLOCKED_UNI:
+		uni = f->type == QUIC_FRAME_STREAMS_BLOCKED_UNI;
+		if (t->kind[(c->is_server ? 0 : 1) |
+			    (uni ? QUIC_STREAM_TYPE_UNI_MASK : 0)].limit > f->value)
+			t->blocked_pending |= uni ? QUIC_STREAM_MAX_STREAMS_UNI :
+						    QUIC_STREAM_MAX_STREAMS_BIDI;
+		return 0;
 	case QUIC_FRAME_MAX_STREAM_DATA:
 	case QUIC_FRAME_STOP_SENDING:
 		send_part = true;
@@ -228,6 +241,9 @@ static int quic_in_stream(struct sock *sk, const struct quic_frame *f)
 		quic_in_stop_sending(sk, st, f->stream_ctl.value);
 		return 0;
 	case QUIC_FRAME_STREAM_DATA_BLOCKED:
+		if (st->recv_state == QUIC_STREAM_RECV_STATE_RECV &&
+		    st->recv.max > f->stream_ctl.value)
+			quic_output_msd(sk, st->id);
 		return 0;
 	case QUIC_FRAME_RESET_STREAM:
 		send_part = st->recv_state == QUIC_STREAM_RECV_STATE_RESET_RECVD;
@@ -323,6 +339,9 @@ static int quic_in_frames(struct sock *sk, u8 level, const u8 *p, u32 len,
 		case QUIC_FRAME_STOP_SENDING:
 		case QUIC_FRAME_RESET_STREAM:
 		case QUIC_FRAME_STREAM_DATA_BLOCKED:
+		case QUIC_FRAME_DATA_BLOCKED:
+		case QUIC_FRAME_STREAMS_BLOCKED_BIDI:
+		case QUIC_FRAME_STREAMS_BLOCKED_UNI:
 		case QUIC_FRAME_STREAM ... QUIC_FRAME_STREAM + 7:
 			err = quic_in_stream(sk, &f);
 			if (err > 1) {
@@ -346,7 +365,7 @@ static int quic_in_frames(struct sock *sk, u8 level, const u8 *p, u32 len,
 			quic_conn_closed(sk, f.close.err);
 			return -1;
 		default:
-			/* PADDING, PING; DATA_BLOCKED, STREAMS_BLOCKED, datagrams,
+			/* PADDING, PING; datagrams,
 			 * CIDs, tokens and paths are not handled yet and are
 			 * ignored (stream.c and connid.c take them).
 			 */
