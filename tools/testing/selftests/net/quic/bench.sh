@@ -34,7 +34,7 @@ bench_module quic_test
 
 # Throughput over loopback, measured side by side in this boot: kernel TCP
 # (iperf3), kTLS (ktls_perf: fixed keys, TLS 1.3 records in the kernel)
-# and kernel QUIC (quic_perf: a libquic PSK handshake, then one stream).
+# and kernel QUIC (quic_perf: a libquic handshake, then one stream).
 # BENCH_MIB sets the size of each transfer (default 100 MiB), BENCH_REPS
 # how many times each runs (default 1; the best run counts).
 mib=${BENCH_MIB:-100}
