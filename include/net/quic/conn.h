@@ -302,25 +302,6 @@ struct quic_conn {
 	struct work_struct	ku_work;
 };
 
-/**
- * quic_conn_stream_readable - whether a stream has bytes or its FIN to read
- * @st: the stream
- *
- * Return: true if recvmsg() has something to return for @st.
- */
-static inline bool quic_conn_stream_readable(const struct quic_stream *st)
-{
-	if (st->recv_state == QUIC_STREAM_RECV_STATE_RESET_RECVD)
-		return true;
-	if (st->recv_state != QUIC_STREAM_RECV_STATE_RECV &&
-	    st->recv_state != QUIC_STREAM_RECV_STATE_SIZE_KNOWN &&
-	    st->recv_state != QUIC_STREAM_RECV_STATE_RECVD)
-		return false;
-	return st->contig > st->recv.read ||
-	       (st->recv_state == QUIC_STREAM_RECV_STATE_RECVD &&
-		st->recv.read == st->final_size);
-}
-
 /* conn.c */
 void quic_conn_init(struct sock *sk);
 void quic_conn_free(struct sock *sk);
