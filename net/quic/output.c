@@ -254,6 +254,7 @@ msd_partial:
 			break;
 		used += n;
 		ch->need_send = false;
+		ch->sent = true;
 		ch->refs++;
 		i = rec->nr_schunks++;
 		rec->schunk[i] = ch;

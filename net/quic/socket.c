@@ -970,15 +970,47 @@ out:
 	return err;
 }
 
+/* Stream bytes queued and never sent yet, for SIOCOUTQNSD. */
+static int quic_unsent_bytes(struct sock *sk)
+{
+	struct quic_stream_out *ch;
+	u64 n = 0;
+
+	list_for_each_entry(ch, &quic_sk(sk)->conn.stream_out, list)
+		if (!ch->sent)
+			n += ch->len;
+	return min_t(u64, n, INT_MAX);
+}
+
+/* The queue ioctls, as for TCP: SIOCINQ and SIOCOUTQ give the receive
+ * and send memory in use, SIOCOUTQNSD the stream bytes not sent once
+ * yet. A listener has no queues: EINVAL.
+ */
 static int quic_ioctl(struct sock *sk, int cmd, unsigned long arg)
 {
+	int karg;
+
 	switch (cmd) {
 	case SIOCINQ:
 	case SIOCOUTQ:
 	case SIOCOUTQNSD:
-		return -EOPNOTSUPP;
+		break;
+	default:
+		return -ENOIOCTLCMD;
 	}
-	return -ENOIOCTLCMD;
+	lock_sock(sk);
+	if (sk->sk_state == TCP_LISTEN) {
+		release_sock(sk);
+		return -EINVAL;
+	}
+	if (cmd == SIOCINQ)
+		karg = sk_rmem_alloc_get(sk);
+	else if (cmd == SIOCOUTQ)
+		karg = READ_ONCE(sk->sk_wmem_queued);
+	else
+		karg = quic_unsent_bytes(sk);
+	release_sock(sk);
+	return put_user(karg, (int __user *)arg);
 }
 
 /* The stream that QUIC_SOCKOPT_STREAM_RESET (@send) or

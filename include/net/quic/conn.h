@@ -92,6 +92,7 @@ struct quic_crypto_chunk {
  * @fin: the last bytes of the stream (may be a bare FIN, @len 0)
  * @refs: sent-packet records pointing here
  * @need_send: not yet sent, or to be sent again
+ * @sent: sent at least once (SIOCOUTQNSD counts the others)
  * @acked: delivered and off the list; freed once @refs is 0
  * @data: the bytes
  */
@@ -103,6 +104,7 @@ struct quic_stream_out {
 	u32			refs;
 	bool			fin;
 	bool			need_send;
+	bool			sent;
 	bool			acked;
 	u8			data[];
 };

@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -290,6 +292,36 @@ TEST_F(streams, fin)
 	EXPECT_EQ(CBIDI(0), it.sid);
 	EXPECT_TRUE(it.flags & MSG_QUIC_STREAM_FIN);
 	EXPECT_EQ(0, memcmp(it.buf, "pong", 4));
+}
+
+/* The queue ioctls on a connection: data that arrived and is not read
+ * shows in the receiver's SIOCINQ, and once it arrived nothing is left
+ * unsent at the sender (SIOCOUTQNSD).
+ */
+TEST_F(streams, queue_ioctls)
+{
+	struct pollfd pfd = { .fd = self->sfd, .events = POLLIN };
+	static unsigned char buf[4096];
+	struct item it;
+	int val;
+
+	memset(buf, 'q', sizeof(buf));
+	ASSERT_EQ((ssize_t)sizeof(buf),
+		  quic_sendmsg(self->cfd, buf, sizeof(buf), -1,
+			       MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_FIN));
+	/* 4 KiB fit one packet: readable means all of it is there. */
+	ASSERT_EQ(1, poll(&pfd, 1, 10000));
+	val = -1;
+	EXPECT_EQ(0, ioctl(self->sfd, SIOCINQ, &val));
+	EXPECT_LE((int)sizeof(buf), val);
+	val = -1;
+	EXPECT_EQ(0, ioctl(self->cfd, SIOCOUTQNSD, &val));
+	EXPECT_EQ(0, val);
+	val = -1;
+	EXPECT_EQ(0, ioctl(self->cfd, SIOCOUTQ, &val));
+	EXPECT_LE(0, val);
+	while (get_data(self->sfd, &it, MSG_DONTWAIT) > 0)
+		;
 }
 
 /* The STREAM_UPDATE events of a stream that ends normally: first data
