@@ -1347,6 +1347,23 @@ static void quic_destroy_sock(struct sock *sk)
 	sock_prot_inuse_add(sock_net(sk), sk->sk_prot, -1);
 }
 
+/* SO_LINGER: wait up to @timeo for the peer to acknowledge every byte
+ * of stream data queued, retransmitting as needed, before the close.
+ */
+static void quic_close_linger(struct sock *sk, long timeo)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct list_head *out = &quic_sk(sk)->conn.stream_out;
+
+	quic_output_flush(sk, GFP_KERNEL);
+	add_wait_queue(sk_sleep(sk), &wait);
+	while (timeo && !list_empty(out) && sk->sk_state == TCP_ESTABLISHED &&
+	       !signal_pending(current))
+		sk_wait_event(sk, &timeo, list_empty(out) ||
+			      sk->sk_state != TCP_ESTABLISHED, &wait);
+	remove_wait_queue(sk_sleep(sk), &wait);
+}
+
 static void quic_close(struct sock *sk, long timeout)
 {
 	lock_sock(sk);
@@ -1355,6 +1372,9 @@ static void quic_close(struct sock *sk, long timeout)
 		quic_conn_listen_del(sk);
 		inet_sk_set_state(sk, TCP_CLOSE);
 	} else if (quic_is_conn(sk)) {
+		if (sk->sk_state == TCP_ESTABLISHED &&
+		    sock_flag(sk, SOCK_LINGER) && timeout)
+			quic_close_linger(sk, timeout);
 		/* socket-api.md 5.7: no draining. */
 		quic_conn_local_close(sk, true);
 	}
