@@ -119,11 +119,12 @@ fi
 command -v gtlsserver >/dev/null && command -v gtlsclient >/dev/null &&
 	best ngtcp2-aes128 ngtcp2_get
 echo "  AEAD drivers in use (/proc/crypto, highest priority first):"
-awk -F': ' '/^name/ { n = $2 } /^driver/ { d = $2 } /^priority/ { p = $2 }
-	/^async/ { a = $2 }
-	/^type/ && $2 == "aead" && (n == "gcm(aes)" ||
+# In /proc/crypto an AEAD's "async" line comes after its "type" line.
+awk -F' *: ' '/^name/ { n = $2 } /^driver/ { d = $2 } /^priority/ { p = $2 }
+	/^type/ { t = $2 }
+	/^async/ && t == "aead" && (n == "gcm(aes)" ||
 				    n == "rfc7539(chacha20,poly1305)") {
-		printf "    %s %s priority %s async %s\n", n, d, p, a }' \
+		printf "    %s %s priority %s async %s\n", n, d, p, $2 }' \
 	/proc/crypto | sort -k1,1 -k4,4nr | uniq
 awk '{ v[$1] = $2 }
      function r(a, b) {
