@@ -18,6 +18,8 @@
 #include <net/sock.h>
 #include <net/quic/conn.h>
 #include <net/quic/frame.h>
+#include <net/quic/mib.h>
+#include <net/quic/protocol.h>
 #include <net/quic/recovery.h>
 #include <net/quic/sent.h>
 #include <net/quic/socket.h>
@@ -190,6 +192,7 @@ void quic_recovery_detect_lost(struct sock *sk, u8 level, u64 now)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_pnspace *s = &c->space[level];
+	u32 eliciting = s->sent.eliciting_in_flight;
 
 	s->loss_time = 0;
 	if (!s->sent.any_acked || s->discarded)
@@ -197,6 +200,10 @@ void quic_recovery_detect_lost(struct sock *sk, u8 level, u64 now)
 	quic_sent_detect_lost(&s->sent, s->sent.largest_acked,
 			      quic_rtt_loss_delay(quic_rec_rtt(sk)), now,
 			      &s->loss_time, quic_output_pkt_lost, sk);
+	eliciting -= s->sent.eliciting_in_flight;
+	if (eliciting)
+		SNMP_ADD_STATS(quic_net(sock_net(sk))->mib, QUIC_MIB_PKT_LOST,
+			       eliciting);
 }
 
 /**
@@ -378,6 +385,7 @@ void quic_recovery_timeout(struct sock *sk)
 		return;
 	}
 	c->pto_count++;
+	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_PTO);
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
 		struct quic_pnspace *s = &c->space[i];
 
