@@ -1031,6 +1031,8 @@ u32 quic_conn_cid_frames(struct sock *sk, u8 *buf, u32 room, bool *eliciting)
 		if (n < 0)
 			break;
 		used += n;
+		if (c->nr_retire_unacked < QUIC_CONN_RETIRE_MAX)
+			c->retire_unacked[c->nr_retire_unacked++] = f.value;
 		c->nr_retire--;
 		*eliciting = true;
 	}
@@ -1038,15 +1040,22 @@ u32 quic_conn_cid_frames(struct sock *sk, u8 *buf, u32 room, bool *eliciting)
 }
 
 /**
- * quic_conn_cid_resend() - PTO: send our NEW_CONNECTION_ID frames again
+ * quic_conn_cid_resend() - PTO: send our NEW_CONNECTION_ID frames and the
+ *	RETIRE_CONNECTION_ID frames that may be lost again
  * @sk: the socket, locked
  */
 void quic_conn_cid_resend(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
-	if (sk->sk_state == TCP_ESTABLISHED && c->src.next_seq > 1)
+	if (sk->sk_state != TCP_ESTABLISHED)
+		return;
+	if (c->src.next_seq > 1)
 		c->ncid_pending = true;
+	while (c->nr_retire_unacked && c->nr_retire < QUIC_CONN_RETIRE_MAX)
+		c->retire_seq[c->nr_retire++] =
+			c->retire_unacked[--c->nr_retire_unacked];
+	c->nr_retire_unacked = 0;
 }
 
 /**
@@ -1192,6 +1201,9 @@ void quic_conn_timer_arm(struct sock *sk)
 			sk_stop_timer(sk, &c->timer);
 		return;
 	}
+	/* Nothing of 1-RTT in flight: every RETIRE_CONNECTION_ID arrived. */
+	if (!c->space[QUIC_CRYPTO_APP].sent.eliciting_in_flight)
+		c->nr_retire_unacked = 0;
 	if (i == QUIC_PNSPACE_NUM) {
 		sk_stop_timer(sk, &c->timer);
 		return;

@@ -627,7 +627,9 @@ static void quic_crypto_nonce(u8 *nonce, const u8 *iv, u64 pn)
 /* May the caller wait for an asynchronous request?  Process context that
  * can be preempted can; softirq, timers and any section with preemption or
  * BHs disabled cannot.  Without CONFIG_PREEMPT_COUNT preemptible() is
- * always false and everything takes the synchronous transform.
+ * always false and everything takes the synchronous transform.  With
+ * preemptible RCU an rcu_read_lock() section passes this test: no caller
+ * protects packets inside one (the packet paths run under the socket lock).
  */
 static bool quic_crypto_may_sleep(void)
 {

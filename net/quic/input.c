@@ -114,6 +114,24 @@ static int quic_in_crypto(struct sock *sk, u8 level, const struct quic_frame *f)
 	return 0;
 }
 
+/* STREAM_UPDATE events of the receiving part (socket-api.md 5.5): first
+ * data, FIN with data missing, all data received.
+ */
+static void quic_in_stream_events(struct sock *sk, struct quic_stream *st,
+				  u8 old_state, bool first)
+{
+	if (first && st->recv.highest &&
+	    st->recv_state == QUIC_STREAM_RECV_STATE_RECV)
+		quic_event_stream_update(sk, st->id, QUIC_STREAM_RECV_STATE_RECV,
+					 0, 0);
+	if (st->recv_state == old_state)
+		return;
+	if (st->recv_state == QUIC_STREAM_RECV_STATE_SIZE_KNOWN ||
+	    st->recv_state == QUIC_STREAM_RECV_STATE_RECVD)
+		quic_event_stream_update(sk, st->id, st->recv_state, 0,
+					 st->final_size);
+}
+
 /* STOP_SENDING: reset the stream with the peer's code (RFC 9000 3.5),
  * dropping the data not yet delivered.
  */
@@ -139,10 +157,11 @@ static int quic_in_stream(struct sock *sk, const struct quic_frame *f)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_stream_table *t = &c->streams;
+	bool send_part, uni, first;
 	struct quic_stream *st;
-	bool send_part, uni;
 	s64 max_id;
 	u64 err = 0;
+	u8 old_state;
 	int ret;
 
 	if (!c->streams_ready)
@@ -164,6 +183,19 @@ static int quic_in_stream(struct sock *sk, const struct quic_frame *f)
 				       &max_id, sizeof(max_id));
 			sk->sk_write_space(sk);
 		}
+		return 0;
+	case QUIC_FRAME_DATA_BLOCKED:
+		/* Our MAX_DATA may have been lost: send the limit again. */
+		if (t->recv.max > f->value)
+			c->max_data_pending = true;
+		return 0;
+	case QUIC_FRAME_STREAMS_BLOCKED_BIDI:
+	case QUIC_FRAME_STREAMS_BLOCKED_UNI:
+		uni = f->type == QUIC_FRAME_STREAMS_BLOCKED_UNI;
+		if (t->kind[(c->is_server ? 0 : 1) |
+			    (uni ? QUIC_STREAM_TYPE_UNI_MASK : 0)].limit > f->value)
+			t->blocked_pending |= uni ? QUIC_STREAM_MAX_STREAMS_UNI :
+						    QUIC_STREAM_MAX_STREAMS_BIDI;
 		return 0;
 	case QUIC_FRAME_MAX_STREAM_DATA:
 	case QUIC_FRAME_STOP_SENDING:
@@ -209,6 +241,9 @@ static int quic_in_stream(struct sock *sk, const struct quic_frame *f)
 		quic_in_stop_sending(sk, st, f->stream_ctl.value);
 		return 0;
 	case QUIC_FRAME_STREAM_DATA_BLOCKED:
+		if (st->recv_state == QUIC_STREAM_RECV_STATE_RECV &&
+		    st->recv.max > f->stream_ctl.value)
+			quic_output_msd(sk, st->id);
 		return 0;
 	case QUIC_FRAME_RESET_STREAM:
 		send_part = st->recv_state == QUIC_STREAM_RECV_STATE_RESET_RECVD;
@@ -226,9 +261,13 @@ static int quic_in_stream(struct sock *sk, const struct quic_frame *f)
 		}
 		break;
 	default:
+		first = !st->recv.highest;
+		old_state = st->recv_state;
 		ret = quic_stream_recv_data(t, st, f->data.offset, f->data.data,
 					    f->data.len,
 					    f->type & QUIC_STREAM_BIT_FIN, &err);
+		if (!ret)
+			quic_in_stream_events(sk, st, old_state, first);
 		break;
 	}
 	if (ret == -EPROTO)
@@ -296,6 +335,9 @@ static int quic_in_frames(struct sock *sk, u8 level, const u8 *p, u32 len,
 		case QUIC_FRAME_STOP_SENDING:
 		case QUIC_FRAME_RESET_STREAM:
 		case QUIC_FRAME_STREAM_DATA_BLOCKED:
+		case QUIC_FRAME_DATA_BLOCKED:
+		case QUIC_FRAME_STREAMS_BLOCKED_BIDI:
+		case QUIC_FRAME_STREAMS_BLOCKED_UNI:
 		case QUIC_FRAME_STREAM ... QUIC_FRAME_STREAM + 7:
 			err = quic_in_stream(sk, &f);
 			if (err > 1) {
@@ -335,9 +377,8 @@ static int quic_in_frames(struct sock *sk, u8 level, const u8 *p, u32 len,
 			}
 			break;
 		default:
-			/* PADDING, PING; DATA_BLOCKED, STREAMS_BLOCKED, datagrams,
-			 * CIDs, tokens and paths are not handled yet and are
-			 * ignored (stream.c and connid.c take them).
+			/* PADDING, PING; datagrams, tokens and paths are
+			 * not handled yet and are ignored.
 			 */
 			break;
 		}

@@ -8,7 +8,10 @@
  * be (re)sent, HANDSHAKE_DONE, flow-control updates, STREAM data, a PING
  * probe. A datagram that carries an
  * Initial packet is padded to 1200 bytes (RFC 9000 14.1), in its last
- * packet. The packet number is always sent in 4 bytes.
+ * packet. The packet number is always sent in 4 bytes. Once established,
+ * datagrams take the path's size (quic_out_dgram_limit()), and 1-RTT ACKs
+ * go at every second ack-eliciting packet or within max_ack_delay
+ * (quic_out_ack_now()).
  */
 
 #include <linux/ip.h>

@@ -339,6 +339,20 @@ static int quic_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
 	return len;
 }
 
+/* POLLOUT (socket-api.md 5.11): send buffer space and, once streams are
+ * up, connection-level credit. Lockless reads: a hint, as for TCP.
+ */
+static bool quic_sock_writable(const struct sock *sk)
+{
+	const struct quic_conn *c = &quic_sk(sk)->conn;
+
+	if (READ_ONCE(sk->sk_wmem_queued) >= READ_ONCE(sk->sk_sndbuf))
+		return false;
+	if (!READ_ONCE(c->streams_ready))
+		return true;
+	return READ_ONCE(c->streams.send.used) < READ_ONCE(c->streams.send.max);
+}
+
 static __poll_t quic_poll(struct file *file, struct socket *sock,
 			  poll_table *wait)
 {
@@ -360,7 +374,8 @@ static __poll_t quic_poll(struct file *file, struct socket *sock,
 		if (!skb_queue_empty_lockless(&sk->sk_receive_queue) ||
 		    READ_ONCE(c->stream_rx) || quic_event_pending(sk))
 			mask |= EPOLLIN | EPOLLRDNORM;
-		mask |= EPOLLOUT | EPOLLWRNORM;
+		if (quic_sock_writable(sk))
+			mask |= EPOLLOUT | EPOLLWRNORM;
 		break;
 	default:
 		/* A connection that was: closed now. */
@@ -625,6 +640,21 @@ static u64 quic_stream_room(struct sock *sk, struct quic_stream *st)
 	return quic_stream_send_credit(&c->streams, st);
 }
 
+/* Sleep until woken or @timeo runs out. The caller checks what it waits
+ * for under the socket lock before and after: streams are not looked up
+ * while the lock is released, as they may be freed meanwhile.
+ */
+static void quic_sock_wait(struct sock *sk, long *timeo)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+
+	add_wait_queue(sk_sleep(sk), &wait);
+	release_sock(sk);
+	*timeo = wait_woken(&wait, TASK_INTERRUPTIBLE, *timeo);
+	lock_sock(sk);
+	remove_wait_queue(sk_sleep(sk), &wait);
+}
+
 /* Room to queue on stream @id, looked up again: it may have been reset
  * and freed while the socket was released. *@st is NULL once the stream
  * cannot send.
@@ -654,6 +684,7 @@ static int quic_stream_sendmsg(struct sock *sk, struct msghdr *msg,
 	u32 sflags = info->stream_flags;
 	bool fin = sflags & MSG_QUIC_STREAM_FIN;
 	size_t done = 0;
+	bool uni;
 	struct quic_stream *st;
 	s64 id = info->stream_id;
 	long timeo;
@@ -691,11 +722,11 @@ static int quic_stream_sendmsg(struct sock *sk, struct msghdr *msg,
 		err = sock_intr_errno(timeo);
 		if (signal_pending(current))
 			goto out;
+		uni = sflags & MSG_QUIC_STREAM_UNI;
 		add_wait_queue(sk_sleep(sk), &wait);
 		sk_wait_event(sk, &timeo, sk->sk_state != TCP_ESTABLISHED ||
-			      !IS_ERR(quic_stream_send_get(&c->streams, id,
-					sflags & MSG_QUIC_STREAM_UNI,
-					sflags & MSG_QUIC_STREAM_NEW)), &wait);
+			      quic_stream_open_allowed(&c->streams, id, uni),
+			      &wait);
 		remove_wait_queue(sk_sleep(sk), &wait);
 		err = -EPIPE;
 		if (sk->sk_state != TCP_ESTABLISHED)
@@ -723,12 +754,7 @@ static int quic_stream_sendmsg(struct sock *sk, struct msghdr *msg,
 			if (signal_pending(current))
 				goto partial;
 			quic_output_flush(sk, GFP_KERNEL);
-			add_wait_queue(sk_sleep(sk), &wait);
-			sk_wait_event(sk, &timeo,
-				      sk->sk_state != TCP_ESTABLISHED ||
-				      quic_stream_room_id(sk, id, &st) || !st,
-				      &wait);
-			remove_wait_queue(sk_sleep(sk), &wait);
+			quic_sock_wait(sk, &timeo);
 			err = -EPIPE;
 			if (sk->sk_state != TCP_ESTABLISHED)
 				goto partial;

@@ -236,6 +236,9 @@ struct quic_request {
  * @close_rcvd: closing state: packets received since it began
  * @retire_seq: sequence numbers of RETIRE_CONNECTION_ID frames to send
  * @nr_retire: entries in @retire_seq
+ * @retire_unacked: RETIRE_CONNECTION_ID frames sent while 1-RTT packets
+ *	are in flight: sent again on PTO, forgotten once nothing is in flight
+ * @nr_retire_unacked: entries in @retire_unacked
  * @reset_token: the peer's token in the namespace's reset table
  * @reset_hashed: @reset_token is in that table
  * @rx_dcid: the DCID of the packet being processed
@@ -292,6 +295,8 @@ struct quic_conn {
 	u32			close_rcvd;
 	u64			retire_seq[QUIC_CONN_RETIRE_MAX];
 	u8			nr_retire;
+	u64			retire_unacked[QUIC_CONN_RETIRE_MAX];
+	u8			nr_retire_unacked;
 	struct quic_cid		rx_dcid;
 	u8			reset_token[QUIC_RESET_TOKEN_LEN];
 	bool			reset_hashed;
@@ -304,25 +309,6 @@ struct quic_conn {
 	u8			*out_buf;
 	struct work_struct	ku_work;
 };
-
-/**
- * quic_conn_stream_readable - whether a stream has bytes or its FIN to read
- * @st: the stream
- *
- * Return: true if recvmsg() has something to return for @st.
- */
-static inline bool quic_conn_stream_readable(const struct quic_stream *st)
-{
-	if (st->recv_state == QUIC_STREAM_RECV_STATE_RESET_RECVD)
-		return true;
-	if (st->recv_state != QUIC_STREAM_RECV_STATE_RECV &&
-	    st->recv_state != QUIC_STREAM_RECV_STATE_SIZE_KNOWN &&
-	    st->recv_state != QUIC_STREAM_RECV_STATE_RECVD)
-		return false;
-	return st->contig > st->recv.read ||
-	       (st->recv_state == QUIC_STREAM_RECV_STATE_RECVD &&
-		st->recv.read == st->final_size);
-}
 
 /* conn.c */
 void quic_conn_init(struct sock *sk);

@@ -1180,6 +1180,207 @@ out:
 	return ret;
 }
 
+/* The readable list: streams in the order they became readable, a
+ * partially read stream behind the others, never a stream with a gap.
+ */
+static int stream_readable_list(struct quic_test *t)
+{
+	struct fixture *f = fx_new(true, NULL);
+	struct quic_stream *a, *b, *c;
+	char buf[8];
+	bool fin;
+	u64 err;
+	int ret;
+
+	if (!f)
+		return -ENOMEM;
+	ret = quic_test_fail(t, "open");
+	c = quic_stream_recv_get(&f->t, 8, false, &err);
+	a = quic_stream_find(&f->t, 0);
+	b = quic_stream_find(&f->t, 4);
+	if (IS_ERR_OR_NULL(c) || !a || !b || quic_stream_first_readable(&f->t))
+		goto out;
+	ret = quic_test_fail(t, "order of arrival");
+	if (quic_stream_recv_data(&f->t, c, 0, "cc", 2, true, &err) ||
+	    quic_stream_recv_data(&f->t, a, 0, "aaaa", 4, false, &err) ||
+	    quic_stream_recv_data(&f->t, b, 3, "b", 1, false, &err) ||
+	    quic_stream_first_readable(&f->t) != c)
+		goto out;
+	ret = quic_test_fail(t, "read to the FIN");
+	if (rd(f, c, buf, sizeof(buf), &fin) != 2 || !fin ||
+	    quic_stream_first_readable(&f->t) != a)
+		goto out;
+	ret = quic_test_fail(t, "a gap is not readable; a reset is");
+	if (quic_stream_readable(&f->t, b) ||
+	    quic_stream_recv_reset(&f->t, b, 5, 10, &err) ||
+	    !quic_stream_readable(&f->t, b))
+		goto out;
+	ret = quic_test_fail(t, "partly read goes last");
+	if (rd(f, a, buf, 1, &fin) != 1 || quic_stream_first_readable(&f->t) != b)
+		goto out;
+	ret = quic_test_fail(t, "reset read");
+	if (rd(f, b, buf, sizeof(buf), &fin) != -ECONNRESET ||
+	    quic_stream_first_readable(&f->t) != a)
+		goto out;
+	ret = quic_test_fail(t, "all read");
+	if (rd(f, a, buf, sizeof(buf), &fin) != 3 ||
+	    quic_stream_first_readable(&f->t))
+		goto out;
+	ret = 0;
+out:
+	fx_free(f);
+	return ret;
+}
+
+/* RESET_STREAM, STOP_SENDING and STREAM_DATA_BLOCKED: queued, sent,
+ * queued again on a PTO until acknowledged.
+ */
+static int stream_ctl_frames(struct quic_test *t)
+{
+	struct fixture *f = fx_new(false, NULL);
+	struct quic_stream *s, *u, *p;
+	u64 err;
+	int ret;
+
+	if (!f)
+		return -ENOMEM;
+	ret = quic_test_fail(t, "open");
+	s = quic_stream_send_get(&f->t, 0, false, true);
+	u = quic_stream_send_get(&f->t, 2, true, true);
+	p = quic_stream_recv_get(&f->t, 1, true, &err);
+	if (IS_ERR_OR_NULL(s) || IS_ERR_OR_NULL(u) || IS_ERR_OR_NULL(p))
+		goto out;
+	ret = quic_test_fail(t, "reset queued");
+	if (quic_stream_send_advance(&f->t, s, 7, false) ||
+	    quic_stream_app_reset(&f->t, s, 42) ||
+	    s->ctl_pending != QUIC_STREAM_CTL_RESET || s->send_errcode != 42 ||
+	    list_first_entry(&f->t.ctl, struct quic_stream, ctl_node) != s ||
+	    quic_stream_app_reset(&f->t, s, 43) != -EINVAL)
+		goto out;
+	ret = quic_test_fail(t, "sent, lost, sent, acknowledged");
+	quic_stream_ctl_sent(&f->t, s, QUIC_STREAM_CTL_RESET);
+	if (s->ctl_pending || s->ctl_unacked != QUIC_STREAM_CTL_RESET)
+		goto out;
+	quic_stream_ctl_resend(&f->t);
+	if (s->ctl_pending != QUIC_STREAM_CTL_RESET || s->ctl_unacked)
+		goto out;
+	quic_stream_ctl_sent(&f->t, s, QUIC_STREAM_CTL_RESET);
+	if (!quic_stream_ctl_acked(&f->t, s, QUIC_STREAM_CTL_RESET) ||
+	    s->send_state != QUIC_STREAM_SEND_STATE_RESET_RECVD ||
+	    !list_empty(&s->ctl_node) ||
+	    quic_stream_ctl_acked(&f->t, s, QUIC_STREAM_CTL_RESET))
+		goto out;
+	ret = quic_test_fail(t, "stop-sending rules");
+	if (quic_stream_app_stop_sending(&f->t, u, 1) != -EINVAL ||
+	    quic_stream_app_stop_sending(&f->t, s, 9) ||
+	    quic_stream_app_stop_sending(&f->t, s, 9) != -EAGAIN ||
+	    s->stop_errcode != 9 || s->ctl_pending != QUIC_STREAM_CTL_STOP)
+		goto out;
+	ret = quic_test_fail(t, "stop-sending dropped once the reset came");
+	quic_stream_ctl_sent(&f->t, s, QUIC_STREAM_CTL_STOP);
+	if (quic_stream_recv_reset(&f->t, s, 9, 0, &err))
+		goto out;
+	quic_stream_ctl_resend(&f->t);
+	if (s->ctl_pending || !list_empty(&s->ctl_node))
+		goto out;
+	ret = quic_test_fail(t, "peer's STOP_SENDING resets with its code");
+	if (quic_stream_recv_stop_sending(&f->t, p, 77) != 1 ||
+	    p->send_errcode != 77 || p->ctl_pending != QUIC_STREAM_CTL_RESET ||
+	    quic_stream_recv_stop_sending(&f->t, p, 78) != 0)
+		goto out;
+	ret = 0;
+out:
+	fx_free(f);
+	return ret;
+}
+
+/* *_BLOCKED once per limit, STREAMS_BLOCKED at the stream limit. */
+static int stream_blocked(struct quic_test *t)
+{
+	struct quic_stream_params pp = test_params;
+	struct fixture *f = fx_new(false, NULL);
+	struct quic_stream *s;
+	int ret, i;
+	u64 err;
+
+	if (!f)
+		return -ENOMEM;
+	pp.max_data = 100;
+	pp.max_stream_data_bidi_remote = 50;
+	ret = quic_test_fail(t, "set peer");
+	f->t.send.max = 0;
+	if (quic_stream_set_peer(&f->t, &pp, &err))
+		goto out;
+	f->t.send.max = 100;
+	s = quic_stream_send_get(&f->t, 0, false, true);
+	if (IS_ERR(s))
+		goto out;
+	s->send.max = 50;
+	ret = quic_test_fail(t, "not blocked with credit");
+	quic_stream_blocked(&f->t, s);
+	if (f->t.blocked_pending || s->ctl_pending)
+		goto out;
+	ret = quic_test_fail(t, "stream blocked once");
+	if (quic_stream_send_advance(&f->t, s, 50, false))
+		goto out;
+	quic_stream_blocked(&f->t, s);
+	if (f->t.blocked_pending || s->ctl_pending != QUIC_STREAM_CTL_BLOCKED)
+		goto out;
+	quic_stream_ctl_sent(&f->t, s, QUIC_STREAM_CTL_BLOCKED);
+	quic_stream_blocked(&f->t, s);
+	if (s->ctl_pending)
+		goto out;
+	ret = quic_test_fail(t, "credit came: not sent again on PTO");
+	quic_stream_peer_max_stream_data(s, 200);
+	quic_stream_ctl_resend(&f->t);
+	if (s->ctl_pending || !list_empty(&s->ctl_node))
+		goto out;
+	ret = quic_test_fail(t, "connection blocked");
+	if (quic_stream_send_advance(&f->t, s, 50, false))
+		goto out;
+	quic_stream_blocked(&f->t, s);
+	if (!(f->t.blocked_pending & QUIC_STREAM_BLOCKED_CONN_DATA))
+		goto out;
+	ret = quic_test_fail(t, "stream limit");
+	for (i = 1; i < test_params.max_streams_bidi; i++)
+		if (!quic_stream_open_allowed(&f->t, -1, false) ||
+		    IS_ERR(quic_stream_send_get(&f->t, -1, false, true)))
+			goto out;
+	if (quic_stream_open_allowed(&f->t, -1, false) ||
+	    quic_stream_open_allowed(&f->t, 4 * 10, false) ||
+	    !quic_stream_open_allowed(&f->t, -1, true) ||
+	    !quic_stream_open_allowed(&f->t, 1, false))
+		goto out;
+	quic_stream_open_blocked(&f->t, false);
+	if (!(f->t.blocked_pending & QUIC_STREAM_BLOCKED_CONN_BIDI))
+		goto out;
+	f->t.blocked_pending = 0;
+	quic_stream_open_blocked(&f->t, false);
+	if (f->t.blocked_pending)
+		goto out;
+	ret = 0;
+out:
+	fx_free(f);
+	return ret;
+}
+
+static int stream_rtt(struct quic_test *t)
+{
+	struct fixture *f = fx_new(false, NULL);
+	int ret = 0;
+
+	if (!f)
+		return -ENOMEM;
+	quic_stream_rtt_sample(&f->t, 100);
+	if (f->t.srtt != 100)
+		ret = quic_test_fail(t, "first sample");
+	quic_stream_rtt_sample(&f->t, 900);
+	if (!ret && f->t.srtt != 200)
+		ret = quic_test_fail(t, "7/8 + 1/8: %llu", f->t.srtt);
+	fx_free(f);
+	return ret;
+}
+
 static const struct quic_test_case quic_stream_cases[] = {
 	QUIC_TEST_CASE(stream_id_parity),
 	QUIC_TEST_CASE(stream_implicit_open),
@@ -1202,6 +1403,10 @@ static const struct quic_test_case quic_stream_cases[] = {
 	QUIC_TEST_CASE(reasm_charge),
 	QUIC_TEST_CASE(reasm_random_1000),
 	QUIC_TEST_CASE(streams_1000),
+	QUIC_TEST_CASE(stream_readable_list),
+	QUIC_TEST_CASE(stream_ctl_frames),
+	QUIC_TEST_CASE(stream_blocked),
+	QUIC_TEST_CASE(stream_rtt),
 };
 
 const struct quic_test_suite quic_stream_suite = {

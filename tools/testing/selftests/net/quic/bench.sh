@@ -34,7 +34,7 @@ bench_module quic_test
 
 # Throughput over loopback, measured side by side in this boot: kernel TCP
 # (iperf3), kTLS (ktls_perf: fixed keys, TLS 1.3 records in the kernel)
-# and kernel QUIC (quic_perf: a libquic PSK handshake, then one stream).
+# and kernel QUIC (quic_perf: a libquic handshake, then one stream).
 # BENCH_MIB sets the size of each transfer (default 100 MiB), BENCH_REPS
 # how many times each runs (default 1; the best run counts).
 mib=${BENCH_MIB:-100}
@@ -70,6 +70,35 @@ iperf_tcp() {
 		"\(. * 100 | floor / 100) MB/s"'
 }
 
+# ngtcp2 (user-space QUIC over GnuTLS, Debian's ngtcp2-server/-client):
+# its default cipher list puts AES-128-GCM first.
+# gtlsclient downloads one file of $mib MiB from gtlsserver over HTTP/3.
+ngtcp2_get() {
+	local w=/tmp/bench-ngtcp2 t0 t1 rc port=4499
+	rm -rf "$w" && mkdir -p "$w/www" "$w/dl" || return 1
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 \
+		-nodes -keyout "$w/key.pem" -out "$w/cert.pem" -days 1 \
+		-subj /CN=localhost >/dev/null 2>&1 || return 1
+	head -c "$((mib << 20))" /dev/zero >"$w/www/blob"
+	gtlsserver -q -d "$w/www" 127.0.0.1 "$port" "$w/key.pem" \
+		"$w/cert.pem" >/dev/null 2>&1 &
+	sleep 1
+	t0=$(date +%s.%N)
+	timeout 600 gtlsclient -q --exit-on-all-streams-close \
+		--max-data=64M --max-stream-data-bidi-local=64M \
+		--download "$w/dl" 127.0.0.1 "$port" \
+		"https://127.0.0.1:$port/blob" >/dev/null 2>&1
+	rc=$?
+	t1=$(date +%s.%N)
+	kill %1 2>/dev/null
+	wait
+	[ $rc = 0 ] && [ "$(stat -c %s "$w/dl/blob" 2>/dev/null)" = "$((mib << 20))" ] ||
+		{ echo "gtlsclient failed ($rc)"; rm -rf "$w"; return 1; }
+	rm -rf "$w"
+	awk -v b="$((mib << 20))" -v t="$(echo "$t1 - $t0" | bc -l)" \
+		'BEGIN { printf "ngtcp2 %.2f MB/s\n", b / t / 1e6 }'
+}
+
 echo "== throughput, ${mib} MiB over loopback (MB/s, 10^6 bytes; higher is faster)"
 for m in /sys/module/aesni_intel /sys/module/chacha_x86_64; do
 	[ -d "$m" ] || modprobe "$(basename "$m")" 2>/dev/null
@@ -87,6 +116,8 @@ if [ -w "$async" ]; then
 	best quic-aes128-sync "$dir/quic_perf" -c aes128 -m "$mib"
 	echo 1 >"$async"
 fi
+command -v gtlsserver >/dev/null && command -v gtlsclient >/dev/null &&
+	best ngtcp2-aes128 ngtcp2_get
 echo "  AEAD drivers in use (/proc/crypto, highest priority first):"
 awk -F': ' '/^name/ { n = $2 } /^driver/ { d = $2 } /^priority/ { p = $2 }
 	/^async/ { a = $2 }
@@ -103,4 +134,5 @@ awk '{ v[$1] = $2 }
 	r("quic-aes128", "tcp"); r("quic-aes128", "ktls-aes128")
 	r("quic-chacha", "tcp"); r("quic-chacha", "ktls-chacha")
 	r("ktls-aes128", "tcp"); r("quic-aes128", "quic-aes128-sync")
+	r("quic-aes128", "ngtcp2-aes128")
      }' "$tput"

@@ -19,13 +19,12 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "quic_hs_common.h"
+#include "quic_conn_common.h"
 
 #define PSK_FILE	"/tmp/quic_conn_test.psk"
 #define SNMP		"/proc/net/quic/snmp"
 
 FIXTURE(conn) {
-	int lfd;
 	int cfd;
 	int sfd;
 };
@@ -44,12 +43,9 @@ FIXTURE_VARIANT_ADD(conn, ipv6) {
 
 FIXTURE_SETUP(conn)
 {
-	ASSERT_EQ(0, hs_write_psk(PSK_FILE));
+	ASSERT_EQ(0, quic_pair_write_psk(PSK_FILE));
+	self->cfd = -1;
 	self->sfd = -1;
-	self->lfd = socket(variant->family, SOCK_DGRAM, IPPROTO_QUIC);
-	ASSERT_LE(0, self->lfd);
-	self->cfd = socket(variant->family, SOCK_DGRAM, IPPROTO_QUIC);
-	ASSERT_LE(0, self->cfd);
 }
 
 FIXTURE_TEARDOWN(conn)
@@ -58,8 +54,18 @@ FIXTURE_TEARDOWN(conn)
 		close(self->sfd);
 	if (self->cfd >= 0)
 		close(self->cfd);
-	close(self->lfd);
 	unlink(PSK_FILE);
+}
+
+/* An established pair; @tp (or NULL) applies to both sides. */
+static int pair(struct __test_metadata *_metadata, int family,
+		const struct quic_transport_param *tp, int *cfd, int *sfd)
+{
+	int ret = quic_pair_open(family, PSK_FILE, tp, cfd, sfd);
+
+	if (ret)
+		TH_LOG("handshake: %s", strerror(-ret));
+	return ret;
 }
 
 static int get_cid(int fd, int dest, struct quic_connection_id_info *info)
@@ -84,19 +90,7 @@ static int set_cid(int fd, int dest, uint32_t active, uint32_t prior_to)
 
 static int event_on(int fd, int type)
 {
-	struct quic_event_option ev = { .type = type, .on = 1 };
-
-	return setopt_err(fd, SOL_QUIC, QUIC_SOCKOPT_EVENT, &ev, sizeof(ev));
-}
-
-static int set_idle(int fd, uint32_t us, int reset)
-{
-	struct quic_transport_param p = {
-		.max_idle_timeout = us, .stateless_reset = reset,
-	};
-
-	return setopt_err(fd, SOL_QUIC, QUIC_SOCKOPT_TRANSPORT_PARAM, &p,
-			  sizeof(p));
+	return quic_pair_event(fd, type, 1) ? errno : 0;
 }
 
 /* Wait up to @ms for @events on @fd; the revents, or 0. */
@@ -152,10 +146,15 @@ TEST_F(conn, cid_get)
 {
 	struct quic_connection_id_info info;
 	socklen_t len;
+	int fd;
 
-	EXPECT_EQ(EINVAL, get_cid(self->cfd, 0, &info));
-	ASSERT_EQ(0, hs_pair(variant->family, PSK_FILE, self->lfd, self->cfd,
-			     &self->sfd));
+	fd = socket(variant->family, SOCK_DGRAM, IPPROTO_QUIC);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(EINVAL, get_cid(fd, 0, &info));
+	EXPECT_EQ(EINVAL, set_cid(fd, 0, 0, 1));
+	close(fd);
+	ASSERT_EQ(0, pair(_metadata, variant->family, NULL, &self->cfd,
+			  &self->sfd));
 	len = 0;
 	EXPECT_EQ(EINVAL, getopt_err(self->cfd, SOL_QUIC,
 				     QUIC_SOCKOPT_CONNECTION_ID, &info, &len));
@@ -164,8 +163,6 @@ TEST_F(conn, cid_get)
 				     QUIC_SOCKOPT_CONNECTION_ID, &info, &len));
 	EXPECT_EQ(EINVAL, setopt_err(self->cfd, SOL_QUIC,
 				     QUIC_SOCKOPT_CONNECTION_ID, &info, 4));
-	EXPECT_EQ(EINVAL, getopt_err(self->lfd, SOL_QUIC,
-				     QUIC_SOCKOPT_CONNECTION_ID, &info, &len));
 	{
 		char big[64] = {};
 
@@ -197,8 +194,8 @@ TEST_F(conn, new_cid)
 	int64_t sid;
 	ssize_t n;
 
-	ASSERT_EQ(0, hs_pair(variant->family, PSK_FILE, self->lfd, self->cfd,
-			     &self->sfd));
+	ASSERT_EQ(0, pair(_metadata, variant->family, NULL, &self->cfd,
+			  &self->sfd));
 	ASSERT_EQ(0, event_on(self->cfd, QUIC_EVENT_CONNECTION_ID));
 	for (i = 0; i < 100 && err; i++) {
 		err = set_cid(self->cfd, 1, 6, 0);
@@ -267,15 +264,15 @@ TEST_F(conn, idle_timeout)
 	int notif, fds[2], i;
 	ssize_t n;
 
-	ASSERT_EQ(0, set_idle(self->lfd, 1000000, 0));
-	ASSERT_EQ(0, set_idle(self->cfd, 1000000, 0));
-	/* Before the handshake (the accepted socket inherits it): on a
-	 * loaded machine the second may pass before the test could ask.
+	struct quic_transport_param tp = { .max_idle_timeout = 1000000 };
+
+	/* The event is enabled before the handshake (the accepted socket
+	 * inherits it): on a loaded machine the second may pass before
+	 * the test could ask afterwards.
 	 */
-	ASSERT_EQ(0, event_on(self->lfd, QUIC_EVENT_CONNECTION_CLOSE));
-	ASSERT_EQ(0, event_on(self->cfd, QUIC_EVENT_CONNECTION_CLOSE));
-	ASSERT_EQ(0, hs_pair(variant->family, PSK_FILE, self->lfd, self->cfd,
-			     &self->sfd));
+	ASSERT_EQ(0, quic_pair_open_events(variant->family, PSK_FILE, &tp,
+					   1U << QUIC_EVENT_CONNECTION_CLOSE,
+					   &self->cfd, &self->sfd));
 	fds[0] = self->cfd;
 	fds[1] = self->sfd;
 	for (i = 0; i < 2; i++) {
@@ -305,8 +302,8 @@ TEST_F(conn, close_code_phrase)
 	ssize_t n;
 
 	strcpy((char *)cc.phrase, "bye bye");
-	ASSERT_EQ(0, hs_pair(variant->family, PSK_FILE, self->lfd, self->cfd,
-			     &self->sfd));
+	ASSERT_EQ(0, pair(_metadata, variant->family, NULL, &self->cfd,
+			  &self->sfd));
 	ASSERT_EQ(0, event_on(self->sfd, QUIC_EVENT_CONNECTION_CLOSE));
 	ASSERT_EQ(0, setopt_err(self->cfd, SOL_QUIC,
 				QUIC_SOCKOPT_CONNECTION_CLOSE, &cc,
@@ -337,15 +334,25 @@ TEST_F(conn, close_code_phrase)
  */
 TEST_F(conn, shutdown)
 {
+	struct sockaddr_storage ss;
 	unsigned char buf[16];
-	int notif;
+	socklen_t len;
+	int notif, lfd;
 
-	ASSERT_EQ(0, hs_pair(variant->family, PSK_FILE, self->lfd, self->cfd,
-			     &self->sfd));
-	EXPECT_EQ(-1, shutdown(self->lfd, SHUT_RD));
+	lfd = socket(variant->family, SOCK_DGRAM, IPPROTO_QUIC);
+	ASSERT_LE(0, lfd);
+	len = make_addr(&ss, variant->family, loopback(variant->family), 0);
+	ASSERT_EQ(0, bind(lfd, (struct sockaddr *)&ss, len));
+	ASSERT_EQ(0, listen(lfd, 4));
+	EXPECT_EQ(-1, shutdown(lfd, SHUT_RD));
 	EXPECT_EQ(EOPNOTSUPP, errno);
-	EXPECT_EQ(-1, shutdown(self->lfd, SHUT_RDWR));
+	EXPECT_EQ(-1, shutdown(lfd, SHUT_RDWR));
 	EXPECT_EQ(EOPNOTSUPP, errno);
+	EXPECT_EQ(0, shutdown(lfd, SHUT_WR));
+	close(lfd);
+
+	ASSERT_EQ(0, pair(_metadata, variant->family, NULL, &self->cfd,
+			  &self->sfd));
 	EXPECT_EQ(0, shutdown(self->cfd, SHUT_WR));
 	EXPECT_EQ(-1, shutdown(self->cfd, SHUT_WR));
 	EXPECT_EQ(ENOTCONN, errno);
@@ -367,9 +374,10 @@ TEST_F(conn, stateless_reset)
 	int notif;
 	ssize_t n;
 
-	ASSERT_EQ(0, set_idle(self->lfd, 0, 1));
-	ASSERT_EQ(0, hs_pair(variant->family, PSK_FILE, self->lfd, self->cfd,
-			     &self->sfd));
+	struct quic_transport_param tp = { .stateless_reset = 1 };
+
+	ASSERT_EQ(0, pair(_metadata, variant->family, &tp, &self->cfd,
+			  &self->sfd));
 	ASSERT_EQ(0, event_on(self->cfd, QUIC_EVENT_CONNECTION_CLOSE));
 	msleep(100);	/* let the handshake's last packets settle */
 	EXPECT_EQ(0, shutdown(self->sfd, SHUT_RD));
@@ -400,13 +408,15 @@ TEST_F(conn, version_negotiation)
 	static unsigned char pkt[1200], buf[1500];
 	struct sockaddr_storage ss;
 	socklen_t len;
-	int ufd, i, found = 0;
+	int lfd, ufd, i, found = 0;
 	ssize_t n;
 
+	lfd = socket(variant->family, SOCK_DGRAM, IPPROTO_QUIC);
+	ASSERT_LE(0, lfd);
 	len = make_addr(&ss, variant->family, loopback(variant->family), 0);
-	ASSERT_EQ(0, bind(self->lfd, (struct sockaddr *)&ss, len));
-	ASSERT_EQ(0, getsockname(self->lfd, (struct sockaddr *)&ss, &len));
-	ASSERT_EQ(0, listen(self->lfd, 4));
+	ASSERT_EQ(0, bind(lfd, (struct sockaddr *)&ss, len));
+	ASSERT_EQ(0, getsockname(lfd, (struct sockaddr *)&ss, &len));
+	ASSERT_EQ(0, listen(lfd, 4));
 	ufd = socket(variant->family, SOCK_DGRAM, IPPROTO_UDP);
 	ASSERT_LE(0, ufd);
 	ASSERT_EQ(0, connect(ufd, (struct sockaddr *)&ss, len));
@@ -440,6 +450,7 @@ TEST_F(conn, version_negotiation)
 	ASSERT_EQ((ssize_t)sizeof(pkt), send(ufd, pkt, sizeof(pkt), 0));
 	EXPECT_EQ(-1, udp_recv(ufd, buf, sizeof(buf), 300));
 	close(ufd);
+	close(lfd);
 }
 
 /* Both ends count an opened connection, and a closed one once the close
@@ -454,8 +465,8 @@ TEST_F(conn, mib_counters)
 	closed = proc_value(SNMP, "QuicConnClosed", 1);
 	ASSERT_LE(0, opened);
 	ASSERT_LE(0, closed);
-	ASSERT_EQ(0, hs_pair(variant->family, PSK_FILE, self->lfd, self->cfd,
-			     &self->sfd));
+	ASSERT_EQ(0, pair(_metadata, variant->family, NULL, &self->cfd,
+			  &self->sfd));
 	o = proc_value(SNMP, "QuicConnOpened", 1);
 	EXPECT_EQ(opened + 2, o);
 	EXPECT_EQ(closed, proc_value(SNMP, "QuicConnClosed", 1));

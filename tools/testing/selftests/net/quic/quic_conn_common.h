@@ -51,22 +51,31 @@ static inline void *quic_pair_server_main(void *p)
 	return NULL;
 }
 
+/* Enable (on != 0) or disable an event type on a socket. */
+static inline int quic_pair_event(int fd, int type, int on)
+{
+	struct quic_event_option ev = { .type = type, .on = !!on };
+
+	return setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_EVENT, &ev, sizeof(ev));
+}
+
 /*
  * Connect a client to a listener over loopback of @family and run a PSK
  * handshake (the key in @psk, written by quic_pair_write_psk()). @tp, when
  * not NULL, is applied to both the listener (accepted sockets inherit it)
- * and the client before the handshake. Returns 0 with *@cfd and *@sfd set,
- * or a negative errno; the listener is closed either way.
+ * and the client before the handshake, and so are the event types in the
+ * bit mask @events. Returns 0 with *@cfd and *@sfd set, or a negative
+ * errno; the listener is closed either way.
  */
-static inline int quic_pair_open(int family, const char *psk,
-				 const struct quic_transport_param *tp,
-				 int *cfd, int *sfd)
+static inline int quic_pair_open_events(int family, const char *psk,
+					const struct quic_transport_param *tp,
+					unsigned int events, int *cfd, int *sfd)
 {
 	struct quic_pair_server a = { .psk = psk, .fd = -1 };
 	struct sockaddr_storage ss;
 	socklen_t len;
 	pthread_t th;
-	int ret = 0;
+	int ret = 0, i;
 
 	*cfd = -1;
 	*sfd = -1;
@@ -84,6 +93,14 @@ static inline int quic_pair_open(int family, const char *psk,
 			      tp, sizeof(*tp)))) {
 		ret = -errno;
 		goto out;
+	}
+	for (i = 1; i < QUIC_EVENT_MAX; i++) {
+		if (!(events & (1U << i)))
+			continue;
+		if (quic_pair_event(a.lfd, i, 1) || quic_pair_event(*cfd, i, 1)) {
+			ret = -errno;
+			goto out;
+		}
 	}
 	len = make_addr(&ss, family, loopback(family), 0);
 	if (bind(a.lfd, (struct sockaddr *)&ss, len) ||
@@ -123,12 +140,11 @@ out:
 	return ret;
 }
 
-/* Enable (on != 0) or disable an event type on a socket. */
-static inline int quic_pair_event(int fd, int type, int on)
+static inline int quic_pair_open(int family, const char *psk,
+				 const struct quic_transport_param *tp,
+				 int *cfd, int *sfd)
 {
-	struct quic_event_option ev = { .type = type, .on = !!on };
-
-	return setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_EVENT, &ev, sizeof(ev));
+	return quic_pair_open_events(family, psk, tp, 0, cfd, sfd);
 }
 
 #endif /* _QUIC_SELFTEST_CONN_COMMON_H */

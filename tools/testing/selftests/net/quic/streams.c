@@ -38,8 +38,16 @@
 #define STREAMS		1000
 /* Stream receive window of the flow fixture. */
 #define FLOW_WINDOW	16384
-/* The SHA-256 checked transfer. */
-#define BIG_LEN		(100UL << 20)
+/* The SHA-256 checked transfer: 100 MiB, or QUIC_STREAMS_BIG_MIB MiB. */
+#define BIG_LEN		big_len()
+
+static size_t big_len(void)
+{
+	const char *e = getenv("QUIC_STREAMS_BIG_MIB");
+	long mib = e ? strtol(e, NULL, 10) : 0;
+
+	return (size_t)(mib > 0 ? mib : 100) << 20;
+}
 
 /* Windows and stream limit of both sides (0: the defaults). */
 struct pair_params {
@@ -150,17 +158,26 @@ static ssize_t get_item(int fd, struct item *it, int flags)
 	return it->n;
 }
 
-/* Wait up to 5 s for a STREAM_UPDATE event for @sid with @state,
+/* The next stream item, skipping events. */
+static ssize_t get_data(int fd, struct item *it, int flags)
+{
+	while (get_item(fd, it, flags) >= 0 &&
+	       (it->flags & MSG_QUIC_NOTIFICATION))
+		;
+	return it->n;
+}
+
+/* Wait up to @ms ms for a STREAM_UPDATE event for @sid with @state,
  * skipping stream data and other events; fill @u.
  */
-static int wait_update(int fd, int64_t sid, uint8_t state,
-		       struct quic_stream_update *u)
+static int wait_update_ms(int fd, int64_t sid, uint8_t state,
+			  struct quic_stream_update *u, int ms)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	struct item it;
 	int i;
 
-	for (i = 0; i < 500; i++) {
+	for (i = 0; i < ms / 10; i++) {
 		if (get_item(fd, &it, MSG_DONTWAIT) < 0) {
 			if (errno != EAGAIN && errno != ECONNRESET)
 				return -errno;
@@ -176,6 +193,12 @@ static int wait_update(int fd, int64_t sid, uint8_t state,
 			return 0;
 	}
 	return -ETIMEDOUT;
+}
+
+static int wait_update(int fd, int64_t sid, uint8_t state,
+		       struct quic_stream_update *u)
+{
+	return wait_update_ms(fd, sid, state, u, 5000);
 }
 
 /* Read one stream to its FIN into @buf (at most @len bytes). */
@@ -269,6 +292,38 @@ TEST_F(streams, fin)
 	EXPECT_EQ(0, memcmp(it.buf, "pong", 4));
 }
 
+/* The STREAM_UPDATE events of a stream that ends normally: first data
+ * and all data received on the receiver, all data acknowledged on the
+ * sender, each with the final size where known.
+ */
+TEST_F(streams, fin_events)
+{
+	struct quic_stream_update u;
+
+	ASSERT_EQ(0, quic_pair_event(self->cfd, QUIC_EVENT_STREAM_UPDATE, 1));
+	ASSERT_EQ(0, quic_pair_event(self->sfd, QUIC_EVENT_STREAM_UPDATE, 1));
+	EXPECT_EQ(4, quic_sendmsg(self->cfd, "data", 4, -1,
+				  MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_UNI));
+	ASSERT_EQ(0, wait_update(self->sfd, CUNI(0),
+				 QUIC_STREAM_RECV_STATE_RECV, &u));
+	EXPECT_EQ(0, u.finalsz);
+	EXPECT_EQ(0, quic_sendmsg(self->cfd, NULL, 0, CUNI(0),
+				  MSG_QUIC_STREAM_FIN));
+	ASSERT_EQ(0, wait_update(self->sfd, CUNI(0),
+				 QUIC_STREAM_RECV_STATE_RECVD, &u));
+	EXPECT_EQ(4, u.finalsz);
+	ASSERT_EQ(0, wait_update(self->cfd, CUNI(0),
+				 QUIC_STREAM_SEND_STATE_RECVD, &u));
+	EXPECT_EQ(4, u.finalsz);
+	/* Turned off, none come. */
+	ASSERT_EQ(0, quic_pair_event(self->sfd, QUIC_EVENT_STREAM_UPDATE, 0));
+	EXPECT_EQ(1, quic_sendmsg(self->cfd, "x", 1, CUNI(1),
+				  MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_FIN));
+	EXPECT_EQ(-ETIMEDOUT, wait_update_ms(self->sfd, CUNI(1),
+					     QUIC_STREAM_RECV_STATE_RECVD, &u,
+					     300));
+}
+
 /* RESET_STREAM: the receiver gets a RECV_STATE_RESET_RECVD event with the
  * code and final size and reads ECONNRESET; the sender, once its reset is
  * acknowledged, a SEND_STATE_RESET_RECVD event.
@@ -283,7 +338,7 @@ TEST_F(streams, reset)
 	ASSERT_EQ(0, quic_pair_event(self->sfd, QUIC_EVENT_STREAM_UPDATE, 1));
 	EXPECT_EQ(10, quic_sendmsg(self->cfd, "0123456789", 10, -1,
 				   MSG_QUIC_STREAM_NEW));
-	ASSERT_EQ(10, get_item(self->sfd, &it, 0));
+	ASSERT_EQ(10, get_data(self->sfd, &it, 0));
 	EXPECT_EQ(0, setsockopt(self->cfd, SOL_QUIC, QUIC_SOCKOPT_STREAM_RESET,
 				&ei, sizeof(ei)));
 	/* Reset: no more sends, no second reset. */
@@ -310,7 +365,7 @@ TEST_F(streams, reset)
 	/* The other direction of the stream still works. */
 	EXPECT_EQ(2, quic_sendmsg(self->sfd, "ok", 2, CBIDI(0),
 				  MSG_QUIC_STREAM_FIN));
-	ASSERT_EQ(2, get_item(self->cfd, &it, 0));
+	ASSERT_EQ(2, get_data(self->cfd, &it, 0));
 	EXPECT_EQ(CBIDI(0), it.sid);
 	EXPECT_TRUE(it.flags & MSG_QUIC_STREAM_FIN);
 }
@@ -330,7 +385,7 @@ TEST_F(streams, stop_sending)
 	ASSERT_EQ(0, quic_pair_event(self->sfd, QUIC_EVENT_STREAM_UPDATE, 1));
 	EXPECT_EQ(3, quic_sendmsg(self->cfd, "abc", 3, -1,
 				  MSG_QUIC_STREAM_NEW));
-	ASSERT_EQ(3, get_item(self->sfd, &it, 0));
+	ASSERT_EQ(3, get_data(self->sfd, &it, 0));
 	EXPECT_EQ(0, setsockopt(self->sfd, SOL_QUIC,
 				QUIC_SOCKOPT_STREAM_STOP_SENDING, &ei,
 				sizeof(ei)));
