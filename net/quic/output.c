@@ -1035,9 +1035,17 @@ bool quic_output_pkt_requeue(struct sock *sk, struct quic_sent_pkt *pkt)
  */
 void quic_output_pkt_lost(void *ctx, struct quic_sent_pkt *pkt)
 {
-	if (pkt->ack_eliciting)
-		quic_output_pkt_requeue(ctx, pkt);
-	quic_output_pkt_free(ctx, pkt);
+	struct quic_out_pkt *rec = container_of(pkt, struct quic_out_pkt, sent);
+	struct sock *sk = ctx;
+
+	if (pkt->ack_eliciting) {
+		quic_output_pkt_requeue(sk, pkt);
+		/* RETIRE_CONNECTION_ID is not tracked per packet. */
+		if (rec->level == QUIC_CRYPTO_APP &&
+		    quic_sk(sk)->conn.nr_retire_unacked)
+			quic_conn_cid_resend(sk);
+	}
+	quic_output_pkt_free(sk, pkt);
 }
 
 /* A stream control frame was delivered; an acknowledged RESET_STREAM
