@@ -1188,6 +1188,7 @@ void quic_conn_local_close(struct sock *sk, bool send)
 void quic_conn_timer_arm(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
+	u64 deadline = 0, now;
 	unsigned long t;
 	int i;
 
@@ -1207,45 +1208,13 @@ void quic_conn_timer_arm(struct sock *sk)
 		sk_stop_timer(sk, &c->timer);
 		return;
 	}
-	t = msecs_to_jiffies(QUIC_CONN_PTO_MS << min_t(u32, c->pto_count,
-						       QUIC_CONN_PTO_MAX));
-	if (!timer_pending(&c->timer))
-		sk_reset_timer(sk, &c->timer, jiffies + t);
-}
-
-/* PTO (RFC 9002 6.2, simplified): send again every CRYPTO chunk not yet
- * acknowledged, or a PING when there is none, in each space with
- * ack-eliciting packets in flight.
- */
-static void quic_conn_pto(struct sock *sk)
-{
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_crypto_chunk *ch;
-	struct quic_pnspace *s;
-	int i;
-
-	c->pto_count++;
-	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
-		s = &c->space[i];
-		if (s->discarded || !s->sent.eliciting_in_flight)
-			continue;
-		s->ping = list_empty(&s->crypto_out);
-		list_for_each_entry(ch, &s->crypto_out, list)
-			ch->need_send = true;
-		if (i == QUIC_CRYPTO_APP)
-			quic_conn_cid_resend(sk);
-		if (i == QUIC_CRYPTO_APP && c->streams_ready) {
-			quic_output_stream_resend(sk);
-			s->ping = false;
-		}
-		/* Forget the old copies: a late ACK of them is harmless. */
-		quic_sent_remove_all(&s->sent, quic_output_pkt_free, sk);
-		if (i == QUIC_CRYPTO_APP && c->is_server && !c->hd_acked) {
-			c->handshake_done_pending = 1;
-			s->ping = false;
-		}
+	if (!quic_recovery_timer(sk, &deadline)) {
+		sk_stop_timer(sk, &c->timer);
+		return;
 	}
-	quic_output_flush(sk, GFP_ATOMIC);
+	now = ktime_to_us(ktime_get());
+	t = deadline > now ? usecs_to_jiffies(deadline - now) : 0;
+	sk_reset_timer(sk, &c->timer, jiffies + t + 1);
 }
 
 static void quic_conn_timeout(struct timer_list *t)
@@ -1257,7 +1226,7 @@ static void quic_conn_timeout(struct timer_list *t)
 	if (sock_owned_by_user(sk)) {
 		sk_reset_timer(sk, &c->timer, jiffies + 1);
 	} else if (sk->sk_state != TCP_CLOSE) {
-		quic_conn_pto(sk);
+		quic_recovery_timeout(sk);
 		quic_conn_timer_arm(sk);
 	} else if (c->closing || c->draining) {
 		quic_conn_close_done(sk);

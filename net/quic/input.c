@@ -287,7 +287,6 @@ static int quic_in_frames(struct sock *sk, u8 level, const u8 *p, u32 len,
 {
 	struct quic_ack_range ranges[QUIC_IN_ACK_RANGES];
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_pnspace *s = &c->space[level];
 	struct quic_frame f;
 	int ret = 0, err;
 
@@ -312,17 +311,14 @@ static int quic_in_frames(struct sock *sk, u8 level, const u8 *p, u32 len,
 		switch (f.type) {
 		case QUIC_FRAME_ACK:
 		case QUIC_FRAME_ACK_ECN:
-			err = quic_sent_on_ack(&s->sent, f.ranges,
-					       f.ack.nr_ranges,
-					       quic_output_pkt_acked, sk);
+			err = quic_recovery_on_ack(sk, level, &f.ack,
+						   f.ranges);
 			if (err < 0) {
 				quic_in_error(sk, err == -EPROTO ?
 					QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION :
 					QUIC_TRANSPORT_ERROR_FRAME_ENCODING);
 				return -1;
 			}
-			if (err)
-				c->pto_count = 0;
 			break;
 		case QUIC_FRAME_CRYPTO:
 			err = quic_in_crypto(sk, level, &f);

@@ -22,6 +22,8 @@ static const struct snmp_mib quic_snmp_list[] = {
 	SNMP_MIB_ITEM("QuicInDropDecrypt", QUIC_MIB_DROP_DECRYPT),
 	SNMP_MIB_ITEM("QuicConnOpened", QUIC_MIB_CONN_OPENED),
 	SNMP_MIB_ITEM("QuicConnClosed", QUIC_MIB_CONN_CLOSED),
+	SNMP_MIB_ITEM("QuicLostPackets", QUIC_MIB_PKT_LOST),
+	SNMP_MIB_ITEM("QuicPtoExpired", QUIC_MIB_PTO),
 };
 
 static_assert(ARRAY_SIZE(quic_snmp_list) == QUIC_MIB_MAX);

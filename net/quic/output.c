@@ -211,6 +211,7 @@ static u32 quic_out_stream_frames(struct sock *sk, u8 *buf, u32 room,
 		if (n > 0) {
 			used += n;
 			c->max_data_pending = false;
+			rec->fc_update = true;
 			*eliciting = true;
 		}
 	}
@@ -226,11 +227,13 @@ static u32 quic_out_stream_frames(struct sock *sk, u8 *buf, u32 room,
 		c->msd_all = false;
 		c->nr_msd = 0;
 msd_partial:
+		rec->fc_update = true;
 		*eliciting = true;
 	}
 	while (c->nr_msd && room - used >= 32) {
 		used += quic_out_msd(c, c->msd_pending[--c->nr_msd],
 				     buf + used, room - used);
+		rec->fc_update = true;
 		*eliciting = true;
 	}
 	used += quic_out_stream_ctl(c, buf + used, room - used, rec, eliciting);
@@ -968,6 +971,84 @@ void quic_output_pkt_free(void *ctx, struct quic_sent_pkt *pkt)
 	kfree(rec);
 }
 
+/**
+ * quic_output_pkt_requeue() - queue the frames of a sent packet again
+ * @sk: the socket, locked
+ * @pkt: the record, lost or probed; it stays the caller's
+ *
+ * Its CRYPTO and STREAM chunks not yet acknowledged, its HANDSHAKE_DONE,
+ * its stream control frames and, if it carried any, the flow-control
+ * limits are sent again.
+ *
+ * Return: true if anything was queued.
+ */
+bool quic_output_pkt_requeue(struct sock *sk, struct quic_sent_pkt *pkt)
+{
+	struct quic_out_pkt *rec = container_of(pkt, struct quic_out_pkt, sent);
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_pnspace *s = &c->space[rec->level];
+	struct quic_crypto_chunk *ch;
+	struct quic_stream *st;
+	bool any = false;
+	u32 i;
+
+	for (i = 0; i < rec->nr_chunks; i++) {
+		list_for_each_entry(ch, &s->crypto_out, list) {
+			if (ch->offset != rec->chunk_off[i])
+				continue;
+			ch->need_send = true;
+			any = true;
+			break;
+		}
+	}
+	if (rec->handshake_done && !c->hd_acked) {
+		c->handshake_done_pending = 1;
+		any = true;
+	}
+	for (i = 0; i < rec->nr_schunks; i++) {
+		if (rec->schunk[i]->acked)
+			continue;
+		rec->schunk[i]->need_send = true;
+		any = true;
+	}
+	if (rec->level != QUIC_CRYPTO_APP || !c->streams_ready)
+		return any;
+	if (rec->fc_update) {
+		c->max_data_pending = true;
+		c->msd_all = true;
+		any = true;
+	}
+	for (i = 0; i < rec->nr_ctls; i++) {
+		st = quic_stream_find(&c->streams, rec->ctl_id[i]);
+		if (!st || !(st->ctl_unacked & rec->ctl[i]))
+			continue;
+		st->ctl_unacked &= ~rec->ctl[i];
+		st->ctl_pending |= rec->ctl[i];
+		any = true;
+	}
+	return any;
+}
+
+/**
+ * quic_output_pkt_lost() - a sent packet was declared lost
+ * @ctx: the socket
+ * @pkt: the record, freed here
+ */
+void quic_output_pkt_lost(void *ctx, struct quic_sent_pkt *pkt)
+{
+	struct quic_out_pkt *rec = container_of(pkt, struct quic_out_pkt, sent);
+	struct sock *sk = ctx;
+
+	if (pkt->ack_eliciting) {
+		quic_output_pkt_requeue(sk, pkt);
+		/* RETIRE_CONNECTION_ID is not tracked per packet. */
+		if (rec->level == QUIC_CRYPTO_APP &&
+		    quic_sk(sk)->conn.nr_retire_unacked)
+			quic_conn_cid_resend(sk);
+	}
+	quic_output_pkt_free(sk, pkt);
+}
+
 /* A stream control frame was delivered; an acknowledged RESET_STREAM
  * ends the sending part.
  */
@@ -1015,10 +1096,6 @@ void quic_output_pkt_acked(void *ctx, struct quic_sent_pkt *pkt)
 		quic_out_schunk_put(rec->schunk[i]);
 	}
 	if (rec->level == QUIC_CRYPTO_APP && c->streams_ready) {
-		if (rec->sent.ack_eliciting)
-			quic_stream_rtt_sample(&c->streams,
-					       ktime_to_us(ktime_get()) -
-					       rec->sent.sent_time);
 		for (i = 0; i < rec->nr_ctls; i++)
 			quic_out_ctl_acked(sk, rec->ctl[i], rec->ctl_id[i]);
 	}

@@ -22,6 +22,7 @@
 #include <net/quic/cid.h>
 #include <net/quic/connid.h>
 #include <net/quic/crypto.h>
+#include <net/quic/recovery.h>
 #include <net/quic/sent.h>
 #include <net/quic/stream.h>
 #include <net/quic/tparam.h>
@@ -116,6 +117,7 @@ struct quic_stream_out {
  * @nr_chunks: CRYPTO chunks carried, by offset in @chunk_off
  * @chunk_off: their offsets
  * @handshake_done: carried HANDSHAKE_DONE
+ * @fc_update: carried MAX_DATA or MAX_STREAM_DATA
  * @nr_schunks: STREAM chunks carried
  * @schunk: the chunks, owned by &quic_conn.stream_out
  * @nr_ctls: stream control frames carried
@@ -127,6 +129,7 @@ struct quic_out_pkt {
 	u8			level;
 	u8			nr_chunks;
 	bool			handshake_done;
+	bool			fc_update;
 	u64			chunk_off[QUIC_CONN_PKT_CHUNKS];
 	u8			nr_schunks;
 	struct quic_stream_out	*schunk[QUIC_CONN_PKT_SCHUNKS];
@@ -150,6 +153,8 @@ struct quic_out_pkt {
  * @ack_eliciting: ack-eliciting packets received since our last ACK
  * @ping: send a PING (probe with nothing to retransmit)
  * @discarded: keys dropped; nothing more is sent or received here
+ * @loss_time: when the oldest packet not yet lost will be by the time
+ *	threshold (RFC 9002 6.1.2), or 0
  */
 struct quic_pnspace {
 	struct quic_crypto	rx;
@@ -165,6 +170,7 @@ struct quic_pnspace {
 	u8			ack_eliciting;
 	bool			ping;
 	bool			discarded;
+	u64			loss_time;
 };
 
 /**
@@ -203,6 +209,7 @@ struct quic_request {
  * @listen_node: link in the listener list
  * @version: the QUIC version in use
  * @pto_count: consecutive PTO expiries
+ * @rtt: the RTT estimate (recovery.c)
  * @close_err: transport error to close with, set by the input path
  * @is_server: server role (listener or accepted socket)
  * @hashed: our CIDs are in the namespace table
@@ -261,6 +268,7 @@ struct quic_conn {
 	struct hlist_node	listen_node;
 	u32			version;
 	u32			pto_count;
+	struct quic_rtt		rtt;
 	u32			close_err;
 	u8			is_server:1,
 				hashed:1,
@@ -357,6 +365,8 @@ void quic_output_close(struct sock *sk, u32 err, gfp_t gfp);
 void quic_output_close_app(struct sock *sk, gfp_t gfp);
 void quic_output_pkt_acked(void *ctx, struct quic_sent_pkt *pkt);
 void quic_output_pkt_free(void *ctx, struct quic_sent_pkt *pkt);
+void quic_output_pkt_lost(void *ctx, struct quic_sent_pkt *pkt);
+bool quic_output_pkt_requeue(struct sock *sk, struct quic_sent_pkt *pkt);
 int quic_output_stream(struct sock *sk, struct quic_stream *st,
 		       struct iov_iter *from, u32 len, bool fin);
 void quic_output_stream_free(struct sock *sk);

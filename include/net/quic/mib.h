@@ -21,6 +21,9 @@
  *	decrypt
  * @QUIC_MIB_CONN_OPENED: connections that reached the ESTABLISHED state
  * @QUIC_MIB_CONN_CLOSED: connections closed
+ * @QUIC_MIB_PKT_LOST: sent ack-eliciting packets declared lost
+ *	(RFC 9002 6.1)
+ * @QUIC_MIB_PTO: probe timeouts that expired (RFC 9002 6.2)
  * @QUIC_MIB_MAX: the number of counters
  */
 enum quic_mib_field {
@@ -31,6 +34,8 @@ enum quic_mib_field {
 	QUIC_MIB_DROP_DECRYPT,
 	QUIC_MIB_CONN_OPENED,
 	QUIC_MIB_CONN_CLOSED,
+	QUIC_MIB_PKT_LOST,
+	QUIC_MIB_PTO,
 	QUIC_MIB_MAX
 };
 

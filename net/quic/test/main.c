@@ -48,6 +48,7 @@ static const struct quic_test_suite *const quic_test_suites[] = {
 	&quic_connid_suite,
 	&quic_stream_suite,
 	&quic_conn_suite,
+	&quic_recovery_suite,
 };
 
 /**

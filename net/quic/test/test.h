@@ -49,5 +49,6 @@ extern const struct quic_test_suite quic_crypto_suite;
 extern const struct quic_test_suite quic_connid_suite;
 extern const struct quic_test_suite quic_stream_suite;
 extern const struct quic_test_suite quic_conn_suite;
+extern const struct quic_test_suite quic_recovery_suite;
 
 #endif /* _NET_QUIC_TEST_TEST_H */

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tests of include/net/quic/recovery.h: the RTT estimator (RFC 9002,
+ * section 5), the loss thresholds it feeds (section 6.1) and the probe
+ * timeout with its backoff (section 6.2).  Times in microseconds.
+ */
+
+#include <linux/kernel.h>
+#include <linux/limits.h>
+#include <net/quic/recovery.h>
+#include <net/quic/sent.h>
+
+#include "test.h"
+
+#define MS	1000ULL
+
+static int check_rtt(struct quic_test *t, const struct quic_rtt *r,
+		     u64 latest, u64 min, u64 srtt, u64 var)
+{
+	if (r->latest_rtt != latest || r->min_rtt != min ||
+	    r->smoothed_rtt != srtt || r->rttvar != var)
+		return quic_test_fail(t, "rtt %llu/%llu/%llu/%llu, want %llu/%llu/%llu/%llu",
+				      r->latest_rtt, r->min_rtt,
+				      r->smoothed_rtt, r->rttvar,
+				      latest, min, srtt, var);
+	return 0;
+}
+
+/* 5.3: before a sample, smoothed_rtt = kInitialRtt, rttvar half of it;
+ * the PTO is then 333 + 4 * 166.5 = 999 ms, the RFC's "1 second".
+ */
+static int rtt_initial(struct quic_test *t)
+{
+	struct quic_rtt r;
+	int err;
+
+	quic_rtt_init(&r, QUIC_INITIAL_RTT_US);
+	err = check_rtt(t, &r, 0, 0, 333 * MS, 166500);
+	if (!err && r.has_sample)
+		err = quic_test_fail(t, "sample before any");
+	if (!err && quic_rtt_pto(&r, 0, 0) != 999 * MS)
+		err = quic_test_fail(t, "initial PTO %llu", quic_rtt_pto(&r, 0, 0));
+	return err;
+}
+
+/* 5.3: the first sample sets min_rtt and smoothed_rtt to it, rttvar to
+ * half of it, and ignores the ACK delay.
+ */
+static int rtt_first_sample(struct quic_test *t)
+{
+	struct quic_rtt r;
+	int err;
+
+	quic_rtt_init(&r, QUIC_INITIAL_RTT_US);
+	quic_rtt_update(&r, 100 * MS, 20 * MS);
+	err = check_rtt(t, &r, 100 * MS, 100 * MS, 100 * MS, 50 * MS);
+	if (!err && !r.has_sample)
+		err = quic_test_fail(t, "no sample recorded");
+	return err;
+}
+
+/* 5.3: later samples subtract the ACK delay; smoothed_rtt moves by 1/8
+ * and rttvar by 1/4 of the deviation.
+ */
+static int rtt_ack_delay_subtracted(struct quic_test *t)
+{
+	struct quic_rtt r;
+
+	quic_rtt_init(&r, QUIC_INITIAL_RTT_US);
+	quic_rtt_update(&r, 100 * MS, 0);
+	/* adjusted = 130 - 20 = 110 ms */
+	quic_rtt_update(&r, 130 * MS, 20 * MS);
+	/* srtt = (7 * 100 + 110) / 8, rttvar = (3 * 50 + 10) / 4 */
+	return check_rtt(t, &r, 130 * MS, 100 * MS, 101250, 40 * MS);
+}
+
+/* 5.3: the ACK delay is not subtracted if that would go below min_rtt. */
+static int rtt_ack_delay_floor(struct quic_test *t)
+{
+	struct quic_rtt r;
+
+	quic_rtt_init(&r, QUIC_INITIAL_RTT_US);
+	quic_rtt_update(&r, 100 * MS, 0);
+	/* 110 - 30 < 100: the sample counts whole. */
+	quic_rtt_update(&r, 110 * MS, 30 * MS);
+	return check_rtt(t, &r, 110 * MS, 100 * MS, 101250, 40 * MS);
+}
+
+/* 5.2: min_rtt is the smallest raw sample, ACK delay not subtracted. */
+static int rtt_min(struct quic_test *t)
+{
+	struct quic_rtt r;
+	int err;
+
+	quic_rtt_init(&r, QUIC_INITIAL_RTT_US);
+	quic_rtt_update(&r, 100 * MS, 0);
+	quic_rtt_update(&r, 60 * MS, 50 * MS);
+	/* 60 < 50 + 60: the delay is not subtracted; deviation 40 ms */
+	err = check_rtt(t, &r, 60 * MS, 60 * MS, 95 * MS, 47500);
+	if (err)
+		return err;
+	quic_rtt_update(&r, 200 * MS, 0);
+	if (r.min_rtt != 60 * MS)
+		return quic_test_fail(t, "min_rtt rose to %llu", r.min_rtt);
+	return 0;
+}
+
+/* RFC 9000 19.3 and RFC 9002 5.3: ACK Delay scaling and capping. */
+static int rtt_ack_delay_field(struct quic_test *t)
+{
+	if (quic_rtt_ack_delay(1000, 3, false, 25 * MS) != 8000)
+		return quic_test_fail(t, "exponent 3 not applied");
+	if (quic_rtt_ack_delay(10000, 3, false, 25 * MS) != 80000)
+		return quic_test_fail(t, "capped before confirmation");
+	if (quic_rtt_ack_delay(10000, 3, true, 25 * MS) != 25 * MS)
+		return quic_test_fail(t, "not capped by max_ack_delay");
+	if (quic_rtt_ack_delay(U64_MAX >> 2, 20, false, 0) != U64_MAX)
+		return quic_test_fail(t, "overflow not saturated");
+	if (quic_rtt_ack_delay(5, 0, true, 25 * MS) != 5)
+		return quic_test_fail(t, "exponent 0");
+	return 0;
+}
+
+/* 6.1.2: 9/8 of max(smoothed_rtt, latest_rtt), at least 1 ms. */
+static int loss_delay(struct quic_test *t)
+{
+	struct quic_rtt r;
+
+	quic_rtt_init(&r, QUIC_INITIAL_RTT_US);
+	quic_rtt_update(&r, 100 * MS, 0);
+	if (quic_rtt_loss_delay(&r) != 112500)
+		return quic_test_fail(t, "srtt: %llu", quic_rtt_loss_delay(&r));
+	r.latest_rtt = 120 * MS;
+	if (quic_rtt_loss_delay(&r) != 135 * MS)
+		return quic_test_fail(t, "latest: %llu", quic_rtt_loss_delay(&r));
+	quic_rtt_init(&r, 0);
+	quic_rtt_update(&r, 100, 0);
+	if (quic_rtt_loss_delay(&r) != QUIC_GRANULARITY_US)
+		return quic_test_fail(t, "granularity: %llu",
+				      quic_rtt_loss_delay(&r));
+	return 0;
+}
+
+struct lost {
+	u64 pn[16];
+	u32 n;
+};
+
+static void lost_cb(void *ctx, struct quic_sent_pkt *pkt)
+{
+	struct lost *l = ctx;
+
+	if (l->n < ARRAY_SIZE(l->pn))
+		l->pn[l->n] = pkt->pn;
+	l->n++;
+}
+
+/* Packets 0..9 sent 10 ms apart; the estimate says 100 ms. */
+static void loss_setup(struct quic_sent *s, struct quic_sent_pkt *pkts,
+		       struct quic_rtt *r)
+{
+	u32 i;
+
+	quic_sent_init(s);
+	for (i = 0; i < 10; i++) {
+		pkts[i] = (struct quic_sent_pkt){ .pn = i,
+			.sent_time = 1000 * MS + i * 10 * MS, .size = 1200,
+			.ack_eliciting = 1, .in_flight = 1 };
+		quic_sent_add(s, &pkts[i]);
+	}
+	quic_rtt_init(r, QUIC_INITIAL_RTT_US);
+	quic_rtt_update(r, 100 * MS, 0);
+}
+
+/* 6.1.1: acknowledging packet 5 loses 0..2 (kPacketThreshold 3) but not
+ * 3 and 4, which get a loss time of their send time plus 9/8 RTT.
+ */
+static int loss_packet_threshold(struct quic_test *t)
+{
+	struct quic_ack_range rg = { .largest = 5, .smallest = 5 };
+	struct quic_sent_pkt pkts[10];
+	struct lost l = {};
+	struct quic_sent s;
+	struct quic_rtt r;
+	u64 loss_time, now = 1060 * MS;
+	u32 n;
+
+	loss_setup(&s, pkts, &r);
+	if (quic_sent_on_ack(&s, &rg, 1, lost_cb, &l) != 1)
+		return quic_test_fail(t, "ack of 5 failed");
+	l.n = 0;
+	n = quic_sent_detect_lost(&s, s.largest_acked, quic_rtt_loss_delay(&r),
+				  now, &loss_time, lost_cb, &l);
+	if (n != 3 || l.pn[0] != 0 || l.pn[2] != 2)
+		return quic_test_fail(t, "%u lost, first %llu", n, l.pn[0]);
+	if (loss_time != 1030 * MS + 112500)
+		return quic_test_fail(t, "loss time %llu", loss_time);
+	return 0;
+}
+
+/* 6.1.2: at the loss time packet 3 is lost by time, 4 is not yet. */
+static int loss_time_threshold(struct quic_test *t)
+{
+	struct quic_ack_range rg = { .largest = 5, .smallest = 5 };
+	struct quic_sent_pkt pkts[10];
+	struct lost l = {};
+	struct quic_sent s;
+	struct quic_rtt r;
+	u64 loss_time;
+	u32 n;
+
+	loss_setup(&s, pkts, &r);
+	quic_sent_on_ack(&s, &rg, 1, lost_cb, &l);
+	/* Packet 4 (and 3) are only 1 and 2 below: time decides. */
+	quic_sent_detect_lost(&s, 5, quic_rtt_loss_delay(&r), 1060 * MS,
+			      &loss_time, lost_cb, &l);
+	l.n = 0;
+	n = quic_sent_detect_lost(&s, 5, quic_rtt_loss_delay(&r),
+				  1030 * MS + 112500, &loss_time, lost_cb, &l);
+	if (n != 1 || l.pn[0] != 3)
+		return quic_test_fail(t, "%u lost, first %llu", n, l.pn[0]);
+	if (loss_time != 1040 * MS + 112500)
+		return quic_test_fail(t, "loss time %llu", loss_time);
+	/* A larger latest_rtt stretches the threshold (max of the two). */
+	r.latest_rtt = 200 * MS;
+	l.n = 0;
+	n = quic_sent_detect_lost(&s, 5, quic_rtt_loss_delay(&r),
+				  1040 * MS + 112500, &loss_time, lost_cb, &l);
+	if (n || loss_time != 1040 * MS + 225 * MS)
+		return quic_test_fail(t, "%u lost with latest_rtt 200 ms", n);
+	return 0;
+}
+
+/* 6.2.1: smoothed_rtt + max(4 * rttvar, 1 ms) + max_ack_delay, doubled
+ * per expiry, the exponent capped.
+ */
+static int pto_backoff(struct quic_test *t)
+{
+	struct quic_rtt r;
+	u32 i;
+
+	quic_rtt_init(&r, QUIC_INITIAL_RTT_US);
+	quic_rtt_update(&r, 100 * MS, 0);
+	if (quic_rtt_pto(&r, 0, 0) != 300 * MS)
+		return quic_test_fail(t, "pto %llu", quic_rtt_pto(&r, 0, 0));
+	for (i = 0; i < 4; i++)
+		if (quic_rtt_pto(&r, 25 * MS, i) != (325 * MS << i))
+			return quic_test_fail(t, "pto_count %u: %llu", i,
+					      quic_rtt_pto(&r, 25 * MS, i));
+	if (quic_rtt_pto(&r, 0, 1000) != 300 * MS << QUIC_PTO_MAX_SHIFT)
+		return quic_test_fail(t, "backoff not capped");
+	/* rttvar 0: kGranularity instead of 4 * rttvar. */
+	r.smoothed_rtt = 100;
+	r.rttvar = 0;
+	if (quic_rtt_pto(&r, 0, 0) != 100 + QUIC_GRANULARITY_US)
+		return quic_test_fail(t, "granularity: %llu",
+				      quic_rtt_pto(&r, 0, 0));
+	return 0;
+}
+
+static const struct quic_test_case quic_recovery_cases[] = {
+	QUIC_TEST_CASE(rtt_initial),
+	QUIC_TEST_CASE(rtt_first_sample),
+	QUIC_TEST_CASE(rtt_ack_delay_subtracted),
+	QUIC_TEST_CASE(rtt_ack_delay_floor),
+	QUIC_TEST_CASE(rtt_min),
+	QUIC_TEST_CASE(rtt_ack_delay_field),
+	QUIC_TEST_CASE(loss_delay),
+	QUIC_TEST_CASE(loss_packet_threshold),
+	QUIC_TEST_CASE(loss_time_threshold),
+	QUIC_TEST_CASE(pto_backoff),
+};
+
+const struct quic_test_suite quic_recovery_suite = {
+	.name		= "quic_recovery",
+	.cases		= quic_recovery_cases,
+	.num_cases	= ARRAY_SIZE(quic_recovery_cases),
+};
