@@ -33,11 +33,6 @@
 static HLIST_HEAD(quic_listeners);
 static DEFINE_SPINLOCK(quic_conn_lock);
 
-/* Loss timer: a fixed initial PTO, doubled on each expiry. */
-#define QUIC_CONN_PTO_MS	200
-#define QUIC_CONN_PTO_MAX	8
-/* The closing and draining states last three PTOs (RFC 9000 10.2). */
-#define QUIC_CONN_CLOSE_MS	(3 * QUIC_CONN_PTO_MS)
 /* CONNECTION_CLOSE answers in the closing state: one for the 1st, 2nd,
  * 4th, 8th... packet received, up to the 2^this-th.
  */
@@ -662,6 +657,18 @@ int quic_conn_set_peer_tp(struct sock *sk, const u8 *data, u32 len)
 	return 0;
 }
 
+/* The current PTO without backoff (RFC 9002 6.2.1), in microseconds: the
+ * closing and draining states and the idle timeout's floor are counted
+ * in it (RFC 9000 10.1 and 10.2).
+ */
+static u64 quic_conn_pto_us(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+
+	return quic_rtt_pto(&c->rtt, c->peer_tp_set ?
+			    c->peer_tp.max_ack_delay_us : 0, 0);
+}
+
 /* The connection is over: @sk_err for the socket (0 for none). Our IDs
  * stay in the table through the closing and draining states, so that
  * late packets find the socket; then they go.
@@ -682,7 +689,7 @@ static void __quic_conn_closed(struct sock *sk, u32 err, int sk_err)
 		c->closing = true;
 	if (c->closing || c->draining)
 		sk_reset_timer(sk, &c->timer,
-			       jiffies + msecs_to_jiffies(QUIC_CONN_CLOSE_MS));
+			       jiffies + usecs_to_jiffies(3 * quic_conn_pto_us(sk)));
 	else
 		quic_conn_unhash(sk);
 	if (sk_err)
@@ -835,7 +842,7 @@ static unsigned long quic_conn_idle_jiffies(struct sock *sk)
 
 	if (sk->sk_state == TCP_CLOSE || !c->streams_ready)
 		l = quic_sk(sk)->opts.local.max_idle_timeout_us;
-	t = quic_conn_idle_us(l, p, 3 * QUIC_CONN_PTO_MS * USEC_PER_MSEC);
+	t = quic_conn_idle_us(l, p, 3 * quic_conn_pto_us(sk));
 	return t ? usecs_to_jiffies(min_t(u64, t, U32_MAX)) : 0;
 }
 

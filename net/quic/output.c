@@ -871,25 +871,6 @@ free:
 }
 
 /**
- * quic_output_stream_resend() - PTO: send every unacknowledged STREAM
- *	chunk and the flow-control limits again
- * @sk: the socket, locked
- */
-void quic_output_stream_resend(struct sock *sk)
-{
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_stream_out *ch;
-
-	if (!c->streams_ready)
-		return;
-	list_for_each_entry(ch, &c->stream_out, list)
-		ch->need_send = true;
-	c->max_data_pending = true;
-	c->msd_all = true;
-	quic_stream_ctl_resend(&c->streams);
-}
-
-/**
  * quic_output_stream_drop() - a stream was reset: its queued STREAM data
  *	is never sent again
  * @sk: the socket, locked

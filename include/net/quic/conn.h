@@ -370,7 +370,6 @@ bool quic_output_pkt_requeue(struct sock *sk, struct quic_sent_pkt *pkt);
 int quic_output_stream(struct sock *sk, struct quic_stream *st,
 		       struct iov_iter *from, u32 len, bool fin);
 void quic_output_stream_free(struct sock *sk);
-void quic_output_stream_resend(struct sock *sk);
 void quic_output_msd(struct sock *sk, s64 id);
 void quic_output_stream_drop(struct sock *sk, s64 id);
 
