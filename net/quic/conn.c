@@ -1291,13 +1291,18 @@ static void quic_conn_send_raw(struct quic_udp_sock *us, const u8 *buf,
 			       u32 len, const union quic_addr *local,
 			       const union quic_addr *peer)
 {
-	struct sk_buff *skb = alloc_skb(QUIC_UDP_HEADROOM + len, GFP_ATOMIC);
+	struct sk_buff *skb;
 
-	if (!skb)
+	/* No socket of ours holds @us: the last may just have let go. */
+	if (!quic_udp_sock_hold(us))
 		return;
-	skb_reserve(skb, QUIC_UDP_HEADROOM);
-	skb_put_data(skb, buf, len);
-	quic_udp_xmit(us, skb, local, peer, 0);
+	skb = alloc_skb(QUIC_UDP_HEADROOM + len, GFP_ATOMIC);
+	if (skb) {
+		skb_reserve(skb, QUIC_UDP_HEADROOM);
+		skb_put_data(skb, buf, len);
+		quic_udp_xmit(us, skb, local, peer, 0);
+	}
+	quic_udp_sock_put(us);
 }
 
 /* RFC 9000 6.1: a listener answers a version it does not speak, in a

@@ -2,12 +2,12 @@
 /*
  * QUIC: socket operations.
  *
- * A QUIC socket can be created, bound (to a port of a shared kernel UDP
- * socket, see udp.c), inspected and closed, and takes socket-level and
- * IP-level options. What needs a connection (connect,
- * listen, accept, sendmsg, recvmsg, shutdown, the queue ioctls and the
- * SOL_QUIC options that need a connection) fails with EOPNOTSUPP until
- * the protocol arrives; sockopt.c handles the other SOL_QUIC options.
+ * The proto and proto_ops of IPPROTO_QUIC: create, bind (to a port of a
+ * shared kernel UDP socket, see udp.c), connect, listen and accept, the
+ * handshake and stream sendmsg/recvmsg of socket-api.md, poll, shutdown,
+ * close, the queue ioctls, and the SOL_QUIC options that need a
+ * connection; sockopt.c handles the others, conn.c the connection.
+ * Datagrams and CONNECTION_MIGRATION give EOPNOTSUPP.
  */
 
 #include <linux/errno.h>

@@ -396,6 +396,23 @@ out:
 EXPORT_SYMBOL_NS_GPL(quic_udp_sock_get, QUIC_INTERNAL);
 
 /**
+ * quic_udp_sock_hold() - take a reference on a shared UDP socket found
+ *	under RCU (the receive path's)
+ * @us: the socket
+ *
+ * Any context, under RCU. A datagram that no QUIC socket takes may
+ * arrive while the last reference goes and the release work clears
+ * @us->sock: whoever sends on @us without a socket of its own holding a
+ * reference must hold one for the send.
+ *
+ * Return: true with a reference taken, false if @us is being released.
+ */
+bool quic_udp_sock_hold(struct quic_udp_sock *us)
+{
+	return refcount_inc_not_zero(&us->refcnt);
+}
+
+/**
  * quic_udp_sock_put() - drop a reference on a shared UDP socket
  * @us: the socket, from quic_udp_sock_get()
  *

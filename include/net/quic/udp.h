@@ -88,6 +88,7 @@ struct quic_udp_sock {
 
 struct quic_udp_sock *quic_udp_sock_get(struct net *net,
 					const struct quic_udp_key *key);
+bool quic_udp_sock_hold(struct quic_udp_sock *us);
 void quic_udp_sock_put(struct quic_udp_sock *us);
 int quic_udp_rcv(struct sock *udp_sk, struct sk_buff *skb);
 int quic_udp_xmit(struct quic_udp_sock *us, struct sk_buff *skb,
