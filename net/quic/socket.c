@@ -561,6 +561,14 @@ static bool quic_accept_valid(struct sock *nsk)
 	       quic_ackrange_largest(&s->recv, &largest);
 }
 
+/* Tear down a socket accept() made and does not hand out; locked. */
+static void quic_accept_sk_drop(struct sock *nsk)
+{
+	quic_conn_free(nsk);
+	release_sock(nsk);
+	sk_common_release(nsk);
+}
+
 static int quic_accept(struct socket *sock, struct socket *newsock, int flags,
 		       bool kern)
 {
@@ -591,9 +599,7 @@ again:
 	lock_sock_nested(nsk, SINGLE_DEPTH_NESTING);
 	err = quic_conn_server_start(nsk, req);
 	if (err) {
-		release_sock(nsk);
-		quic_conn_free(nsk);
-		sk_common_release(nsk);
+		quic_accept_sk_drop(nsk);
 		quic_conn_request_free(req);
 		goto out;
 	}
@@ -606,10 +612,7 @@ again:
 	 * out. Junk is dropped here and accept() waits for the next one.
 	 */
 	if (!quic_accept_valid(nsk)) {
-		quic_conn_unhash(nsk);
-		quic_conn_free(nsk);
-		release_sock(nsk);
-		sk_common_release(nsk);
+		quic_accept_sk_drop(nsk);
 		goto again;
 	}
 	sock_graft(nsk, newsock);
