@@ -25,10 +25,10 @@
 
 #include "kselftest_harness.h"
 #include "quic_common.h"
+#include "quic_conn_common.h"
 #include "test_cert.h"
 
 #define PSK_FILE	"/tmp/quic_handshake_test.psk"
-#define PSK_KEY		"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
 
 #define KEY_FILE	"/tmp/quic_handshake_test.key"
 #define CERT_FILE	"/tmp/quic_handshake_test.crt"
@@ -83,16 +83,6 @@ static int server_read_stream(struct server_arg *a)
 	return 0;
 }
 
-static int write_psk(void)
-{
-	FILE *f = fopen(PSK_FILE, "w");
-
-	if (!f)
-		return -1;
-	fprintf(f, "test:%s\n", PSK_KEY);
-	return fclose(f);
-}
-
 static void *server_main(void *p)
 {
 	struct server_arg *a = p;
@@ -137,7 +127,7 @@ FIXTURE_VARIANT_ADD(hs, ipv6) {
 
 FIXTURE_SETUP(hs)
 {
-	ASSERT_EQ(0, write_psk());
+	ASSERT_EQ(0, quic_pair_write_psk(PSK_FILE));
 	self->lfd = socket(variant->family, SOCK_DGRAM, IPPROTO_QUIC);
 	ASSERT_LE(0, self->lfd);
 	self->cfd = socket(variant->family, SOCK_DGRAM, IPPROTO_QUIC);
@@ -205,14 +195,6 @@ TEST_F(hs, certificate)
 		      KEY_FILE, CERT_FILE, true);
 	unlink(KEY_FILE);
 	unlink(CERT_FILE);
-}
-
-static void fill_random(unsigned char *b, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		b[i] = random();
 }
 
 /* Junk at a listener and at a connection's port: Initials that queue
@@ -461,7 +443,7 @@ static int set_cipher(int fd, unsigned int type)
 
 FIXTURE_SETUP(cipher)
 {
-	ASSERT_EQ(0, write_psk());
+	ASSERT_EQ(0, quic_pair_write_psk(PSK_FILE));
 	self->lfd = socket(variant->family, SOCK_DGRAM, IPPROTO_QUIC);
 	ASSERT_LE(0, self->lfd);
 	self->cfd = socket(variant->family, SOCK_DGRAM, IPPROTO_QUIC);

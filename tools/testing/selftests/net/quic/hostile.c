@@ -31,10 +31,10 @@
 
 #include "kselftest_harness.h"
 #include "quic_common.h"
+#include "quic_conn_common.h"
 #include "quic_initial.h"
 
 #define PSK_FILE	"/tmp/quic_hostile_test.psk"
-#define PSK_KEY		"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
 #define SNMP		"/proc/net/quic/snmp"
 #define CID_LEN		8	/* the length of the CIDs quic.ko issues */
 #define UP_LEN		65536	/* client to server, after the junk */
@@ -43,14 +43,6 @@
 static unsigned char pattern(size_t i)
 {
 	return (unsigned char)(i * 13 + (i >> 9));
-}
-
-static void fill_random(uint8_t *b, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		b[i] = random();
 }
 
 static long drops(void)
@@ -83,13 +75,9 @@ FIXTURE_SETUP(hostile)
 {
 	struct sockaddr_storage ss;
 	socklen_t len;
-	FILE *f;
 
 	srandom(7);
-	f = fopen(PSK_FILE, "w");
-	ASSERT_NE(NULL, f);
-	fprintf(f, "test:%s\n", PSK_KEY);
-	ASSERT_EQ(0, fclose(f));
+	ASSERT_EQ(0, quic_pair_write_psk(PSK_FILE));
 	self->lfd = socket(variant->family, SOCK_DGRAM, IPPROTO_QUIC);
 	ASSERT_LE(0, self->lfd);
 	self->llen = make_addr(&self->laddr, variant->family,

@@ -89,6 +89,16 @@ static inline int getopt_err(int fd, int level, int name, void *val,
 	return getsockopt(fd, level, name, val, len) ? errno : 0;
 }
 
+/* @n bytes of random() output at @b, for junk datagrams. */
+static inline void fill_random(void *b, size_t n)
+{
+	unsigned char *p = b;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = random();
+}
+
 /* accept() on a non-blocking listener; -2 if it cannot be made so. */
 static inline int accept_nb(int fd)
 {
