@@ -687,7 +687,7 @@ static int quic_stream_sendmsg(struct sock *sk, struct msghdr *msg,
 	u32 sflags = info->stream_flags;
 	bool fin = sflags & MSG_QUIC_STREAM_FIN;
 	size_t done = 0;
-	bool uni;
+	bool uni, created;
 	struct quic_stream *st;
 	s64 id = info->stream_id;
 	long timeo;
@@ -708,6 +708,8 @@ static int quic_stream_sendmsg(struct sock *sk, struct msghdr *msg,
 	    !(sflags & (MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_UNI)))
 		id = c->active_sid;
 	for (;;) {
+		created = (sflags & MSG_QUIC_STREAM_NEW) &&
+			  (id == -1 || !quic_stream_find(&c->streams, id));
 		st = quic_stream_send_get(&c->streams, id,
 					  sflags & MSG_QUIC_STREAM_UNI,
 					  sflags & MSG_QUIC_STREAM_NEW);
@@ -736,7 +738,12 @@ static int quic_stream_sendmsg(struct sock *sk, struct msghdr *msg,
 			goto out;
 	}
 	id = st->id;
-	c->active_sid = fin ? -1 : id;
+	/* socket-api.md 5.2: a stream this call created becomes the active
+	 * stream; it stops being so only once its FIN is queued, so that a
+	 * partial write carries on with stream ID -1.
+	 */
+	if (created)
+		c->active_sid = id;
 	do {
 		n = min_t(u64, len - done, quic_stream_room_id(sk, id, &st));
 		if (!st) {
@@ -770,6 +777,8 @@ static int quic_stream_sendmsg(struct sock *sk, struct msghdr *msg,
 		done += n;
 		quic_output_flush(sk, GFP_KERNEL);
 	} while (done < len);
+	if (fin && c->active_sid == id)
+		c->active_sid = -1;
 	err = done;
 	goto out;
 partial:
@@ -1077,6 +1086,7 @@ static int quic_sock_stream_open(struct sock *sk, struct quic_stream_info *si)
 	bool uni = si->stream_flags & MSG_QUIC_STREAM_UNI;
 	long timeo = sock_sndtimeo(sk, false);
 	struct quic_stream *st;
+	bool created;
 	int err;
 
 	for (;;) {
@@ -1084,6 +1094,8 @@ static int quic_sock_stream_open(struct sock *sk, struct quic_stream_info *si)
 			return -EPIPE;
 		if (sk->sk_state != TCP_ESTABLISHED || !c->streams_ready)
 			return -EINVAL;
+		created = si->stream_id == -1 ||
+			  !quic_stream_find(&c->streams, si->stream_id);
 		st = quic_stream_send_get(&c->streams, si->stream_id, uni, true);
 		if (!IS_ERR(st))
 			break;
@@ -1104,7 +1116,8 @@ static int quic_sock_stream_open(struct sock *sk, struct quic_stream_info *si)
 		remove_wait_queue(sk_sleep(sk), &wait);
 	}
 	si->stream_id = st->id;
-	c->active_sid = st->id;
+	if (created)
+		c->active_sid = st->id;
 	return 0;
 }
 

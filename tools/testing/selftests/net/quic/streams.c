@@ -705,6 +705,76 @@ TEST_F(flow, blocked_sender)
 	EXPECT_EQ(0, bad);
 }
 
+/* A non-blocking send with FIN that flow control cuts short keeps its
+ * stream active and its FIN pending (socket-api.md 5.2): the rest goes on
+ * with stream ID -1, and only the send that queues the last byte queues
+ * the FIN and gives the stream up.
+ */
+TEST_F(flow, partial_fin)
+{
+	static unsigned char buf[4 * FLOW_WINDOW], rbuf[4 * FLOW_WINDOW];
+	struct pollfd pfd = { .fd = self->sfd, .events = POLLIN };
+	size_t len = sizeof(buf), sent = 0, got = 0, i;
+	int fin_seen = 0, bad = 0, rounds = 0;
+	uint32_t flags;
+	int64_t sid;
+	ssize_t n;
+
+	for (i = 0; i < len; i++)
+		buf[i] = pattern(i);
+	n = quic_sendmsg(self->cfd, buf, len, -1,
+			 MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_FIN |
+			 MSG_DONTWAIT);
+	ASSERT_LT(0, n) {
+		TH_LOG("first send: %s", strerror(errno));
+	}
+	/* The peer's stream window took part of it, not all. */
+	ASSERT_GT((ssize_t)len, n);
+	sent = n;
+	while (got < len || !fin_seen) {
+		ASSERT_GT(10000, ++rounds);
+		if (sent < len) {
+			n = quic_sendmsg(self->cfd, buf + sent, len - sent, -1,
+					 MSG_QUIC_STREAM_FIN | MSG_DONTWAIT);
+			if (n >= 0) {
+				sent += n;
+			} else {
+				/* Flow control, or a full send buffer. */
+				ASSERT_TRUE(errno == ENOSPC ||
+					    errno == EAGAIN) {
+					TH_LOG("send at %zu: %s", sent,
+					       strerror(errno));
+				}
+			}
+		}
+		if (poll(&pfd, 1, 100) != 1)
+			continue;
+		flags = MSG_DONTWAIT;
+		n = quic_recvmsg(self->sfd, rbuf + got, len - got, &sid,
+				 &flags);
+		if (n < 0) {
+			ASSERT_EQ(EAGAIN, errno);
+			continue;
+		}
+		if (flags & MSG_QUIC_NOTIFICATION)
+			continue;
+		EXPECT_EQ(CBIDI(0), sid);
+		got += n;
+		if (flags & MSG_QUIC_STREAM_FIN) {
+			/* Not before the last byte. */
+			EXPECT_EQ(len, got);
+			fin_seen = 1;
+		}
+	}
+	for (i = 0; i < len; i++)
+		bad += rbuf[i] != pattern(i);
+	EXPECT_EQ(0, bad);
+	/* The stream is finished: -1 now opens the next one. */
+	EXPECT_EQ(3, quic_sendmsg(self->cfd, "abc", 3, -1,
+				  MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_FIN));
+	EXPECT_EQ(3, read_to_fin(self->sfd, CBIDI(1), rbuf, sizeof(rbuf)));
+}
+
 /* STREAMS bidirectional streams open at once: the client sends on each
  * without ending any, then ends them all; the server reads every stream
  * to its FIN and answers on it; the client reads every answer.
