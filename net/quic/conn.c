@@ -91,6 +91,19 @@ void quic_conn_request_free(struct quic_request *req)
 	kfree(req);
 }
 
+/* Drop the requests a listener has not handed to accept() yet. */
+static void quic_conn_requests_purge(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_request *req, *tmp;
+
+	list_for_each_entry_safe(req, tmp, &c->requests, list) {
+		list_del(&req->list);
+		quic_conn_request_free(req);
+	}
+	WRITE_ONCE(sk->sk_ack_backlog, 0);
+}
+
 /**
  * quic_conn_discard_space() - drop the keys and state of one level
  * @sk: the socket, locked
@@ -122,7 +135,6 @@ void quic_conn_discard_space(struct sock *sk, u8 level)
 void quic_conn_free(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_request *req, *tmp;
 	int i;
 
 	quic_conn_unhash(sk);
@@ -144,10 +156,7 @@ void quic_conn_free(struct sock *sk)
 		quic_stream_table_free(&c->streams);
 		c->streams_ready = false;
 	}
-	list_for_each_entry_safe(req, tmp, &c->requests, list) {
-		list_del(&req->list);
-		quic_conn_request_free(req);
-	}
+	quic_conn_requests_purge(sk);
 }
 
 /**
@@ -231,19 +240,28 @@ void quic_conn_listen_add(struct sock *sk)
 }
 
 /**
- * quic_conn_listen_del() - remove a listener
- * @sk: the socket
+ * quic_conn_listen_stop() - leave the listening state
+ * @sk: the socket, locked, listening
+ *
+ * For listen(fd, 0), shutdown(SHUT_RD or SHUT_RDWR) and close(): new
+ * Initials stop finding the socket, the requests accept() has not taken
+ * are dropped, and every task waiting in accept() or poll() is woken to
+ * find the socket closed (accept() then fails with EINVAL, as on TCP).
  */
-void quic_conn_listen_del(struct sock *sk)
+void quic_conn_listen_stop(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
+	lockdep_assert(lockdep_sock_is_held(sk));
 	spin_lock_bh(&quic_conn_lock);
 	if (c->listening) {
 		hlist_del_init_rcu(&c->listen_node);
 		c->listening = 0;
 	}
 	spin_unlock_bh(&quic_conn_lock);
+	quic_conn_requests_purge(sk);
+	inet_sk_set_state(sk, TCP_CLOSE);
+	sk->sk_state_change(sk);
 }
 
 static struct sock *quic_conn_sk(struct quic_conn *c)
@@ -1144,8 +1162,11 @@ int quic_conn_set_cid(struct sock *sk,
  * (and the connection stays in the closing state for three PTOs); any
  * @how then closes the connection.
  *
- * Return: 0, -EINVAL for a bad @how, -ENOTCONN on a closed socket, or
- * -EOPNOTSUPP for SHUT_RD or SHUT_RDWR on a listener.
+ * On a listener, as on TCP: SHUT_RD and SHUT_RDWR stop listening and wake
+ * accept() (EINVAL) and poll() (POLLHUP, and POLLIN|POLLRDHUP); SHUT_WR
+ * does nothing. listen() may be called again afterwards.
+ *
+ * Return: 0, -EINVAL for a bad @how, or -ENOTCONN on a closed socket.
  */
 int quic_conn_shutdown(struct sock *sk, int how)
 {
@@ -1155,8 +1176,11 @@ int quic_conn_shutdown(struct sock *sk, int how)
 		return -EINVAL;
 	lock_sock(sk);
 	if (sk->sk_state == TCP_LISTEN) {
-		if (how != SHUT_WR)
-			err = -EOPNOTSUPP;
+		if (how != SHUT_WR) {
+			WRITE_ONCE(sk->sk_shutdown,
+				   sk->sk_shutdown | (how + 1));
+			quic_conn_listen_stop(sk);
+		}
 	} else if (sk->sk_state != TCP_SYN_RECV &&
 		   sk->sk_state != TCP_ESTABLISHED) {
 		err = -ENOTCONN;

@@ -382,6 +382,11 @@ static __poll_t quic_poll(struct file *file, struct socket *sock,
 		if (READ_ONCE(c->scid.len))
 			mask |= EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR |
 				EPOLLOUT;
+		/* A listener that was, as tcp_poll() reports one. */
+		else if (c->is_server)
+			mask |= EPOLLHUP;
+		if (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN)
+			mask |= EPOLLIN | EPOLLRDNORM | EPOLLRDHUP;
 		break;
 	}
 	return mask;
@@ -439,12 +444,10 @@ static int quic_listen(struct socket *sock, int backlog)
 
 	lock_sock(sk);
 	if (sk->sk_state == TCP_LISTEN) {
-		if (backlog > 0) {
+		if (backlog > 0)
 			WRITE_ONCE(sk->sk_max_ack_backlog, backlog);
-		} else {
-			quic_conn_listen_del(sk);
-			inet_sk_set_state(sk, TCP_CLOSE);
-		}
+		else
+			quic_conn_listen_stop(sk);
 		goto out;
 	}
 	err = -EINVAL;
@@ -454,6 +457,7 @@ static int quic_listen(struct socket *sock, int backlog)
 	if (err)
 		goto out;
 	c->is_server = 1;
+	WRITE_ONCE(sk->sk_shutdown, 0);	/* after a shutdown() of a listener */
 	WRITE_ONCE(sk->sk_max_ack_backlog, backlog);
 	inet_sk_set_state(sk, TCP_LISTEN);
 	quic_conn_listen_add(sk);
@@ -1385,8 +1389,7 @@ static void quic_close(struct sock *sk, long timeout)
 	lock_sock(sk);
 	WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);
 	if (sk->sk_state == TCP_LISTEN) {
-		quic_conn_listen_del(sk);
-		inet_sk_set_state(sk, TCP_CLOSE);
+		quic_conn_listen_stop(sk);
 	} else if (quic_is_conn(sk)) {
 		if (sk->sk_state == TCP_ESTABLISHED &&
 		    sock_flag(sk, SOCK_LINGER) && timeout)

@@ -320,7 +320,7 @@ int quic_conn_server_start(struct sock *sk, struct quic_request *req);
 void quic_conn_hash(struct sock *sk);
 void quic_conn_unhash(struct sock *sk);
 void quic_conn_listen_add(struct sock *sk);
-void quic_conn_listen_del(struct sock *sk);
+void quic_conn_listen_stop(struct sock *sk);
 struct sock *quic_conn_lookup(struct net *net, const u8 *dcid, u32 len,
 			      const union quic_addr *peer);
 struct sock *quic_conn_lookup_listener(struct net *net,
