@@ -26,6 +26,10 @@ else
 	cat "$out/checkpatch.log"
 fi
 
+# Host side: the choice between KVM and TCG (vm/accel), against qemu
+# wrappers that act out a broken KVM.
+"$dir/vm/test_accel.sh" >>"$host_results" 2>"$out/test_accel.log"
+
 rm -f "$results" "$out/verdict" "$out/rc"
 QUIC_VM_OUT=$out "$dir/vm/run" -- "$dir/run_tests.sh"
 vm_rc=$?
