@@ -16,13 +16,20 @@ result() {
 
 # tap_to_results SUITE: read TAP/KTAP on stdin, record top-level results.
 tap_to_results() {
-	local suite=$1 line name
+	local suite=$1 line name run=
 	while IFS= read -r line; do
 		case "$line" in
+		"#  RUN "*)
+			# kselftest_harness.h names a skipped test only here.
+			run=$(echo "$line" | sed -E 's/^#  RUN +//; s/ \.\.\.$//')
+			continue ;;
 		"ok "*|"not ok "*) ;;
 		*) continue ;;
 		esac
 		name=$(echo "$line" | sed -E 's/^(not )?ok [0-9]+ -? ?//')
+		case "$name" in
+		"# SKIP"*) name="$run $name" ;;
+		esac
 		if echo "$line" | grep -q '# SKIP'; then
 			result skip "$suite" "$name"
 		elif [ "${line#not ok}" != "$line" ]; then
