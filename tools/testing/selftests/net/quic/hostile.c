@@ -15,8 +15,6 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
-#include <linux/if_ether.h>
-#include <linux/if_packet.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -49,7 +47,9 @@ static long drops(void)
 {
 	return proc_value(SNMP, "QuicInDropMalformed", 1) +
 	       proc_value(SNMP, "QuicInDropNoConnection", 1) +
-	       proc_value(SNMP, "QuicInDropDecrypt", 1);
+	       proc_value(SNMP, "QuicInDropDecrypt", 1) +
+	       proc_value(SNMP, "QuicInDropBacklog", 1) +
+	       proc_value(SNMP, "QuicListenOverflows", 1);
 }
 
 FIXTURE(hostile) {
@@ -243,34 +243,6 @@ static void *server_main(void *p)
 	return NULL;
 }
 
-/* The DCID of a short-header packet the client sent to @port, seen on
- * the loopback packet socket @ps; 0 on success.
- */
-static int sniff_dcid(int ps, int family, int port, uint8_t *dcid)
-{
-	uint8_t b[2048];
-	size_t off;
-	ssize_t n;
-
-	while ((n = recv(ps, b, sizeof(b), MSG_DONTWAIT)) > 0) {
-		if (family == AF_INET && (b[0] >> 4) == 4 && b[9] == 17)
-			off = (b[0] & 0x0f) * 4;
-		else if (family == AF_INET6 && (b[0] >> 4) == 6 && b[6] == 17)
-			off = 40;
-		else
-			continue;
-		if ((size_t)n < off + 8 + 1 + CID_LEN ||
-		    ((b[off + 2] << 8) | b[off + 3]) != port)
-			continue;
-		off += 8;
-		if ((b[off] & 0xc0) != 0x40)
-			continue;
-		memcpy(dcid, b + off + 1, CID_LEN);
-		return 0;
-	}
-	return -1;
-}
-
 static void send_to(int u, const void *b, size_t n,
 		    const struct sockaddr_storage *ss, socklen_t len,
 		    int *count)
@@ -285,8 +257,6 @@ static void send_to(int u, const void *b, size_t n,
 /* Junk at both ends of an established connection, then data both ways. */
 TEST_F(hostile, junk_at_connection)
 {
-	struct sockaddr_ll ll = { .sll_family = AF_PACKET,
-				  .sll_protocol = htons(ETH_P_ALL) };
 	struct peer a = { .lfd = self->lfd, .fd = -1 };
 	struct sockaddr_storage cs;
 	socklen_t clen = sizeof(cs);
@@ -300,10 +270,8 @@ TEST_F(hostile, junk_at_connection)
 	ssize_t r;
 	size_t got;
 
-	ps = socket(AF_PACKET, SOCK_DGRAM, htons(ETH_P_ALL));
+	ps = lo_sniffer();
 	ASSERT_LE(0, ps);
-	ll.sll_ifindex = if_nametoindex("lo");
-	ASSERT_EQ(0, bind(ps, (struct sockaddr *)&ll, sizeof(ll)));
 	cfd = socket(variant->family, SOCK_DGRAM, IPPROTO_QUIC);
 	ASSERT_LE(0, cfd);
 	ASSERT_EQ(0, pthread_create(&th, NULL, server_main, &a));
@@ -312,8 +280,8 @@ TEST_F(hostile, junk_at_connection)
 	ASSERT_EQ(0, getsockname(cfd, (struct sockaddr *)&cs, &clen));
 	ASSERT_EQ(1, quic_sendmsg(cfd, "x", 1, -1, MSG_QUIC_STREAM_NEW));
 	usleep(100000);
-	ASSERT_EQ(0, sniff_dcid(ps, variant->family, addr_port(&self->laddr),
-				dcid));
+	ASSERT_EQ(0, sniff_short_dcid(ps, variant->family,
+				      addr_port(&self->laddr), dcid, CID_LEN));
 	close(ps);
 
 	before = drops();

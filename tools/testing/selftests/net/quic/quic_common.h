@@ -14,7 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <net/if.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <sched.h>
+#include <unistd.h>
 
 static inline const char *loopback(int family)
 {
@@ -137,6 +143,76 @@ static inline long proc_value(const char *path, const char *key, int col)
 	}
 	fclose(f);
 	return found;
+}
+
+/*
+ * Move the calling process (a kselftest_harness.h test runs in a child of
+ * its own) into a new network namespace with its loopback up: fresh
+ * /proc/net/quic/snmp counters, and a lo whose qdisc a test may change
+ * without touching anyone else's. 0, or -1 with errno set.
+ */
+static inline int own_netns(void)
+{
+	struct ifreq ifr = { .ifr_name = "lo" };
+	int fd, ret = -1;
+
+	if (unshare(CLONE_NEWNET))
+		return -1;
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0)
+		return -1;
+	if (!ioctl(fd, SIOCGIFFLAGS, &ifr)) {
+		ifr.ifr_flags |= IFF_UP;
+		ret = ioctl(fd, SIOCSIFFLAGS, &ifr);
+	}
+	close(fd);
+	return ret;
+}
+
+/* A packet socket on lo, to see what QUIC sends; -1 on error. */
+static inline int lo_sniffer(void)
+{
+	struct sockaddr_ll ll = { .sll_family = AF_PACKET,
+				  .sll_protocol = htons(ETH_P_ALL) };
+	int ps = socket(AF_PACKET, SOCK_DGRAM, htons(ETH_P_ALL));
+
+	ll.sll_ifindex = if_nametoindex("lo");
+	if (ps >= 0 && bind(ps, (struct sockaddr *)&ll, sizeof(ll))) {
+		close(ps);
+		ps = -1;
+	}
+	return ps;
+}
+
+/*
+ * The @len-byte DCID of a short-header packet sent to UDP port @port of
+ * @family, among the datagrams queued on the lo_sniffer() socket @ps;
+ * 0 on success.
+ */
+static inline int sniff_short_dcid(int ps, int family, int port,
+				   unsigned char *dcid, size_t len)
+{
+	unsigned char b[2048];
+	size_t off;
+	ssize_t n;
+
+	while ((n = recv(ps, b, sizeof(b), MSG_DONTWAIT)) > 0) {
+		if (family == AF_INET && (b[0] >> 4) == 4 && b[9] == 17)
+			off = (b[0] & 0x0f) * 4;
+		else if (family == AF_INET6 && (b[0] >> 4) == 6 && b[6] == 17)
+			off = 40;
+		else
+			continue;
+		if ((size_t)n < off + 8 + 1 + len ||
+		    ((b[off + 2] << 8) | b[off + 3]) != port)
+			continue;
+		off += 8;
+		if ((b[off] & 0xc0) != 0x40)
+			continue;
+		memcpy(dcid, b + off + 1, len);
+		return 0;
+	}
+	return -1;
 }
 
 #endif /* _QUIC_SELFTEST_COMMON_H */

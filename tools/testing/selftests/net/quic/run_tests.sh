@@ -35,6 +35,8 @@ run_kselftest "$dir/conn"
 run_kselftest "$dir/keyupdate"
 # HTTP/3 with ngtcp2's gtlsserver and gtlsclient (interop.sh).
 "$dir/interop.sh"
+# Transfers across a router namespace: delay, loss, a smaller MTU.
+"$dir/paths.sh"
 # No UDP socket or anything else of quic.ko outlives the tests.
 if rmmod quic; then
 	result ok module "quic unloads after the tests"
