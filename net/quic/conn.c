@@ -504,6 +504,7 @@ static void quic_conn_complete(struct sock *sk)
 	quic_conn_issue_cids(sk, GFP_KERNEL);
 
 	inet_sk_set_state(sk, TCP_ESTABLISHED);
+	c->was_established = 1;
 	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_CONN_OPENED);
 	if (c->is_server) {
 		/* RFC 9001 4.9.2: the server's handshake is confirmed. */
@@ -702,7 +703,8 @@ static void __quic_conn_closed(struct sock *sk, u32 err, int sk_err)
 	sk_stop_timer(sk, &c->timer);
 	sk_stop_timer(sk, &c->idle_timer);
 	sk_stop_timer(sk, &c->ack_timer);
-	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_CONN_CLOSED);
+	if (c->was_established)
+		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_CONN_CLOSED);
 	if (c->close_skb && !c->draining)
 		c->closing = true;
 	if (c->closing || c->draining)

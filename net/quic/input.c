@@ -553,7 +553,7 @@ static void quic_in_listen(struct sock *sk, struct sk_buff *skb)
 			else
 				quic_in_drop(sk, skb, QUIC_MIB_DROP_NOCONN);
 		} else if (sk_add_backlog(child, skb, READ_ONCE(child->sk_rcvbuf))) {
-			quic_in_drop(sk, skb, QUIC_MIB_DROP_NOCONN);
+			quic_in_drop(sk, skb, QUIC_MIB_DROP_BACKLOG);
 		}
 		bh_unlock_sock(child);
 		sock_put(child);
@@ -563,7 +563,7 @@ static void quic_in_listen(struct sock *sk, struct sk_buff *skb)
 		if (quic_cid_eq_bytes(&req->dcid, h.dcid, h.dcid_len) &&
 		    !memcmp(&req->peer, &peer, sizeof(peer))) {
 			if (skb_queue_len(&req->skbs) >= QUIC_CONN_REQ_MAX_SKBS)
-				quic_in_drop(sk, skb, QUIC_MIB_DROP_NOCONN);
+				quic_in_drop(sk, skb, QUIC_MIB_DROP_BACKLOG);
 			else
 				skb_queue_tail(&req->skbs, skb);
 			return;
@@ -571,12 +571,12 @@ static void quic_in_listen(struct sock *sk, struct sk_buff *skb)
 	}
 	/* A full accept queue drops (CONNECTION_REFUSED not sent yet). */
 	if (sk_acceptq_is_full(sk)) {
-		quic_in_drop(sk, skb, QUIC_MIB_DROP_NOCONN);
+		quic_in_drop(sk, skb, QUIC_MIB_LISTEN_OVERFLOW);
 		return;
 	}
 	req = kzalloc(sizeof(*req), GFP_ATOMIC);
 	if (!req) {
-		quic_in_drop(sk, skb, QUIC_MIB_DROP_NOCONN);
+		quic_in_drop(sk, skb, QUIC_MIB_DROP_BACKLOG);
 		return;
 	}
 	req->local = local;
@@ -674,7 +674,7 @@ int quic_input_rcv(struct net *net, struct quic_udp_sock *us,
 	if (!sock_owned_by_user(sk))
 		quic_in_sk(sk, skb);
 	else if (sk_add_backlog(sk, skb, READ_ONCE(sk->sk_rcvbuf)))
-		quic_in_drop(sk, skb, QUIC_MIB_DROP_NOCONN);
+		quic_in_drop(sk, skb, QUIC_MIB_DROP_BACKLOG);
 	bh_unlock_sock(sk);
 	sock_put(sk);
 	return 0;

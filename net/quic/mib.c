@@ -24,6 +24,8 @@ static const struct snmp_mib quic_snmp_list[] = {
 	SNMP_MIB_ITEM("QuicConnClosed", QUIC_MIB_CONN_CLOSED),
 	SNMP_MIB_ITEM("QuicLostPackets", QUIC_MIB_PKT_LOST),
 	SNMP_MIB_ITEM("QuicPtoExpired", QUIC_MIB_PTO),
+	SNMP_MIB_ITEM("QuicInDropBacklog", QUIC_MIB_DROP_BACKLOG),
+	SNMP_MIB_ITEM("QuicListenOverflows", QUIC_MIB_LISTEN_OVERFLOW),
 };
 
 static_assert(ARRAY_SIZE(quic_snmp_list) == QUIC_MIB_MAX);

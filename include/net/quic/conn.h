@@ -219,6 +219,8 @@ struct quic_request {
  * @handshake_confirmed: handshake confirmed (RFC 9001 4.1.2)
  * @hd_acked: our HANDSHAKE_DONE was acknowledged (server)
  * @dcid_learned: client: @dcid is the server's SCID (RFC 9000 7.2)
+ * @was_established: reached ESTABLISHED (counted in QuicConnOpened, so its
+ *	end is counted in QuicConnClosed)
  * @streams: streams and flow control, once @streams_ready
  * @stream_out: STREAM data queued, sent or not, until acknowledged
  * @active_sid: the stream a send with stream ID -1 goes to, or -1
@@ -278,6 +280,7 @@ struct quic_conn {
 				handshake_confirmed:1,
 				hd_acked:1,
 				dcid_learned:1;
+	u8			was_established:1;
 	struct quic_stream_table streams;
 	struct list_head	stream_out;
 	s64			active_sid;

@@ -17,10 +17,17 @@
  * @QUIC_MIB_DROP_MALFORMED: received datagrams dropped as malformed
  * @QUIC_MIB_DROP_NOCONN: received datagrams dropped for want of a
  *	connection or listener to take them
+ * @QUIC_MIB_DROP_BACKLOG: received datagrams dropped because the queue
+ *	that was to take them was full (the socket backlog while the user
+ *	holds the socket, or a listener's pending request), or could not
+ *	grow (no memory for a new request)
+ * @QUIC_MIB_LISTEN_OVERFLOW: client Initials dropped because the
+ *	listener's accept queue was full (TCP's ListenOverflows)
  * @QUIC_MIB_DROP_DECRYPT: received packets dropped because they failed to
  *	decrypt
  * @QUIC_MIB_CONN_OPENED: connections that reached the ESTABLISHED state
- * @QUIC_MIB_CONN_CLOSED: connections closed
+ * @QUIC_MIB_CONN_CLOSED: connections counted in @QUIC_MIB_CONN_OPENED that
+ *	closed since (handshakes that never completed are not counted)
  * @QUIC_MIB_PKT_LOST: sent ack-eliciting packets declared lost
  *	(RFC 9002 6.1)
  * @QUIC_MIB_PTO: probe timeouts that expired (RFC 9002 6.2)
@@ -36,6 +43,8 @@ enum quic_mib_field {
 	QUIC_MIB_CONN_CLOSED,
 	QUIC_MIB_PKT_LOST,
 	QUIC_MIB_PTO,
+	QUIC_MIB_DROP_BACKLOG,
+	QUIC_MIB_LISTEN_OVERFLOW,
 	QUIC_MIB_MAX
 };
 

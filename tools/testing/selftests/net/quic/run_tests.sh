@@ -32,6 +32,7 @@ run_kselftest "$dir/handshake"
 run_kselftest "$dir/hostile"
 run_kselftest "$dir/streams"
 run_kselftest "$dir/conn"
+run_kselftest "$dir/counters"
 run_kselftest "$dir/keyupdate"
 # HTTP/3 with ngtcp2's gtlsserver and gtlsclient (interop.sh).
 "$dir/interop.sh"

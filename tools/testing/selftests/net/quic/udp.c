@@ -536,7 +536,8 @@ TEST(snmp_names)
 	static const char *const names[] = {
 		"QuicInPackets", "QuicOutPackets", "QuicInDropMalformed",
 		"QuicInDropNoConnection", "QuicInDropDecrypt",
-		"QuicConnOpened", "QuicConnClosed",
+		"QuicConnOpened", "QuicConnClosed", "QuicLostPackets",
+		"QuicPtoExpired", "QuicInDropBacklog", "QuicListenOverflows",
 	};
 	int fd;
 	size_t i;
