@@ -4,6 +4,7 @@
 #
 #   make            build the modules (W=1, warnings are errors) and user space
 #   make check      build, boot the test VM and run every test
+#   make check-debug  the same, plus every test on the debug kernel
 #   make run        build, boot the VM and run the demo
 #   make bench      build, boot the VM and print micro-benchmark figures
 #                   (BENCH_MIB=20 BENCH_REPS=3 make bench: shorter transfers,
@@ -23,7 +24,7 @@ KSRC := $(CURDIR)/.cache/linux-source
 
 export KSRC
 
-.PHONY: all modules user ksrc provision check run bench checkpatch clean
+.PHONY: all modules user ksrc provision check check-debug run bench checkpatch clean
 
 all: modules user
 
@@ -45,6 +46,12 @@ provision:
 check: provision
 	$(MAKE) all
 	$(SELFTESTS)/check.sh
+
+# make check, then the same tests on the debug kernel with the series
+# applied in tree (KASAN, lockdep, kmemleak...; a long first build).
+check-debug: provision
+	$(MAKE) all
+	QUIC_CHECK_DEBUG=1 $(SELFTESTS)/check.sh
 
 run: provision
 	$(MAKE) all

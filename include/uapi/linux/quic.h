@@ -18,11 +18,13 @@
 
 #include <linux/types.h>
 #ifdef __KERNEL__
+#include <linux/in.h>		/* IPPROTO_QUIC, in a tree with the series */
 #include <linux/socket.h>
 #else
 #include <sys/socket.h>
 #endif
 
+/* For headers older than the series, and for user space. */
 #ifndef IPPROTO_QUIC
 enum {
 	IPPROTO_QUIC = 261,		/* QUIC, RFC 9000 */

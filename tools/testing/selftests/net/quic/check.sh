@@ -30,33 +30,87 @@ fi
 # wrappers that act out a broken KVM.
 "$dir/vm/test_accel.sh" >>"$host_results" 2>"$out/test_accel.log"
 
-rm -f "$results" "$out/verdict" "$out/rc"
-QUIC_VM_OUT=$out "$dir/vm/run" -- "$dir/run_tests.sh"
-vm_rc=$?
+# vm_run NAME DIR [VAR=VALUE...]: every test in one boot, with the
+# environment given; its verdicts go to the host results as suite NAME,
+# its test results to DIR/results.
+vm_run() {
+	local name=$1 vout=$2 vm_rc runner_rc
+	shift 2
+	mkdir -p "$vout"
+	rm -f "$vout/results" "$vout/verdict" "$vout/rc"
+	env "$@" QUIC_VM_OUT="$vout" "$dir/vm/run" -- "$dir/run_tests.sh"
+	vm_rc=$?
+	if [ -f "$vout/verdict" ] && grep -q "guest died" "$vout/verdict"; then
+		record "not ok" "$name" "guest ran to the end"
+	else
+		record ok "$name" "guest ran to the end"
+	fi
+	if grep -q "kernel-log clean" "$vout/verdict" 2>/dev/null; then
+		record ok "$name" "kernel log free of WARN/BUG/Oops/KASAN/lockdep/hung tasks"
+	else
+		record "not ok" "$name" "kernel log free of WARN/BUG/Oops/KASAN/lockdep/hung tasks"
+	fi
+	if grep -q "modules ok" "$vout/verdict" 2>/dev/null; then
+		record ok "$name" "our modules load and unload"
+	else
+		record "not ok" "$name" "our modules load and unload"
+	fi
+	runner_rc=$(cat "$vout/rc" 2>/dev/null || echo none)
+	if [ "$runner_rc" = 0 ]; then
+		record ok "$name" "test runner completed"
+	else
+		record "not ok" "$name" "test runner completed (status $runner_rc, vm/run $vm_rc)"
+	fi
+}
 
-if [ -f "$out/verdict" ] && grep -q "guest died" "$out/verdict"; then
-	record "not ok" vm "guest ran to the end"
-else
-	record ok vm "guest ran to the end"
-fi
-if grep -q "kernel-log clean" "$out/verdict" 2>/dev/null; then
-	record ok vm "kernel log free of WARN/BUG/Oops/hung tasks"
-else
-	record "not ok" vm "kernel log free of WARN/BUG/Oops/hung tasks"
-fi
-if grep -q "modules ok" "$out/verdict" 2>/dev/null; then
-	record ok vm "our modules load and unload"
-else
-	record "not ok" vm "our modules load and unload"
-fi
-runner_rc=$(cat "$out/rc" 2>/dev/null || echo none)
-if [ "$runner_rc" = 0 ]; then
-	record ok vm "test runner completed"
-else
-	record "not ok" vm "test runner completed (status $runner_rc, vm/run $vm_rc)"
+# Debian's stock kernel.
+vm_run vm "$out"
+
+# The debug kernel (vm/debug-kernel): linux-source-6.1 with the series
+# applied and QUIC built in tree as modules, with KASAN, lockdep, kmemleak,
+# UBSAN and debug objects. Its test results count as "debug/<suite>".
+# Opt-in for now (QUIC_CHECK_DEBUG=1, or make check-debug): see
+# Documentation/networking/quic.rst, "Testing".
+debug_results=
+if [ "${QUIC_CHECK_DEBUG:-0}" != 0 ]; then
+	dout=$out/debug
+	dbuild=$dout/build
+	mkdir -p "$dout"
+	if dkver=$("$dir/vm/debug-kernel" 2>"$dout.kernel.log"); then
+		dtree=$("$dir/vm/debug-kernel" --tree)
+		record ok debug "the series applies to linux-source-6.1 and builds ($dkver)"
+		# W=1 and sparse on our files, out of tree against the same
+		# kernel (the tree's own build does not use W=1: the rest of
+		# the kernel is not clean with it).
+		rm -rf "$dbuild"
+		mkdir -p "$dbuild"
+		(cd "$repo" && tar -cf - --exclude='*.o' --exclude='*.ko' \
+			--exclude='.*.cmd' --exclude='*.mod*' --exclude='modules.order' \
+			--exclude='Module.symvers' Kbuild Kconfig include lib net) |
+			tar -xf - -C "$dbuild"
+		if make -C "$dtree" M="$dbuild" W=1 C=1 KCFLAGS=-Werror modules \
+			>"$dout.w1.log" 2>&1 &&
+		   ! grep -E ': (warning|error):' "$dout.w1.log"; then
+			record ok debug "W=1 and sparse clean against the debug kernel"
+		else
+			record "not ok" debug "W=1 and sparse clean against the debug kernel"
+			tail -n 30 "$dout.w1.log"
+		fi
+		# The VM loads the modules of the tree itself.
+		printf '%s\n' "$dtree/net/quic/quic.o" "$dtree/net/quic/quic_test.o" \
+			"$dtree/lib/test_prandom_siphash.o" >"$dout/modules.order"
+		vm_run debug "$dout" QUIC_VM_KVER="$dkver" QUIC_VM_BUILD="$dout" \
+			QUIC_VM_TIMEOUT=5400 QUIC_STREAMS_BIG_MIB=16 \
+			QUIC_INTEROP_SIZES=1048576 QUIC_PATHS_SIZE=524288
+		debug_results=$(sed -E 's/^(ok|not ok|skip) /&debug\//' \
+			"$dout/results" 2>/dev/null)
+	else
+		record "not ok" debug "the series applies to linux-source-6.1 and builds"
+		tail -n 30 "$dout.kernel.log"
+	fi
 fi
 
-all=$(cat "$host_results" "$results" 2>/dev/null)
+all=$(cat "$host_results" "$results" 2>/dev/null; echo "$debug_results")
 passed=$(grep -c '^ok ' <<<"$all")
 skipped=$(grep -c '^skip ' <<<"$all")
 failed=$(grep -c '^not ok ' <<<"$all")
