@@ -449,61 +449,26 @@ TEST_F(conn, shutdown)
 	EXPECT_EQ(ECONNRESET, so_error(self->sfd));
 }
 
-struct blocked_recv {
-	int fd;
-	int poll;	/* poll() for POLLIN instead of recv() */
-	ssize_t ret;
-	int err;
-	short revents;
-	int done;	/* read and written with __atomic builtins */
-};
-
-static void *blocked_recv_main(void *p)
-{
-	struct blocked_recv *b = p;
-	struct pollfd pfd = { .fd = b->fd, .events = POLLIN };
-	char c;
-
-	if (b->poll) {
-		b->ret = poll(&pfd, 1, 20000);
-		b->revents = pfd.revents;
-	} else {
-		b->ret = recv(b->fd, &c, 1, 0);
-	}
-	b->err = errno;
-	__atomic_store_n(&b->done, 1, __ATOMIC_RELEASE);
-	return NULL;
-}
-
 /* A recv() and a poll() blocked in other threads on a connection with
  * nothing to read are woken by its shutdown(SHUT_RD): EOF (ENOTCONN,
  * socket-api.md 9.11) and POLLHUP.
  */
 TEST_F(conn, shutdown_wakes_readers)
 {
-	struct blocked_recv r = { .fd = -1 }, p = { .fd = -1, .poll = 1 };
-	pthread_t tr, tp;
-	int i;
+	struct blocked_call r = { .fd = -1, .op = BLOCKED_RECV };
+	struct blocked_call p = { .fd = -1, .op = BLOCKED_POLL };
 
 	ASSERT_EQ(0, pair(_metadata, variant->family, NULL, &self->cfd,
 			  &self->sfd));
 	r.fd = self->sfd;
 	p.fd = self->sfd;
-	ASSERT_EQ(0, pthread_create(&tr, NULL, blocked_recv_main, &r));
-	ASSERT_EQ(0, pthread_create(&tp, NULL, blocked_recv_main, &p));
+	ASSERT_EQ(0, blocked_call_start(&r));
+	ASSERT_EQ(0, blocked_call_start(&p));
 	msleep(100);
 	EXPECT_EQ(0, __atomic_load_n(&r.done, __ATOMIC_ACQUIRE));
 	EXPECT_EQ(0, shutdown(self->sfd, SHUT_RD));
-	for (i = 0; i < 500; i++) {
-		if (__atomic_load_n(&r.done, __ATOMIC_ACQUIRE) &&
-		    __atomic_load_n(&p.done, __ATOMIC_ACQUIRE))
-			break;
-		usleep(10000);
-	}
-	ASSERT_EQ(1, __atomic_load_n(&r.done, __ATOMIC_ACQUIRE));
-	ASSERT_EQ(1, __atomic_load_n(&p.done, __ATOMIC_ACQUIRE));
-	pthread_join(tr, NULL);
-	pthread_join(tp, NULL);
+	ASSERT_EQ(1, blocked_call_finish(&r));
+	ASSERT_EQ(1, blocked_call_finish(&p));
 	EXPECT_EQ(-1, r.ret);
 	EXPECT_EQ(ENOTCONN, r.err);
 	EXPECT_EQ(1, p.ret);

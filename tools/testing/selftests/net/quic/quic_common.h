@@ -19,7 +19,10 @@
 #include <net/if.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
+#include <poll.h>
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <unistd.h>
 
 static inline const char *loopback(int family)
@@ -213,6 +216,78 @@ static inline int sniff_short_dcid(int ps, int family, int port,
 		return 0;
 	}
 	return -1;
+}
+
+/* A call blocked in a thread of its own, for tests of what wakes it. */
+enum blocked_op {
+	BLOCKED_ACCEPT,		/* accept() */
+	BLOCKED_RECV,		/* recv() of one byte */
+	BLOCKED_POLL,		/* poll() for POLLIN and POLLRDHUP, 20 s */
+};
+
+struct blocked_call {
+	int fd;
+	enum blocked_op op;
+	int ret;
+	int err;
+	short revents;		/* BLOCKED_POLL */
+	int done;		/* read and written with __atomic builtins */
+	pthread_t th;
+};
+
+static inline void blocked_call_sig(int sig)
+{
+	(void)sig;	/* only there to interrupt the call */
+}
+
+static inline void *blocked_call_main(void *p)
+{
+	struct blocked_call *b = p;
+	struct pollfd pfd = { .fd = b->fd, .events = POLLIN | POLLRDHUP };
+	char c;
+
+	if (b->op == BLOCKED_POLL) {
+		b->ret = poll(&pfd, 1, 20000);
+		b->revents = pfd.revents;
+	} else if (b->op == BLOCKED_RECV) {
+		b->ret = recv(b->fd, &c, 1, 0);
+	} else {
+		b->ret = accept(b->fd, NULL, NULL);
+	}
+	b->err = errno;
+	__atomic_store_n(&b->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Start @b's call in a thread; 0, or -1 if no thread could be made. */
+static inline int blocked_call_start(struct blocked_call *b)
+{
+	struct sigaction sa = { .sa_handler = blocked_call_sig };
+
+	sigaction(SIGUSR1, &sa, NULL);	/* no SA_RESTART */
+	b->done = 0;
+	return pthread_create(&b->th, NULL, blocked_call_main, b) ? -1 : 0;
+}
+
+/*
+ * Wait up to 5 s for @b's call to return, then interrupt it with a signal
+ * if it has not, so that the test ends, and join its thread. Returns
+ * whether it returned by itself.
+ */
+static inline int blocked_call_finish(struct blocked_call *b)
+{
+	int i, woken;
+
+	for (i = 0; i < 500 && !__atomic_load_n(&b->done, __ATOMIC_ACQUIRE);
+	     i++)
+		usleep(10000);
+	woken = __atomic_load_n(&b->done, __ATOMIC_ACQUIRE);
+	while (!__atomic_load_n(&b->done, __ATOMIC_ACQUIRE)) {
+		pthread_kill(b->th, SIGUSR1);
+		usleep(10000);
+	}
+	pthread_join(b->th, NULL);
+	return woken;
 }
 
 #endif /* _QUIC_SELFTEST_COMMON_H */

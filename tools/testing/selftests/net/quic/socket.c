@@ -19,8 +19,6 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -468,64 +466,17 @@ TEST_F(quic_sock, listen_accept)
 	EXPECT_EQ(EAGAIN, errno);
 }
 
-/* A call blocked in another thread: accept(), or poll() for POLLIN and
- * POLLRDHUP, of a listener.
+/* Start @b, let it block, run @stop on its listener (its errno, or 0, in
+ * *@stopped) and return whether @b was woken (blocked_call_finish()).
  */
-struct waiter {
-	int fd;
-	int poll;		/* poll() for POLLIN instead of accept() */
-	int stopped;		/* what the call that should wake it gave */
-	int ret;
-	int err;
-	short revents;
-	int done;		/* read and written with __atomic builtins */
-};
-
-static void waiter_sig(int sig)
+static int wake_blocked(struct blocked_call *b, int (*stop)(int fd),
+			int *stopped)
 {
-}
-
-static void *waiter_main(void *p)
-{
-	struct waiter *w = p;
-	struct pollfd pfd = { .fd = w->fd, .events = POLLIN | POLLRDHUP };
-
-	if (w->poll) {
-		w->ret = poll(&pfd, 1, 20000);
-		w->revents = pfd.revents;
-	} else {
-		w->ret = accept(w->fd, NULL, NULL);
-	}
-	w->err = errno;
-	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
-	return NULL;
-}
-
-/* Start @w in a thread, let it block, run @stop on the listener and wait
- * up to 5 s for @w to return; a waiter that was not woken is interrupted
- * with a signal so that the test ends. Returns whether it was woken.
- */
-static int wake_waiter(struct waiter *w, int (*stop)(int fd))
-{
-	struct sigaction sa = { .sa_handler = waiter_sig };
-	pthread_t th;
-	int i, woken;
-
-	sigaction(SIGUSR1, &sa, NULL);	/* no SA_RESTART */
-	if (pthread_create(&th, NULL, waiter_main, w))
+	if (blocked_call_start(b))
 		return -1;
 	usleep(100000);
-	w->stopped = stop(w->fd) ? errno : 0;
-	for (i = 0; i < 500 && !__atomic_load_n(&w->done, __ATOMIC_ACQUIRE);
-	     i++)
-		usleep(10000);
-	woken = __atomic_load_n(&w->done, __ATOMIC_ACQUIRE);
-	while (!__atomic_load_n(&w->done, __ATOMIC_ACQUIRE)) {
-		pthread_kill(th, SIGUSR1);
-		usleep(10000);
-	}
-	pthread_join(th, NULL);
-	return woken;
+	*stopped = stop(b->fd) ? errno : 0;
+	return blocked_call_finish(b);
 }
 
 static int stop_shut_rd(int fd)
@@ -567,19 +518,21 @@ TEST_F(quic_sock, listener_stop_wakes)
 	len = make_addr(&ss, variant->family, loopback(variant->family), 0);
 	ASSERT_EQ(0, bind(self->fd, (struct sockaddr *)&ss, len));
 	for (i = 0; i < ARRAY_SIZE(listener_stops); i++) {
-		struct waiter a = { .fd = self->fd }, p = { .fd = self->fd,
-							    .poll = 1 };
+		struct blocked_call a = { .fd = self->fd, .op = BLOCKED_ACCEPT };
+		struct blocked_call p = { .fd = self->fd, .op = BLOCKED_POLL };
+		int stopped = -1;
 
 		ASSERT_EQ(0, listen(self->fd, 4));
 		EXPECT_EQ(0, shutdown(self->fd, SHUT_WR));
 		EXPECT_EQ(-1, accept_nb(self->fd));
 		EXPECT_EQ(EAGAIN, errno);
 		ASSERT_EQ(0, fcntl(self->fd, F_SETFL, 0));
-		EXPECT_EQ(1, wake_waiter(&a, listener_stops[i].stop)) {
+		EXPECT_EQ(1, wake_blocked(&a, listener_stops[i].stop,
+					  &stopped)) {
 			TH_LOG("%s: accept() not woken",
 			       listener_stops[i].name);
 		}
-		EXPECT_EQ(0, a.stopped);
+		EXPECT_EQ(0, stopped);
 		EXPECT_EQ(-1, a.ret);
 		EXPECT_EQ(EINVAL, a.err) {
 			TH_LOG("%s: accept(): %s", listener_stops[i].name,
@@ -595,11 +548,13 @@ TEST_F(quic_sock, listener_stop_wakes)
 
 		ASSERT_EQ(0, listen(self->fd, 4));
 		EXPECT_EQ(0, poll(&pfd, 1, 0));
-		EXPECT_EQ(1, wake_waiter(&p, listener_stops[i].stop)) {
+		stopped = -1;
+		EXPECT_EQ(1, wake_blocked(&p, listener_stops[i].stop,
+					  &stopped)) {
 			TH_LOG("%s: poll() not woken",
 			       listener_stops[i].name);
 		}
-		EXPECT_EQ(0, p.stopped);
+		EXPECT_EQ(0, stopped);
 		EXPECT_EQ(1, p.ret);
 		EXPECT_EQ(listener_stops[i].hup, p.revents);
 	}
