@@ -248,7 +248,12 @@ static int quic_udp_xmit6(struct quic_udp_sock *us, struct sk_buff *skb,
 		kfree_skb(skb);
 		return PTR_ERR(dst);
 	}
-	return udp_tunnel6_xmit_skb(dst, sk, skb, dst->dev, &fl6.saddr,
+	/* No device: the helper would count the datagram in the per-CPU
+	 * tunnel statistics (dev->tstats) of the device given, and the
+	 * route's device is no tunnel (loopback's per-CPU block is half
+	 * that size, so the counts landed in its neighbour's memory).
+	 */
+	return udp_tunnel6_xmit_skb(dst, sk, skb, NULL, &fl6.saddr,
 				    &fl6.daddr, tos, ip6_dst_hoplimit(dst), 0,
 				    us->key.port, daddr->sin6_port, false);
 }
@@ -256,7 +261,9 @@ static int quic_udp_xmit6(struct quic_udp_sock *us, struct sk_buff *skb,
 /**
  * quic_udp_xmit() - send a QUIC datagram from a shared UDP socket
  * @us: the UDP socket, which the caller holds a reference on
- * @skb: the UDP payload, with %QUIC_UDP_HEADROOM bytes of headroom
+ * @skb: the UDP payload, with %QUIC_UDP_HEADROOM bytes of headroom, and
+ *	no device (the IPv4 helper counts in the tunnel statistics of
+ *	skb->dev, which only a tunnel device has)
  * @saddr: the source address (the port is ignored: it is @us's), or the
  *	wildcard address to let routing choose
  * @daddr: the destination address and port

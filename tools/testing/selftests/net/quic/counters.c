@@ -113,16 +113,6 @@ FIXTURE_TEARDOWN(counters)
 {
 	close(self->u);
 	unlink(PSK_FILE);
-	/*
-	 * Let this namespace be dismantled before the next test makes its
-	 * own. Back to back (QUIC_COUNTERS_BACK_TO_BACK=1), this suite
-	 * reproduces a per-CPU memory corruption still open: a later
-	 * namespace's route cache is found corrupted when it is freed
-	 * (rt_fibinfo_free_cpus, __fib6_drop_pcpu_from), on Debian's
-	 * kernel and under KASAN alike.
-	 */
-	if (!getenv("QUIC_COUNTERS_BACK_TO_BACK"))
-		sleep(2);
 }
 
 /* Expect every counter in the NULL-terminated @names to be zero. */
