@@ -263,7 +263,10 @@ const struct prandom_siphash_state *prandom_siphash_test_state(void)
 {
 	return prandom_siphash_this_state(this_cpu_ptr(&prandom_siphash_pcpu));
 }
+
+#if IS_MODULE(CONFIG_TEST_PRANDOM_SIPHASH)
 EXPORT_SYMBOL_NS_GPL(prandom_siphash_test_state, PRANDOM_SIPHASH_TEST);
+#endif
 
 /**
  * prandom_siphash_reseed - reseed every CPU's state from the CRNG now

@@ -16,6 +16,7 @@
 #include <linux/minmax.h>
 #include <linux/string.h>
 #include <net/quic/ackrange.h>
+#include <net/quic/export.h>
 #include <net/quic/varint.h>
 
 #define QUIC_ACK_RING_MASK	(QUIC_ACK_MAX_RANGES - 1)
@@ -41,7 +42,7 @@ void quic_ackrange_init(struct quic_ackrange *set)
 	BUILD_BUG_ON(!is_power_of_2(QUIC_ACK_MAX_RANGES));
 	memset(set, 0, sizeof(*set));
 }
-EXPORT_SYMBOL_NS_GPL(quic_ackrange_init, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_ackrange_init);
 
 /* Index of the highest range whose smallest is at most @pn, or set->count
  * when @pn lies below every range.
@@ -82,7 +83,7 @@ bool quic_ackrange_seen(const struct quic_ackrange *set, u64 pn)
 	low = quic_ackrange_cat(set, set->count - 1);
 	return pn + 1 < low->smallest;
 }
-EXPORT_SYMBOL_NS_GPL(quic_ackrange_seen, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_ackrange_seen);
 
 /* Forget the lowest range; nothing at or below it is accepted again. */
 static void quic_ackrange_drop_lowest(struct quic_ackrange *set)
@@ -180,7 +181,7 @@ int quic_ackrange_add(struct quic_ackrange *set, u64 pn, u64 now)
 	}
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(quic_ackrange_add, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_ackrange_add);
 
 /**
  * quic_ackrange_drop_below() - stop acknowledging old packet numbers
@@ -208,7 +209,7 @@ void quic_ackrange_drop_below(struct quic_ackrange *set, u64 pn)
 		set->count--;
 	}
 }
-EXPORT_SYMBOL_NS_GPL(quic_ackrange_drop_below, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_ackrange_drop_below);
 
 /**
  * quic_ackrange_get() - one range of the set
@@ -226,7 +227,7 @@ bool quic_ackrange_get(const struct quic_ackrange *set, u32 i,
 	*r = *quic_ackrange_cat(set, i);
 	return true;
 }
-EXPORT_SYMBOL_NS_GPL(quic_ackrange_get, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_ackrange_get);
 
 /**
  * quic_ackrange_first() - the first fields of an ACK frame
@@ -251,7 +252,7 @@ bool quic_ackrange_first(const struct quic_ackrange *set, u64 *largest,
 	*first_range = r->largest - r->smallest;
 	return true;
 }
-EXPORT_SYMBOL_NS_GPL(quic_ackrange_first, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_ackrange_first);
 
 /**
  * quic_ackrange_gap() - one (Gap, ACK Range Length) pair of an ACK frame
@@ -276,7 +277,7 @@ bool quic_ackrange_gap(const struct quic_ackrange *set, u32 i, u64 *gap,
 	*length = r->largest - r->smallest;
 	return true;
 }
-EXPORT_SYMBOL_NS_GPL(quic_ackrange_gap, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_ackrange_gap);
 
 /**
  * quic_ack_range_first() - decode the first range of a received ACK frame
@@ -296,7 +297,7 @@ int quic_ack_range_first(u64 largest, u64 first_range,
 	r->smallest = largest - first_range;
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(quic_ack_range_first, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_ack_range_first);
 
 /**
  * quic_ack_range_next() - decode a (Gap, ACK Range Length) pair
@@ -320,4 +321,4 @@ int quic_ack_range_next(const struct quic_ack_range *prev, u64 gap,
 	r->smallest = r->largest - length;
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(quic_ack_range_next, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_ack_range_next);

@@ -23,6 +23,7 @@
 #include <net/quic/conn.h>
 #include <net/quic/event.h>
 #include <net/tls.h>
+#include <net/quic/export.h>
 #include <net/quic/frame.h>
 #include <net/quic/hash.h>
 #include <net/quic/mib.h>
@@ -848,7 +849,7 @@ u64 quic_conn_idle_us(u64 local, u64 peer, u64 floor)
 
 	return t ? max(t, floor) : 0;
 }
-EXPORT_SYMBOL_NS_GPL(quic_conn_idle_us, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_conn_idle_us);
 
 /* The idle timeout in jiffies, 0 for none. Before the handshake reads
  * them, ours is the user's setting.

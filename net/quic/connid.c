@@ -43,6 +43,7 @@
 #include <net/netns/generic.h>
 
 #include <net/quic/connid.h>
+#include <net/quic/export.h>
 
 /* Bounds of log2 of the per-namespace table sizes. */
 #define QUIC_CID_TABLE_MIN_BITS	6
@@ -63,7 +64,7 @@ void quic_cid_set_init(struct quic_cid_set *set, u64 limit)
 	memset(set, 0, sizeof(*set));
 	set->limit = clamp_t(u64, limit, QUIC_CID_LIMIT_MIN, QUIC_CID_LIMIT_MAX);
 }
-EXPORT_SYMBOL_NS_GPL(quic_cid_set_init, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_cid_set_init);
 
 static int quic_cid_set_index(const struct quic_cid_set *set, u64 seq)
 {
@@ -155,7 +156,7 @@ int quic_cid_set_first(struct quic_cid_set *set, const struct quic_cid *cid,
 	set->active_seq = 0;
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(quic_cid_set_first, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_cid_set_first);
 
 /**
  * quic_cid_set_first_token() - learn the token of the ID numbered 0
@@ -174,7 +175,7 @@ int quic_cid_set_first_token(struct quic_cid_set *set, const u8 *token)
 	set->entries[i].has_token = true;
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(quic_cid_set_first_token, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_cid_set_first_token);
 
 /**
  * quic_cid_set_find() - the entry with a sequence number
@@ -190,7 +191,7 @@ const struct quic_cid_entry *quic_cid_set_find(const struct quic_cid_set *set,
 
 	return i < 0 ? NULL : &set->entries[i];
 }
-EXPORT_SYMBOL_NS_GPL(quic_cid_set_find, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_cid_set_find);
 
 /**
  * quic_cid_set_active() - the ID in use
@@ -202,7 +203,7 @@ const struct quic_cid_entry *quic_cid_set_active(const struct quic_cid_set *set)
 {
 	return quic_cid_set_find(set, set->active_seq);
 }
-EXPORT_SYMBOL_NS_GPL(quic_cid_set_active, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_cid_set_active);
 
 /**
  * quic_cid_set_active_count() - how many IDs are not retired
@@ -218,7 +219,7 @@ u32 quic_cid_set_active_count(const struct quic_cid_set *set)
 		n += !set->entries[i].retired;
 	return n;
 }
-EXPORT_SYMBOL_NS_GPL(quic_cid_set_active_count, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_cid_set_active_count);
 
 /**
  * quic_cid_set_lowest() - the lowest sequence number still live
@@ -236,7 +237,7 @@ u64 quic_cid_set_lowest(const struct quic_cid_set *set)
 			return set->entries[i].seq;
 	return set->next_seq;
 }
-EXPORT_SYMBOL_NS_GPL(quic_cid_set_lowest, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_cid_set_lowest);
 
 /**
  * quic_cid_set_select() - switch to another ID
@@ -258,7 +259,7 @@ int quic_cid_set_select(struct quic_cid_set *set, u64 seq)
 	set->entries[i].used = true;
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(quic_cid_set_select, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_cid_set_select);
 
 /**
  * quic_cid_src_add() - record an ID we issue
@@ -295,7 +296,7 @@ int quic_cid_src_add(struct quic_cid_set *set, const struct quic_cid *cid,
 	quic_cid_set_fix_active(set, false);
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(quic_cid_src_add, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_cid_src_add);
 
 /**
  * quic_cid_src_retire_prior_to() - ask the peer to retire our older IDs
@@ -324,7 +325,7 @@ int quic_cid_src_retire_prior_to(struct quic_cid_set *set, u64 prior_to)
 	quic_cid_set_fix_active(set, false);
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(quic_cid_src_retire_prior_to, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_cid_src_retire_prior_to);
 
 /**
  * quic_cid_src_retire() - process a RETIRE_CONNECTION_ID frame
@@ -360,7 +361,7 @@ int quic_cid_src_retire(struct quic_cid_set *set, u64 seq, const u8 *dcid,
 	quic_cid_set_fix_active(set, false);
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(quic_cid_src_retire, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_cid_src_retire);
 
 /* Retire every destination ID below @floor; raise the floor. */
 static void quic_cid_dest_retire_below(struct quic_cid_set *set, u64 floor)
@@ -441,7 +442,7 @@ int quic_cid_dest_new(struct quic_cid_set *set, u64 seq, u64 retire_prior_to,
 	quic_cid_set_fix_active(set, true);
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(quic_cid_dest_new, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_cid_dest_new);
 
 /**
  * quic_cid_dest_retire_prior_to() - retire the peer's older IDs ourselves
@@ -466,7 +467,7 @@ int quic_cid_dest_retire_prior_to(struct quic_cid_set *set, u64 prior_to)
 	quic_cid_set_fix_active(set, true);
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(quic_cid_dest_retire_prior_to, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_cid_dest_retire_prior_to);
 
 /**
  * quic_cid_dest_pop_retired() - take a retired ID out of the set
@@ -491,7 +492,7 @@ bool quic_cid_dest_pop_retired(struct quic_cid_set *set, u64 *seq)
 	}
 	return false;
 }
-EXPORT_SYMBOL_NS_GPL(quic_cid_dest_pop_retired, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_cid_dest_pop_retired);
 
 /**
  * quic_cid_dest_match_reset() - is this a Stateless Reset from the peer?
@@ -517,7 +518,7 @@ bool quic_cid_dest_match_reset(const struct quic_cid_set *set, const u8 *token)
 	}
 	return match;
 }
-EXPORT_SYMBOL_NS_GPL(quic_cid_dest_match_reset, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_cid_dest_match_reset);
 
 /**
  * quic_cid_generate() - draw a new connection ID of ours
@@ -528,7 +529,7 @@ void quic_cid_generate(struct quic_cid *cid)
 	cid->len = QUIC_CID_LOCAL_LEN;
 	prandom_siphash_bytes(cid->data, QUIC_CID_LOCAL_LEN);
 }
-EXPORT_SYMBOL_NS_GPL(quic_cid_generate, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_cid_generate);
 
 /**
  * quic_cid_reset_token() - the Stateless Reset Token of one of our IDs
@@ -555,7 +556,7 @@ void quic_cid_reset_token(const struct quic_hash_key *key,
 	buf[0] = 1;
 	put_unaligned_le64(siphash(buf, len + 2, &key->key), token + 8);
 }
-EXPORT_SYMBOL_NS_GPL(quic_cid_reset_token, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_cid_reset_token);
 
 /**
  * quic_reset_token_eq() - compare two Stateless Reset Tokens
@@ -570,7 +571,7 @@ bool quic_reset_token_eq(const u8 *a, const u8 *b)
 {
 	return !crypto_memneq(a, b, QUIC_RESET_TOKEN_LEN);
 }
-EXPORT_SYMBOL_NS_GPL(quic_reset_token_eq, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_reset_token_eq);
 
 /**
  * struct quic_cid_node - one entry of a struct quic_cid_table
@@ -611,7 +612,7 @@ int quic_cid_table_init(struct quic_cid_table *tbl, unsigned int bits,
 	tbl->buckets = kvcalloc(1U << bits, sizeof(*tbl->buckets), GFP_KERNEL);
 	return tbl->buckets ? 0 : -ENOMEM;
 }
-EXPORT_SYMBOL_NS_GPL(quic_cid_table_init, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_cid_table_init);
 
 /**
  * quic_cid_table_destroy() - free a table
@@ -644,7 +645,7 @@ unsigned int quic_cid_table_destroy(struct quic_cid_table *tbl)
 	memzero_explicit(&tbl->key, sizeof(tbl->key));
 	return left;
 }
-EXPORT_SYMBOL_NS_GPL(quic_cid_table_destroy, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_cid_table_destroy);
 
 /**
  * quic_cid_table_bucket() - the bucket an ID hashes to
@@ -665,7 +666,7 @@ u32 quic_cid_table_bucket(const struct quic_cid_table *tbl, const u8 *id,
 		h = quic_fast_hash_bytes(id, len);
 	return quic_hash_bucket(h, tbl->bits);
 }
-EXPORT_SYMBOL_NS_GPL(quic_cid_table_bucket, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_cid_table_bucket);
 
 /**
  * __quic_cid_table_add() - map an ID to an owner
@@ -705,7 +706,7 @@ int __quic_cid_table_add(struct quic_cid_table *tbl,
 	spin_unlock_bh(&tbl->lock);
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(__quic_cid_table_add, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(__quic_cid_table_add);
 
 /**
  * __quic_cid_table_del() - remove an ID of an owner
@@ -740,7 +741,7 @@ bool __quic_cid_table_del(struct quic_cid_table *tbl,
 	spin_unlock_bh(&tbl->lock);
 	return false;
 }
-EXPORT_SYMBOL_NS_GPL(__quic_cid_table_del, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(__quic_cid_table_del);
 
 /**
  * __quic_cid_table_lookup() - the owner of an ID
@@ -767,7 +768,7 @@ void *__quic_cid_table_lookup(struct quic_cid_table *tbl, const u8 *id,
 			return READ_ONCE(n->owner);
 	return NULL;
 }
-EXPORT_SYMBOL_NS_GPL(__quic_cid_table_lookup, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(__quic_cid_table_lookup);
 
 /**
  * quic_cid_table_max_chain() - the longest bucket
@@ -790,7 +791,7 @@ u32 quic_cid_table_max_chain(struct quic_cid_table *tbl)
 	spin_unlock_bh(&tbl->lock);
 	return max;
 }
-EXPORT_SYMBOL_NS_GPL(quic_cid_table_max_chain, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_cid_table_max_chain);
 
 /**
  * struct quic_cid_net - per network namespace connection ID state
@@ -828,7 +829,6 @@ int quic_cid_table_add(struct net *net, const struct quic_cid *cid,
 {
 	return __quic_cid_table_add(&quic_cid_net(net)->src, cid, owner, gfp);
 }
-EXPORT_SYMBOL_NS_GPL(quic_cid_table_add, QUIC_INTERNAL);
 
 /**
  * quic_cid_table_del() - remove one of our IDs
@@ -841,7 +841,7 @@ void quic_cid_table_del(struct net *net, const struct quic_cid *cid,
 {
 	__quic_cid_table_del(&quic_cid_net(net)->src, cid, owner);
 }
-EXPORT_SYMBOL_NS_GPL(quic_cid_table_del, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_cid_table_del);
 
 /**
  * quic_cid_table_lookup() - the connection a packet is addressed to
@@ -857,7 +857,7 @@ void *quic_cid_table_lookup(struct net *net, const u8 *dcid, u32 len)
 {
 	return __quic_cid_table_lookup(&quic_cid_net(net)->src, dcid, len);
 }
-EXPORT_SYMBOL_NS_GPL(quic_cid_table_lookup, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_cid_table_lookup);
 
 /**
  * quic_odcid_table_add() - map a client-chosen DCID to its listener or
@@ -874,7 +874,7 @@ int quic_odcid_table_add(struct net *net, const struct quic_cid *cid,
 {
 	return __quic_cid_table_add(&quic_cid_net(net)->odcid, cid, owner, gfp);
 }
-EXPORT_SYMBOL_NS_GPL(quic_odcid_table_add, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_odcid_table_add);
 
 /**
  * quic_odcid_table_del() - remove a client-chosen DCID
@@ -887,7 +887,7 @@ void quic_odcid_table_del(struct net *net, const struct quic_cid *cid,
 {
 	__quic_cid_table_del(&quic_cid_net(net)->odcid, cid, owner);
 }
-EXPORT_SYMBOL_NS_GPL(quic_odcid_table_del, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_odcid_table_del);
 
 /**
  * quic_odcid_table_lookup() - the owner of a client-chosen DCID
@@ -903,7 +903,7 @@ void *quic_odcid_table_lookup(struct net *net, const u8 *dcid, u32 len)
 {
 	return __quic_cid_table_lookup(&quic_cid_net(net)->odcid, dcid, len);
 }
-EXPORT_SYMBOL_NS_GPL(quic_odcid_table_lookup, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_odcid_table_lookup);
 
 /* A token as the key of the reset table. */
 static void quic_reset_key(struct quic_cid *k, const u8 *token)
@@ -933,7 +933,7 @@ int quic_reset_table_add(struct net *net, const u8 *token, void *owner,
 	quic_reset_key(&k, token);
 	return __quic_cid_table_add(&quic_cid_net(net)->reset, &k, owner, gfp);
 }
-EXPORT_SYMBOL_NS_GPL(quic_reset_table_add, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_reset_table_add);
 
 /**
  * quic_reset_table_del() - remove a peer's token
@@ -948,7 +948,7 @@ void quic_reset_table_del(struct net *net, const u8 *token, const void *owner)
 	quic_reset_key(&k, token);
 	__quic_cid_table_del(&quic_cid_net(net)->reset, &k, owner);
 }
-EXPORT_SYMBOL_NS_GPL(quic_reset_table_del, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_reset_table_del);
 
 /**
  * quic_reset_table_lookup() - the connection a Stateless Reset is for
@@ -965,7 +965,7 @@ void *quic_reset_table_lookup(struct net *net, const u8 *token)
 	return __quic_cid_table_lookup(&quic_cid_net(net)->reset, token,
 				       QUIC_RESET_TOKEN_LEN);
 }
-EXPORT_SYMBOL_NS_GPL(quic_reset_table_lookup, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_reset_table_lookup);
 
 /**
  * quic_cid_table_count() - how many IDs a namespace table holds
@@ -980,7 +980,7 @@ unsigned int quic_cid_table_count(struct net *net, bool odcid)
 
 	return odcid ? READ_ONCE(cn->odcid.count) : READ_ONCE(cn->src.count);
 }
-EXPORT_SYMBOL_NS_GPL(quic_cid_table_count, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_cid_table_count);
 
 /**
  * quic_cid_net_reset_token() - the Stateless Reset Token of an ID of ours
@@ -993,7 +993,7 @@ void quic_cid_net_reset_token(struct net *net, const struct quic_cid *cid,
 {
 	quic_cid_reset_token(&quic_cid_net(net)->reset_key, cid, token);
 }
-EXPORT_SYMBOL_NS_GPL(quic_cid_net_reset_token, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_cid_net_reset_token);
 
 /**
  * quic_cid_src_issue() - issue a new ID of ours
@@ -1039,7 +1039,7 @@ int quic_cid_src_issue(struct net *net, struct quic_cid_set *set,
 	*entry = quic_cid_set_find(set, seq);
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(quic_cid_src_issue, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_cid_src_issue);
 
 static int __net_init quic_cid_net_init(struct net *net)
 {

@@ -55,6 +55,7 @@
 #include <linux/tls.h>
 #include <linux/quic.h>
 #include <net/quic/crypto.h>
+#include <net/quic/export.h>
 
 struct quic_cipher {
 	u32 type;
@@ -249,7 +250,7 @@ int quic_crypto_hkdf_extract(const char *hash, const u8 *salt, u32 salt_len,
 	crypto_free_shash(tfm);
 	return err;
 }
-EXPORT_SYMBOL_NS_GPL(quic_crypto_hkdf_extract, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_crypto_hkdf_extract);
 
 /**
  * quic_crypto_hkdf_expand_label() - TLS 1.3 HKDF-Expand-Label, empty context
@@ -279,7 +280,7 @@ int quic_crypto_hkdf_expand_label(const char *hash, const u8 *secret,
 	crypto_free_shash(tfm);
 	return err;
 }
-EXPORT_SYMBOL_NS_GPL(quic_crypto_hkdf_expand_label, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_crypto_hkdf_expand_label);
 
 /**
  * quic_crypto_free() - release the transforms and wipe the keys
@@ -303,7 +304,7 @@ void quic_crypto_free(struct quic_crypto *c)
 	kfree_sensitive(c->scratch);
 	memzero_explicit(c, sizeof(*c));
 }
-EXPORT_SYMBOL_NS_GPL(quic_crypto_free, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_crypto_free);
 
 static int quic_crypto_alloc_aead(struct crypto_aead **tfm,
 				  struct aead_request **req, const char *name,
@@ -463,7 +464,7 @@ fail:
 	quic_crypto_free(c);
 	return err;
 }
-EXPORT_SYMBOL_NS_GPL(quic_crypto_set_secret, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_crypto_set_secret);
 
 /**
  * quic_crypto_initial_keys() - derive the Initial keys (RFC 9001 5.2)
@@ -533,7 +534,7 @@ int quic_crypto_initial_keys(struct quic_crypto *rx, struct quic_crypto *tx,
 	memzero_explicit(server, sizeof(server));
 	return err;
 }
-EXPORT_SYMBOL_NS_GPL(quic_crypto_initial_keys, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_crypto_initial_keys);
 
 /**
  * quic_crypto_key_update_prepare() - derive the next key phase's keys
@@ -578,7 +579,7 @@ int quic_crypto_key_update_prepare(struct quic_crypto *c)
 	memzero_explicit(secret, sizeof(secret));
 	return err;
 }
-EXPORT_SYMBOL_NS_GPL(quic_crypto_key_update_prepare, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_crypto_key_update_prepare);
 
 /**
  * quic_crypto_key_update() - switch to the next key phase (RFC 9001 6)
@@ -612,7 +613,7 @@ int quic_crypto_key_update(struct quic_crypto *c)
 	c->phase_min_pn = U64_MAX;
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(quic_crypto_key_update, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_crypto_key_update);
 
 /* The nonce: the IV XOR the packet number, left-padded (RFC 9001 5.3). */
 static void quic_crypto_nonce(u8 *nonce, const u8 *iv, u64 pn)
@@ -769,7 +770,7 @@ int quic_crypto_encrypt(struct quic_crypto *c, u8 *pkt, u32 hdr_len,
 		pkt[pn_offset + i] ^= mask[1 + i];
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(quic_crypto_encrypt, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_crypto_encrypt);
 
 /**
  * quic_crypto_hp_remove() - remove header protection in place
@@ -818,7 +819,7 @@ int quic_crypto_hp_remove(struct quic_crypto *c, u8 *pkt, u32 len,
 	*truncated_pn = pn;
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(quic_crypto_hp_remove, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_crypto_hp_remove);
 
 /**
  * quic_crypto_aead_decrypt() - authenticate and decrypt a payload in place
@@ -880,7 +881,7 @@ int quic_crypto_aead_decrypt(struct quic_crypto *c, u8 *pkt, u32 hdr_len,
 		c->phase_min_pn = pn;
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(quic_crypto_aead_decrypt, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_crypto_aead_decrypt);
 
 /**
  * quic_crypto_retry_tag() - compute a Retry Integrity Tag (RFC 9001 5.8)
@@ -960,4 +961,4 @@ out_tfm:
 	crypto_free_aead(tfm);
 	return err;
 }
-EXPORT_SYMBOL_NS_GPL(quic_crypto_retry_tag, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_crypto_retry_tag);

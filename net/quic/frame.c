@@ -29,6 +29,7 @@
 #include <linux/minmax.h>
 #include <linux/quic.h>
 #include <linux/string.h>
+#include <net/quic/export.h>
 #include <net/quic/frame.h>
 #include <net/quic/varint.h>
 
@@ -251,7 +252,7 @@ int quic_frame_decode(const u8 **p, u32 *len, struct quic_frame *f)
 	*len = left;
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(quic_frame_decode, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_frame_decode);
 
 /* Size of a varint, or a mark that makes the total invalid: a frame size
  * sums a few such terms and u32 data lengths, so it cannot wrap around.
@@ -384,7 +385,7 @@ int quic_frame_len(const struct quic_frame *f)
 		return -EINVAL;
 	return size;
 }
-EXPORT_SYMBOL_NS_GPL(quic_frame_len, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_frame_len);
 
 static u8 *quic_put_bytes(u8 *p, const u8 *data, u32 len)
 {
@@ -506,7 +507,7 @@ int quic_frame_encode(u8 *p, u32 room, const struct quic_frame *f)
 	quic_put_body(p, f);
 	return n;
 }
-EXPORT_SYMBOL_NS_GPL(quic_frame_encode, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_frame_encode);
 
 /* Data bytes that fit in @room after a header of @hdr bytes, and after a
  * Length field if @with_len: the best over the four sizes of that field.
@@ -560,7 +561,7 @@ int quic_frame_stream_fit(u64 id, u64 offset, bool with_len, u32 room,
 	return quic_frame_fit(1 + idl + (offset ? offl : 0), with_len, offset,
 			      room, data_len);
 }
-EXPORT_SYMBOL_NS_GPL(quic_frame_stream_fit, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_frame_stream_fit);
 
 /**
  * quic_frame_crypto_fit - how much CRYPTO data fits in a given room
@@ -579,7 +580,7 @@ int quic_frame_crypto_fit(u64 offset, u32 room, u32 data_len)
 		return -EINVAL;
 	return quic_frame_fit(1 + offl, true, offset, room, data_len);
 }
-EXPORT_SYMBOL_NS_GPL(quic_frame_crypto_fit, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_frame_crypto_fit);
 
 #define QUIC_LV(l)	BIT(QUIC_CRYPTO_##l)
 #define QUIC_LV_ALL	(QUIC_LV(INITIAL) | QUIC_LV(HANDSHAKE) | \
@@ -624,7 +625,7 @@ bool quic_frame_allowed(u64 type, u8 level)
 {
 	return level < QUIC_CRYPTO_MAX && (quic_frame_levels(type) & BIT(level));
 }
-EXPORT_SYMBOL_NS_GPL(quic_frame_allowed, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_frame_allowed);
 
 /**
  * quic_frame_ack_eliciting - whether a frame makes its packet ack-eliciting
@@ -645,7 +646,7 @@ bool quic_frame_ack_eliciting(u64 type)
 	}
 	return quic_frame_known(type);
 }
-EXPORT_SYMBOL_NS_GPL(quic_frame_ack_eliciting, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_frame_ack_eliciting);
 
 /**
  * quic_frame_in_flight - whether a frame makes its packet count in flight
@@ -657,7 +658,7 @@ bool quic_frame_in_flight(u64 type)
 {
 	return type == QUIC_FRAME_PADDING || quic_frame_ack_eliciting(type);
 }
-EXPORT_SYMBOL_NS_GPL(quic_frame_in_flight, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_frame_in_flight);
 
 /**
  * quic_frame_probing - whether a frame is a probing frame
@@ -676,4 +677,4 @@ bool quic_frame_probing(u64 type)
 	       type == QUIC_FRAME_NEW_CONNECTION_ID ||
 	       type == QUIC_FRAME_PADDING;
 }
-EXPORT_SYMBOL_NS_GPL(quic_frame_probing, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_frame_probing);

@@ -28,6 +28,7 @@
 #include <linux/export.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
+#include <net/quic/export.h>
 #include <net/quic/packet.h>
 #include <net/quic/varint.h>
 
@@ -196,7 +197,7 @@ int quic_packet_parse_header(const u8 *buf, u32 len, u8 short_dcid_len,
 					       h);
 	return quic_packet_parse_long(buf, len, flags, h);
 }
-EXPORT_SYMBOL_NS_GPL(quic_packet_parse_header, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_packet_parse_header);
 
 /**
  * quic_packet_iter_init() - start walking the packets of a datagram
@@ -215,7 +216,7 @@ void quic_packet_iter_init(struct quic_packet_iter *it, const u8 *buf,
 	it->short_dcid_len = short_dcid_len;
 	it->flags = flags;
 }
-EXPORT_SYMBOL_NS_GPL(quic_packet_iter_init, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_packet_iter_init);
 
 /**
  * quic_packet_next() - parse the next coalesced packet of a datagram
@@ -256,7 +257,7 @@ int quic_packet_next(struct quic_packet_iter *it, struct quic_pkt_hdr *h)
 	it->next += h->pkt_len;
 	return 1;
 }
-EXPORT_SYMBOL_NS_GPL(quic_packet_next, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_packet_next);
 
 /**
  * quic_pn_decode() - recover a full packet number (RFC 9000, appendix A.3)
@@ -285,7 +286,7 @@ u64 quic_pn_decode(u64 largest_pn, u64 truncated_pn, u32 pn_nbits)
 		return cand - win;
 	return cand;
 }
-EXPORT_SYMBOL_NS_GPL(quic_pn_decode, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_pn_decode);
 
 /**
  * quic_pn_encode_len() - bytes needed to send a packet number
@@ -311,7 +312,7 @@ u32 quic_pn_encode_len(u64 full_pn, u64 largest_acked)
 		return 3;
 	return 4;
 }
-EXPORT_SYMBOL_NS_GPL(quic_pn_encode_len, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_pn_encode_len);
 
 /* Copy bytes that may be absent: a zero-length CID or token may be NULL. */
 static u8 *quic_packet_put_bytes(u8 *p, const u8 *src, u32 len)
@@ -376,7 +377,7 @@ int quic_packet_build_long(u8 *buf, u32 room, const struct quic_pkt_hdr *h,
 	p = quic_uint_put(p, pn, pn_len);
 	return p - buf;
 }
-EXPORT_SYMBOL_NS_GPL(quic_packet_build_long, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_packet_build_long);
 
 /**
  * quic_packet_build_short() - write a 1-RTT (short) header
@@ -407,7 +408,7 @@ int quic_packet_build_short(u8 *buf, u32 room, const struct quic_pkt_hdr *h,
 	p = quic_uint_put(p, pn, pn_len);
 	return p - buf;
 }
-EXPORT_SYMBOL_NS_GPL(quic_packet_build_short, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_packet_build_short);
 
 /**
  * quic_packet_build_vn() - write a Version Negotiation packet
@@ -446,7 +447,7 @@ int quic_packet_build_vn(u8 *buf, u32 room, const struct quic_pkt_hdr *rcvd,
 	p = quic_uint_put(p, quic_version_grease(rnd >> 8), 4);
 	return p - buf;
 }
-EXPORT_SYMBOL_NS_GPL(quic_packet_build_vn, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_packet_build_vn);
 
 /**
  * quic_packet_build_retry() - write a Retry packet, without its tag
@@ -483,7 +484,7 @@ int quic_packet_build_retry(u8 *buf, u32 room, const struct quic_pkt_hdr *h,
 	p += h->token_len;
 	return p - buf;
 }
-EXPORT_SYMBOL_NS_GPL(quic_packet_build_retry, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_packet_build_retry);
 
 /**
  * quic_packet_build_stateless_reset() - write a Stateless Reset
@@ -507,7 +508,7 @@ int quic_packet_build_stateless_reset(u8 *buf, u32 len, const u8 *rnd,
 	memcpy(buf + len - QUIC_RESET_TOKEN_LEN, token, QUIC_RESET_TOKEN_LEN);
 	return len;
 }
-EXPORT_SYMBOL_NS_GPL(quic_packet_build_stateless_reset, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_packet_build_stateless_reset);
 
 /**
  * quic_packet_is_stateless_reset_candidate() - whether a datagram may be a
@@ -532,4 +533,4 @@ bool quic_packet_is_stateless_reset_candidate(const u8 *buf, u32 len,
 	*token = buf + len - QUIC_RESET_TOKEN_LEN;
 	return true;
 }
-EXPORT_SYMBOL_NS_GPL(quic_packet_is_stateless_reset_candidate, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_packet_is_stateless_reset_candidate);

@@ -17,6 +17,7 @@
 #include <linux/minmax.h>
 #include <net/sock.h>
 #include <net/quic/conn.h>
+#include <net/quic/export.h>
 #include <net/quic/frame.h>
 #include <net/quic/mib.h>
 #include <net/quic/protocol.h>
@@ -41,7 +42,7 @@ void quic_rtt_init(struct quic_rtt *r, u64 initial_rtt)
 	r->rttvar = initial_rtt / 2;
 	r->has_sample = false;
 }
-EXPORT_SYMBOL_NS_GPL(quic_rtt_init, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_rtt_init);
 
 /**
  * quic_rtt_update() - take an RTT sample (RFC 9002, 5.1 to 5.3)
@@ -75,7 +76,7 @@ void quic_rtt_update(struct quic_rtt *r, u64 latest_rtt, u64 ack_delay)
 	r->rttvar = (3 * r->rttvar + diff) / 4;
 	r->smoothed_rtt = (7 * r->smoothed_rtt + adjusted) / 8;
 }
-EXPORT_SYMBOL_NS_GPL(quic_rtt_update, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_rtt_update);
 
 /**
  * quic_rtt_ack_delay() - the ACK delay of an ACK frame in microseconds
@@ -100,7 +101,7 @@ u64 quic_rtt_ack_delay(u64 raw, u8 exponent, bool confirmed,
 		d = min(d, max_ack_delay);
 	return d;
 }
-EXPORT_SYMBOL_NS_GPL(quic_rtt_ack_delay, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_rtt_ack_delay);
 
 /**
  * quic_rtt_loss_delay() - the time threshold of loss detection
@@ -118,7 +119,7 @@ u64 quic_rtt_loss_delay(const struct quic_rtt *r)
 	d = d * QUIC_TIME_THRESHOLD_NUM / QUIC_TIME_THRESHOLD_DEN;
 	return max_t(u64, d, QUIC_GRANULARITY_US);
 }
-EXPORT_SYMBOL_NS_GPL(quic_rtt_loss_delay, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_rtt_loss_delay);
 
 /**
  * quic_rtt_pto() - the probe timeout of a space
@@ -140,7 +141,7 @@ u64 quic_rtt_pto(const struct quic_rtt *r, u64 max_ack_delay, u32 pto_count)
 
 	return pto << min_t(u32, pto_count, QUIC_PTO_MAX_SHIFT);
 }
-EXPORT_SYMBOL_NS_GPL(quic_rtt_pto, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_rtt_pto);
 
 static u64 quic_rec_now(void)
 {

@@ -11,6 +11,7 @@
 #include <linux/errno.h>
 #include <linux/export.h>
 #include <linux/list.h>
+#include <net/quic/export.h>
 #include <net/quic/sent.h>
 #include <net/quic/varint.h>
 
@@ -29,7 +30,7 @@ void quic_sent_init(struct quic_sent *s)
 	s->any_acked = false;
 	s->steps = 0;
 }
-EXPORT_SYMBOL_NS_GPL(quic_sent_init, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_sent_init);
 
 /**
  * quic_sent_add() - record a packet just sent
@@ -60,7 +61,7 @@ int quic_sent_add(struct quic_sent *s, struct quic_sent_pkt *pkt)
 	}
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(quic_sent_add, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_sent_add);
 
 static void quic_sent_unlink(struct quic_sent *s, struct quic_sent_pkt *pkt)
 {
@@ -154,7 +155,7 @@ int quic_sent_on_ack(struct quic_sent *s, const struct quic_ack_range *ranges,
 	}
 	return acked;
 }
-EXPORT_SYMBOL_NS_GPL(quic_sent_on_ack, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_sent_on_ack);
 
 /**
  * quic_sent_detect_lost() - remove the packets now deemed lost
@@ -202,7 +203,7 @@ u32 quic_sent_detect_lost(struct quic_sent *s, u64 largest_acked,
 	}
 	return lost;
 }
-EXPORT_SYMBOL_NS_GPL(quic_sent_detect_lost, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_sent_detect_lost);
 
 /**
  * quic_sent_remove_all() - empty the store, e.g. when its keys are discarded
@@ -223,4 +224,4 @@ void quic_sent_remove_all(struct quic_sent *s, quic_sent_cb cb, void *ctx)
 		cb(ctx, pkt);
 	}
 }
-EXPORT_SYMBOL_NS_GPL(quic_sent_remove_all, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_sent_remove_all);

@@ -27,6 +27,7 @@
 
 #include <net/quic/conn.h>
 #include <net/quic/event.h>
+#include <net/quic/export.h>
 #include <net/quic/socket.h>
 #include <net/quic/udp.h>
 
@@ -281,7 +282,7 @@ int quic_sock_autobind(struct sock *sk, int family)
 	a.sa.sa_family = family;
 	return __quic_bind(sk, &a);
 }
-EXPORT_SYMBOL_NS_GPL(quic_sock_autobind, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_sock_autobind);
 
 static bool quic_is_conn(const struct sock *sk)
 {

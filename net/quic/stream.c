@@ -19,6 +19,7 @@
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
+#include <net/quic/export.h>
 #include <net/quic/hash.h>
 #include <net/quic/stream.h>
 #include <linux/quic.h>
@@ -135,7 +136,7 @@ int quic_stream_table_init(struct quic_stream_table *t, bool is_server,
 	t->recv.window_max = max(conn_window_max, local->max_data);
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(quic_stream_table_init, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_table_init);
 
 static void quic_stream_purge(struct quic_stream_table *t,
 			      struct quic_stream *s)
@@ -180,7 +181,7 @@ void quic_stream_table_free(struct quic_stream_table *t)
 	kfree(t->buckets);
 	t->buckets = NULL;
 }
-EXPORT_SYMBOL_NS_GPL(quic_stream_table_free, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_table_free);
 
 /**
  * quic_stream_set_peer() - take the peer's transport parameters
@@ -226,7 +227,7 @@ int quic_stream_set_peer(struct quic_stream_table *t,
 	}
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(quic_stream_set_peer, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_set_peer);
 
 /**
  * quic_stream_find() - look a stream up by ID
@@ -245,7 +246,7 @@ struct quic_stream *quic_stream_find(const struct quic_stream_table *t,
 			return s;
 	return NULL;
 }
-EXPORT_SYMBOL_NS_GPL(quic_stream_find, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_find);
 
 static struct quic_stream *quic_stream_new(struct quic_stream_table *t,
 					   s64 id)
@@ -323,7 +324,7 @@ bool quic_stream_release(struct quic_stream_table *t, struct quic_stream *s)
 	quic_stream_free(t, s);
 	return true;
 }
-EXPORT_SYMBOL_NS_GPL(quic_stream_release, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_release);
 
 /**
  * quic_stream_send_get() - the stream an application sends on or opens
@@ -373,7 +374,7 @@ struct quic_stream *quic_stream_send_get(struct quic_stream_table *t, s64 id,
 		return ERR_PTR(-EAGAIN);
 	return quic_stream_open_upto(t, id);
 }
-EXPORT_SYMBOL_NS_GPL(quic_stream_send_get, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_send_get);
 
 /**
  * quic_stream_recv_get() - the stream a received frame refers to
@@ -418,7 +419,7 @@ struct quic_stream *quic_stream_recv_get(struct quic_stream_table *t, s64 id,
 		return quic_stream_find(t, id);
 	return quic_stream_open_upto(t, id);
 }
-EXPORT_SYMBOL_NS_GPL(quic_stream_recv_get, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_recv_get);
 
 /**
  * quic_stream_peer_max_streams() - a MAX_STREAMS frame was received
@@ -447,7 +448,7 @@ int quic_stream_peer_max_streams(struct quic_stream_table *t, bool uni,
 	*max_id = (s64)((count - 1) << 2) | type;
 	return 1;
 }
-EXPORT_SYMBOL_NS_GPL(quic_stream_peer_max_streams, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_peer_max_streams);
 
 /**
  * quic_stream_open_allowed() - whether the peer's stream limit lets us
@@ -474,7 +475,7 @@ bool quic_stream_open_allowed(const struct quic_stream_table *t, s64 id,
 	}
 	return n < t->kind[type].limit;
 }
-EXPORT_SYMBOL_NS_GPL(quic_stream_open_allowed, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_open_allowed);
 
 /**
  * quic_stream_streams_blocked() - whether to send STREAMS_BLOCKED
@@ -497,7 +498,7 @@ bool quic_stream_streams_blocked(struct quic_stream_table *t, bool uni,
 	*limit = k->limit;
 	return true;
 }
-EXPORT_SYMBOL_NS_GPL(quic_stream_streams_blocked, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_streams_blocked);
 
 /**
  * quic_stream_max_streams_update() - whether to send MAX_STREAMS
@@ -524,7 +525,7 @@ bool quic_stream_max_streams_update(struct quic_stream_table *t, bool uni,
 	*count = want;
 	return true;
 }
-EXPORT_SYMBOL_NS_GPL(quic_stream_max_streams_update, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_max_streams_update);
 
 /* Legal transitions (RFC 9000, figures 2 and 3), as masks of next states. */
 static const u8 quic_send_next[] = {
@@ -580,7 +581,7 @@ int quic_stream_set_send_state(struct quic_stream *s, u8 state)
 	s->send_state = state;
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(quic_stream_set_send_state, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_set_send_state);
 
 /**
  * quic_stream_set_recv_state() - move the receiving part to a new state
@@ -604,7 +605,7 @@ int quic_stream_set_recv_state(struct quic_stream *s, u8 state)
 	s->recv_state = state;
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(quic_stream_set_recv_state, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_set_recv_state);
 
 static u64 quic_fc_send_credit(const struct quic_fc_send *fc)
 {
@@ -627,7 +628,7 @@ u64 quic_stream_send_credit(const struct quic_stream_table *t,
 		return 0;
 	return min(quic_fc_send_credit(&s->send), quic_fc_send_credit(&t->send));
 }
-EXPORT_SYMBOL_NS_GPL(quic_stream_send_credit, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_send_credit);
 
 /**
  * quic_stream_send_advance() - new data is queued for sending on a stream
@@ -657,7 +658,7 @@ int quic_stream_send_advance(struct quic_stream_table *t,
 		s->send_state = QUIC_STREAM_SEND_STATE_SEND;
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(quic_stream_send_advance, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_send_advance);
 
 /**
  * quic_stream_send_blocked() - which *_BLOCKED frames to send
@@ -686,7 +687,7 @@ u32 quic_stream_send_blocked(struct quic_stream_table *t,
 	}
 	return flags;
 }
-EXPORT_SYMBOL_NS_GPL(quic_stream_send_blocked, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_send_blocked);
 
 /**
  * quic_stream_peer_max_data() - a MAX_DATA frame was received
@@ -702,7 +703,7 @@ bool quic_stream_peer_max_data(struct quic_stream_table *t, u64 max)
 	t->send.max = max;
 	return true;
 }
-EXPORT_SYMBOL_NS_GPL(quic_stream_peer_max_data, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_peer_max_data);
 
 /**
  * quic_stream_peer_max_stream_data() - a MAX_STREAM_DATA frame was received
@@ -718,7 +719,7 @@ bool quic_stream_peer_max_stream_data(struct quic_stream *s, u64 max)
 	s->send.max = max;
 	return true;
 }
-EXPORT_SYMBOL_NS_GPL(quic_stream_peer_max_stream_data, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_peer_max_stream_data);
 
 /**
  * quic_stream_reset() - abandon sending on a stream (RESET_STREAM)
@@ -738,7 +739,7 @@ int quic_stream_reset(struct quic_stream *s, u64 errcode)
 	s->send_errcode = errcode;
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(quic_stream_reset, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_reset);
 
 /**
  * quic_stream_peer_stop_sending() - a STOP_SENDING frame was received
@@ -754,7 +755,7 @@ int quic_stream_peer_stop_sending(struct quic_stream *s, u64 errcode)
 {
 	return quic_stream_reset(s, errcode) ? 0 : 1;
 }
-EXPORT_SYMBOL_NS_GPL(quic_stream_peer_stop_sending, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_peer_stop_sending);
 
 /* Account @end as received on @s; checks both receive limits. */
 static int quic_stream_recv_account(struct quic_stream_table *t,
@@ -956,7 +957,7 @@ int quic_stream_recv_data(struct quic_stream_table *t, struct quic_stream *s,
 	quic_stream_rx_update(t, s);
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(quic_stream_recv_data, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_recv_data);
 
 /**
  * quic_stream_recv_reset() - a RESET_STREAM frame was received
@@ -1003,7 +1004,7 @@ int quic_stream_recv_reset(struct quic_stream_table *t, struct quic_stream *s,
 	quic_stream_rx_update(t, s);
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(quic_stream_recv_reset, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_recv_reset);
 
 /**
  * quic_stream_read() - read the in-order data of a stream
@@ -1076,7 +1077,7 @@ ssize_t quic_stream_read(struct quic_stream_table *t, struct quic_stream *s,
 		list_move_tail(&s->rx_node, &t->readable);
 	return copied;
 }
-EXPORT_SYMBOL_NS_GPL(quic_stream_read, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_read);
 
 /**
  * quic_stream_stop_sending() - the application asks the peer to stop
@@ -1098,7 +1099,7 @@ int quic_stream_stop_sending(struct quic_stream *s)
 	s->stop_sending = true;
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(quic_stream_stop_sending, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_stop_sending);
 
 /**
  * quic_fc_recv_update() - whether to advertise a larger receive limit
@@ -1130,7 +1131,7 @@ bool quic_fc_recv_update(struct quic_fc_recv *fc, u64 now, u64 rtt)
 	fc->max = want;
 	return true;
 }
-EXPORT_SYMBOL_NS_GPL(quic_fc_recv_update, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_fc_recv_update);
 
 /**
  * quic_stream_window_update() - whether to send MAX_STREAM_DATA
@@ -1149,7 +1150,7 @@ bool quic_stream_window_update(struct quic_stream *s, u64 now, u64 rtt)
 		return false;
 	return quic_fc_recv_update(&s->recv, now, rtt);
 }
-EXPORT_SYMBOL_NS_GPL(quic_stream_window_update, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_window_update);
 
 /**
  * quic_stream_readable() - whether recvmsg() has something for a stream
@@ -1174,7 +1175,7 @@ bool quic_stream_readable(const struct quic_stream_table *t,
 	}
 	return false;
 }
-EXPORT_SYMBOL_NS_GPL(quic_stream_readable, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_readable);
 
 /**
  * quic_stream_rx_update() - put a stream on or off the readable list
@@ -1193,7 +1194,6 @@ void quic_stream_rx_update(struct quic_stream_table *t, struct quic_stream *s)
 	else if (!r && !list_empty(&s->rx_node))
 		list_del_init(&s->rx_node);
 }
-EXPORT_SYMBOL_NS_GPL(quic_stream_rx_update, QUIC_INTERNAL);
 
 /**
  * quic_stream_first_readable() - the stream recvmsg() reads next
@@ -1206,7 +1206,7 @@ struct quic_stream *quic_stream_first_readable(struct quic_stream_table *t)
 	return list_first_entry_or_null(&t->readable, struct quic_stream,
 					rx_node);
 }
-EXPORT_SYMBOL_NS_GPL(quic_stream_first_readable, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_first_readable);
 
 static void quic_stream_ctl_queue(struct quic_stream_table *t,
 				  struct quic_stream *s, u8 ctl)
@@ -1237,7 +1237,7 @@ int quic_stream_app_reset(struct quic_stream_table *t, struct quic_stream *s,
 	quic_stream_ctl_queue(t, s, QUIC_STREAM_CTL_RESET);
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(quic_stream_app_reset, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_app_reset);
 
 /**
  * quic_stream_app_stop_sending() - the application asks the peer to stop
@@ -1261,7 +1261,7 @@ int quic_stream_app_stop_sending(struct quic_stream_table *t,
 	quic_stream_ctl_queue(t, s, QUIC_STREAM_CTL_STOP);
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(quic_stream_app_stop_sending, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_app_stop_sending);
 
 /**
  * quic_stream_recv_stop_sending() - a STOP_SENDING frame was received
@@ -1285,7 +1285,7 @@ int quic_stream_recv_stop_sending(struct quic_stream_table *t,
 	quic_stream_ctl_queue(t, s, QUIC_STREAM_CTL_RESET);
 	return 1;
 }
-EXPORT_SYMBOL_NS_GPL(quic_stream_recv_stop_sending, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_recv_stop_sending);
 
 /**
  * quic_stream_ctl_sent() - a control frame of a stream went into a packet
@@ -1299,7 +1299,7 @@ void quic_stream_ctl_sent(struct quic_stream_table *t, struct quic_stream *s,
 	s->ctl_pending &= ~ctl;
 	s->ctl_unacked |= ctl;
 }
-EXPORT_SYMBOL_NS_GPL(quic_stream_ctl_sent, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_ctl_sent);
 
 /**
  * quic_stream_ctl_acked() - a packet with a control frame was acknowledged
@@ -1328,7 +1328,7 @@ bool quic_stream_ctl_acked(struct quic_stream_table *t, struct quic_stream *s,
 		list_del_init(&s->ctl_node);
 	return reset;
 }
-EXPORT_SYMBOL_NS_GPL(quic_stream_ctl_acked, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_ctl_acked);
 
 /**
  * quic_stream_ctl_resend() - probe timeout: send the unacknowledged
@@ -1369,7 +1369,7 @@ void quic_stream_ctl_resend(struct quic_stream_table *t)
 	    t->kind[type].blocked_at == t->kind[type].limit)
 		t->blocked_pending |= QUIC_STREAM_BLOCKED_CONN_UNI;
 }
-EXPORT_SYMBOL_NS_GPL(quic_stream_ctl_resend, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_ctl_resend);
 
 /**
  * quic_stream_blocked() - the application cannot send on a stream for
@@ -1388,7 +1388,7 @@ void quic_stream_blocked(struct quic_stream_table *t, struct quic_stream *s)
 	if (flags & QUIC_STREAM_BLOCKED_STREAM)
 		quic_stream_ctl_queue(t, s, QUIC_STREAM_CTL_BLOCKED);
 }
-EXPORT_SYMBOL_NS_GPL(quic_stream_blocked, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_blocked);
 
 /**
  * quic_stream_open_blocked() - the application cannot open a stream for
@@ -1406,7 +1406,7 @@ void quic_stream_open_blocked(struct quic_stream_table *t, bool uni)
 		t->blocked_pending |= uni ? QUIC_STREAM_BLOCKED_CONN_UNI :
 					    QUIC_STREAM_BLOCKED_CONN_BIDI;
 }
-EXPORT_SYMBOL_NS_GPL(quic_stream_open_blocked, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_open_blocked);
 
 /**
  * quic_stream_rtt_sample() - feed the smoothed RTT used by window growth
@@ -1421,4 +1421,4 @@ void quic_stream_rtt_sample(struct quic_stream_table *t, u64 rtt)
 	rtt = max(rtt, 1ULL);
 	t->srtt = t->srtt ? (7 * t->srtt + rtt) / 8 : rtt;
 }
-EXPORT_SYMBOL_NS_GPL(quic_stream_rtt_sample, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_rtt_sample);

@@ -21,6 +21,7 @@
 #include <linux/minmax.h>
 #include <linux/quic.h>
 #include <linux/string.h>
+#include <net/quic/export.h>
 #include <net/quic/tparam.h>
 #include <net/quic/varint.h>
 
@@ -94,7 +95,7 @@ void quic_tparams_init_peer(struct quic_tparams *tp)
 	tp->max_ack_delay_us = QUIC_TPARAM_DEF_MAX_ACK_DELAY_US;
 	tp->active_cid_limit = QUIC_TPARAM_DEF_ACTIVE_CID_LIMIT;
 }
-EXPORT_SYMBOL_NS_GPL(quic_tparams_init_peer, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_tparams_init_peer);
 
 /**
  * quic_tparams_init_local - set the local parameters of a fresh socket
@@ -123,7 +124,7 @@ void quic_tparams_init_local(struct quic_tparams *tp)
 	tp->num_versions = 2;
 	quic_tparams_set(tp, QUIC_TPB_VERSION_INFO);
 }
-EXPORT_SYMBOL_NS_GPL(quic_tparams_init_local, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_tparams_init_local);
 
 /* An output cursor that remembers the first error. */
 struct quic_tparam_writer {
@@ -319,7 +320,7 @@ int quic_tparams_encode(u8 *buf, u32 room, const struct quic_tparams *tp,
 
 	return w.err ?: (int)(w.p - buf);
 }
-EXPORT_SYMBOL_NS_GPL(quic_tparams_encode, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_tparams_encode);
 
 /* A varint that fills exactly the @len bytes of a value. */
 static int quic_tparam_get_varint(const u8 *p, u32 len, u64 *v)
@@ -528,7 +529,7 @@ int quic_tparams_decode(const u8 *buf, u32 len, struct quic_tparams *tp,
 	}
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(quic_tparams_decode, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_tparams_decode);
 
 /**
  * quic_tparams_check_version - check the peer's Chosen Version
@@ -548,7 +549,7 @@ int quic_tparams_check_version(const struct quic_tparams *tp, u32 version)
 		return -EPROTONOSUPPORT;
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(quic_tparams_check_version, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_tparams_check_version);
 
 /**
  * quic_tparams_to_user - fill a QUIC_SOCKOPT_TRANSPORT_PARAM answer
@@ -587,7 +588,7 @@ void quic_tparams_to_user(const struct quic_tparams *tp,
 	p->max_stream_data_bidi_remote = tp->max_stream_data_bidi_remote;
 	p->max_stream_data_uni = tp->max_stream_data_uni;
 }
-EXPORT_SYMBOL_NS_GPL(quic_tparams_to_user, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_tparams_to_user);
 
 static bool quic_user_bad(u64 v, u64 lo, u64 hi)
 {
@@ -680,4 +681,4 @@ int quic_tparams_from_user(struct quic_tparams *tp,
 		tp->max_stream_data_uni = p->max_stream_data_uni;
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(quic_tparams_from_user, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_tparams_from_user);

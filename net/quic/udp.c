@@ -40,6 +40,7 @@
 #include <net/udp_tunnel.h>
 
 #include <net/quic/conn.h>
+#include <net/quic/export.h>
 #include <net/quic/mib.h>
 #include <net/quic/protocol.h>
 #include <net/quic/udp.h>
@@ -81,7 +82,7 @@ void quic_udp_key_init(struct quic_udp_key *key, int family,
 		key->v6only = v6only && ipv6_addr_any(&key->addr.v6);
 	}
 }
-EXPORT_SYMBOL_NS_GPL(quic_udp_key_init, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_udp_key_init);
 
 static struct hlist_head *quic_udp_bucket(struct quic_net *qn,
 					  const struct quic_udp_key *key)
@@ -296,7 +297,7 @@ int quic_udp_xmit(struct quic_udp_sock *us, struct sk_buff *skb,
 		QUIC_INC_STATS(us->net, QUIC_MIB_PKT_OUT);
 	return err;
 }
-EXPORT_SYMBOL_NS_GPL(quic_udp_xmit, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_udp_xmit);
 
 static struct quic_udp_sock *quic_udp_sock_create(struct net *net,
 						  const struct quic_udp_key *key)
@@ -400,7 +401,7 @@ out:
 	mutex_unlock(&qn->udp_lock);
 	return us;
 }
-EXPORT_SYMBOL_NS_GPL(quic_udp_sock_get, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_udp_sock_get);
 
 /**
  * quic_udp_sock_hold() - take a reference on a shared UDP socket found
@@ -430,7 +431,7 @@ void quic_udp_sock_put(struct quic_udp_sock *us)
 	if (refcount_dec_and_test(&us->refcnt))
 		queue_work(quic_udp_wq, &us->release_work);
 }
-EXPORT_SYMBOL_NS_GPL(quic_udp_sock_put, QUIC_INTERNAL);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_udp_sock_put);
 
 /**
  * quic_udp_net_init() - set up a namespace's table of UDP sockets
