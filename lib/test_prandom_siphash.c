@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Statistical self-test of prandom_siphash, reported in KTAP format in the
- * kernel log when the module is loaded; with bench=1, micro-benchmark
- * figures instead.
+ * Statistical self-test of prandom_siphash: a KUnit suite on kernels with
+ * KUnit; on kernels without it (Debian's), the module runs the same cases
+ * when it is loaded and reports KTAP to the kernel log itself, or with
+ * bench=1 prints micro-benchmark figures instead.
  *
  * Every threshold below is set so that a true random source fails it with
  * a probability of about 1e-7 or less; the reasoning is next to each test.
  */
 #define pr_fmt(fmt) fmt
 
+#include <kunit/test.h>
 #include <linux/bitops.h>
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
@@ -28,10 +30,6 @@
 #include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
-
-static bool bench;
-module_param(bench, bool, 0444);
-MODULE_PARM_DESC(bench, "Print micro-benchmark figures instead of running the tests");
 
 enum tps_result {
 	TPS_PASS,
@@ -78,7 +76,7 @@ struct tps_case {
 #define HAMMING_T_MEAN		(16 * (HAMMING_N - 1))
 #define HAMMING_T_SLACK		482
 
-static u32 hamming_buf[HAMMING_N] __initdata;
+static u32 hamming_buf[HAMMING_N];
 
 struct hamming_score {
 	u64 sum_z2;		/* sum_k (2c_k - N)^2 = N * X */
@@ -86,7 +84,7 @@ struct hamming_score {
 	u32 consecutive;	/* T */
 };
 
-static void __init hamming_score(const u32 *x, struct hamming_score *hs)
+static void hamming_score(const u32 *x, struct hamming_score *hs)
 {
 	unsigned int ones[32] = { };
 	u64 sum_pairs = 0;
@@ -111,7 +109,7 @@ static void __init hamming_score(const u32 *x, struct hamming_score *hs)
 				  HAMMING_N * (HAMMING_N - 1));
 }
 
-static bool __init hamming_ok(const struct hamming_score *hs)
+static bool hamming_ok(const struct hamming_score *hs)
 {
 	u64 x100 = hs->sum_z2 * 100;
 
@@ -121,8 +119,8 @@ static bool __init hamming_ok(const struct hamming_score *hs)
 	       hs->consecutive <= HAMMING_T_MEAN + HAMMING_T_SLACK;
 }
 
-static void __init hamming_describe(const struct hamming_score *hs,
-				    char *why)
+static void hamming_describe(const struct hamming_score *hs,
+			     char *why)
 {
 	u32 t_milli = div_u64((u64)hs->consecutive * 1000, HAMMING_N - 1);
 
@@ -133,7 +131,7 @@ static void __init hamming_describe(const struct hamming_score *hs,
 		 t_milli / 1000, t_milli % 1000);
 }
 
-static enum tps_result __init test_hamming_random(char *why)
+static enum tps_result test_hamming_random(char *why)
 {
 	struct hamming_score hs;
 	unsigned int i;
@@ -146,7 +144,7 @@ static enum tps_result __init test_hamming_random(char *why)
 	return hamming_ok(&hs) ? TPS_PASS : TPS_FAIL;
 }
 
-static enum tps_result __init test_hamming_rejects_constant(char *why)
+static enum tps_result test_hamming_rejects_constant(char *why)
 {
 	struct hamming_score hs;
 	u32 c = get_random_u32();
@@ -161,7 +159,7 @@ static enum tps_result __init test_hamming_rejects_constant(char *why)
 	return TPS_FAIL;
 }
 
-static enum tps_result __init test_hamming_rejects_counter(char *why)
+static enum tps_result test_hamming_rejects_counter(char *why)
 {
 	struct hamming_score hs;
 	unsigned int i;
@@ -184,7 +182,7 @@ static enum tps_result __init test_hamming_rejects_counter(char *why)
 #define BALANCE_N	1048576U	/* 2^20 */
 #define BALANCE_SLACK	(BALANCE_N / 200)
 
-static enum tps_result __init test_bit_balance(char *why)
+static enum tps_result test_bit_balance(char *why)
 {
 	unsigned int ones[32] = { };
 	unsigned int i, k;
@@ -212,8 +210,8 @@ static enum tps_result __init test_bit_balance(char *why)
 }
 
 /* Sum of (observed - expected)^2 over the buckets: expected * chi-square. */
-static u64 __init chi2_scaled(const unsigned int *count, unsigned int buckets,
-			      unsigned int expected)
+static u64 chi2_scaled(const unsigned int *count, unsigned int buckets,
+		       unsigned int expected)
 {
 	u64 sum = 0;
 	unsigned int i;
@@ -226,9 +224,9 @@ static u64 __init chi2_scaled(const unsigned int *count, unsigned int buckets,
 	return sum;
 }
 
-static enum tps_result __init chi2_verdict(const char *what, u64 scaled,
-					   unsigned int expected,
-					   unsigned int max_x100, char *why)
+static enum tps_result chi2_verdict(const char *what, u64 scaled,
+				    unsigned int expected,
+				    unsigned int max_x100, char *why)
 {
 	u64 x100 = div_u64(scaled * 100, expected);
 	u32 rem;
@@ -250,7 +248,7 @@ static enum tps_result __init chi2_verdict(const char *what, u64 scaled,
 #define BELOW_N		1000000
 #define BELOW_MAX_X100	19023
 
-static enum tps_result __init test_below_chi_square(char *why)
+static enum tps_result test_below_chi_square(char *why)
 {
 	unsigned int *count;
 	enum tps_result ret;
@@ -295,7 +293,7 @@ static enum tps_result __init test_below_chi_square(char *why)
 #define BELOW_WIDE_N		900000
 #define BELOW_WIDE_MAX_X100	4797
 
-static enum tps_result __init test_below_chi_square_wide(char *why)
+static enum tps_result test_below_chi_square_wide(char *why)
 {
 	unsigned int count[BELOW_WIDE_BUCKETS] = { };
 	unsigned int i;
@@ -327,12 +325,12 @@ static enum tps_result __init test_below_chi_square_wide(char *why)
 #define RANGE_DRAWS	4096
 #define RANGE_RANDOM	16
 
-static const u32 range_ceils[] __initconst = {
+static const u32 range_ceils[] = {
 	0, 1, 2, 3, 7, 10, 1000, 0x10000, 0x7fffffff, 0x80000000,
 	0x80000001, 0xc0000000, U32_MAX - 1, U32_MAX,
 };
 
-static enum tps_result __init check_range(u32 ceil, char *why)
+static enum tps_result check_range(u32 ceil, char *why)
 {
 	u32 first = 0, v;
 	bool varied = false;
@@ -358,7 +356,7 @@ static enum tps_result __init check_range(u32 ceil, char *why)
 	return TPS_PASS;
 }
 
-static enum tps_result __init test_below_range(char *why)
+static enum tps_result test_below_range(char *why)
 {
 	unsigned int i;
 
@@ -397,7 +395,7 @@ struct tps_ipi {
 	struct tps_probe *probe;
 };
 
-static void __init probe_here(void *arg)
+static void probe_here(void *arg)
 {
 	struct tps_probe *p = arg;
 	unsigned int i;
@@ -411,14 +409,14 @@ static void __init probe_here(void *arg)
 	preempt_enable();
 }
 
-static long __init probe_task(void *arg)
+static long probe_task(void *arg)
 {
 	probe_here(arg);
 	return 0;
 }
 
 /* Runs on a CPU other than the target, so that the call is a real IPI. */
-static long __init probe_ipi_from_here(void *arg)
+static long probe_ipi_from_here(void *arg)
 {
 	struct tps_ipi *r = arg;
 
@@ -429,7 +427,7 @@ static long __init probe_ipi_from_here(void *arg)
  * Probe @cpu at task level (@ipi false) or by an IPI (@ipi true; needs a
  * second online CPU). Call with the CPU hotplug lock held for reading.
  */
-static int __init probe_cpu(int cpu, bool ipi, struct tps_probe *p)
+static int probe_cpu(int cpu, bool ipi, struct tps_probe *p)
 {
 	struct tps_ipi r = { .cpu = cpu, .probe = p };
 	unsigned int from;
@@ -448,7 +446,7 @@ static int __init probe_cpu(int cpu, bool ipi, struct tps_probe *p)
  * CPU. Returns how many, 0 if a probe failed. Call with the CPU hotplug
  * lock held for reading.
  */
-static unsigned int __init probe_all(struct tps_probe *probes)
+static unsigned int probe_all(struct tps_probe *probes)
 {
 	unsigned int n = 0;
 	int cpu;
@@ -462,8 +460,8 @@ static unsigned int __init probe_all(struct tps_probe *probes)
 	return n;
 }
 
-static void __init snapshot(struct prandom_siphash_state *dst,
-			    const struct prandom_siphash_state *src)
+static void snapshot(struct prandom_siphash_state *dst,
+		     const struct prandom_siphash_state *src)
 {
 	unsigned int i;
 
@@ -483,7 +481,7 @@ static void __init snapshot(struct prandom_siphash_state *dst,
  *    while this module runs (the harness loads it before quic.ko), so a
  *    state that moves was moved by the test.
  */
-static enum tps_result __init test_per_cpu_streams(char *why)
+static enum tps_result test_per_cpu_streams(char *why)
 {
 	struct prandom_siphash_state *before = NULL, *after = NULL;
 	struct tps_probe *probes = NULL, again;
@@ -580,7 +578,7 @@ out:
  */
 #define STATE_WORDS	16
 
-static bool __init streams_disjoint(const u32 *x, const u32 *y)
+static bool streams_disjoint(const u32 *x, const u32 *y)
 {
 	unsigned int i;
 
@@ -590,7 +588,7 @@ static bool __init streams_disjoint(const u32 *x, const u32 *y)
 	return true;
 }
 
-static enum tps_result __init test_state_deterministic(char *why)
+static enum tps_result test_state_deterministic(char *why)
 {
 	struct prandom_siphash_state s, t;
 	unsigned long noise = get_random_long();
@@ -616,7 +614,7 @@ static enum tps_result __init test_state_deterministic(char *why)
 	return TPS_PASS;
 }
 
-static enum tps_result __init test_state_reseed(char *why)
+static enum tps_result test_state_reseed(char *why)
 {
 	struct prandom_siphash_state s, t;
 	u32 x[STATE_WORDS], y[STATE_WORDS];
@@ -636,7 +634,7 @@ static enum tps_result __init test_state_reseed(char *why)
 	return TPS_PASS;
 }
 
-static enum tps_result __init test_state_noise(char *why)
+static enum tps_result test_state_noise(char *why)
 {
 	struct prandom_siphash_state s, t;
 	u32 x[STATE_WORDS], y[STATE_WORDS];
@@ -664,7 +662,7 @@ static enum tps_result __init test_state_noise(char *why)
  * are off so nothing else stirs it meanwhile. The casting macro must take
  * pointers and 64-bit values.
  */
-static enum tps_result __init test_add_noise(char *why)
+static enum tps_result test_add_noise(char *why)
 {
 	unsigned long a = get_random_long(), b = get_random_long();
 	unsigned long c = get_random_long(), d = get_random_long();
@@ -705,7 +703,7 @@ static enum tps_result __init test_add_noise(char *why)
  * 2. prandom_siphash_add_noise() changes the next output: it must be the
  *    prediction from the stirred noise, not the one from the noise before.
  */
-static enum tps_result __init test_output_absorbs_noise(char *why)
+static enum tps_result test_output_absorbs_noise(char *why)
 {
 	struct prandom_siphash_state s, with, without;
 	const struct prandom_siphash_state *state;
@@ -771,7 +769,7 @@ out:
  * afterwards (chance keeps a word with probability 2^-BITS_PER_LONG).
  * Then the outputs still vary: 64 equal ones would mean a stuck state.
  */
-static enum tps_result __init test_reseed(char *why)
+static enum tps_result test_reseed(char *why)
 {
 	struct prandom_siphash_state *before = NULL, after;
 	struct tps_probe *probes = NULL;
@@ -831,9 +829,9 @@ out:
 #define BYTES_GUARD	16
 #define GUARD_BYTE	0xa5
 
-static u8 bytes_buf[BYTES_MAX + 2 * BYTES_GUARD + 8] __initdata;
+static u8 bytes_buf[BYTES_MAX + 2 * BYTES_GUARD + 8];
 
-static enum tps_result __init test_u64_and_bytes(char *why)
+static enum tps_result test_u64_and_bytes(char *why)
 {
 	u64 x = prandom_siphash_u64(), y;
 	bool lo = false, hi = false;
@@ -875,7 +873,7 @@ static enum tps_result __init test_u64_and_bytes(char *why)
 	return TPS_PASS;
 }
 
-static const struct tps_case tps_cases[] __initconst = {
+static const struct tps_case tps_cases[] = {
 	{ "hamming_random", test_hamming_random },
 	{ "hamming_rejects_constant", test_hamming_rejects_constant },
 	{ "hamming_rejects_counter", test_hamming_rejects_counter },
@@ -893,7 +891,56 @@ static const struct tps_case tps_cases[] __initconst = {
 	{ "u64_and_bytes", test_u64_and_bytes },
 };
 
-static void __init run_tests(void)
+#if IS_ENABLED(CONFIG_KUNIT)
+
+/*
+ * Under KUnit: one suite, "prandom_siphash", whose one case runs over
+ * tps_cases as its parameters, so that each is reported by name.
+ */
+static void tps_case_desc(const struct tps_case *t, char *desc)
+{
+	strscpy(desc, t->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(tps, tps_cases, tps_case_desc);
+
+static void tps_kunit_run(struct kunit *test)
+{
+	const struct tps_case *t = test->param_value;
+	char why[TPS_WHY_LEN] = "";
+
+	switch (t->run(why)) {
+	case TPS_FAIL:
+		KUNIT_FAIL(test, "%s", why[0] ? why : "failed");
+		break;
+	case TPS_SKIP:
+		kunit_skip(test, "%s", why);
+		break;
+	case TPS_PASS:
+		break;
+	}
+}
+
+static struct kunit_case tps_kunit_cases[] = {
+	{ .name = "cases", .run_case = tps_kunit_run,
+	  .generate_params = tps_gen_params },
+	{}
+};
+
+static struct kunit_suite tps_kunit_suite = {
+	.name = "prandom_siphash",
+	.test_cases = tps_kunit_cases,
+};
+
+kunit_test_suite(tps_kunit_suite);
+
+#else /* !CONFIG_KUNIT: report KTAP at load, or bench=1 */
+
+static bool bench;
+module_param(bench, bool, 0444);
+MODULE_PARM_DESC(bench, "Print micro-benchmark figures instead of running the tests");
+
+static void run_tests(void)
 {
 	unsigned int i, pass = 0, fail = 0;
 	char why[TPS_WHY_LEN];
@@ -967,7 +1014,7 @@ static __always_inline void bench_noise_step(unsigned long *n)
 	prandom_siphash_add_noise(x, x * 3, x << 8, ~x);
 }
 
-static void __init bench_report(const char *name, u64 ns)
+static void bench_report(const char *name, u64 ns)
 {
 	u64 ns_x10 = div_u64(ns * 10 + BENCH_ITERS / 2, BENCH_ITERS);
 	u32 tenths;
@@ -976,7 +1023,7 @@ static void __init bench_report(const char *name, u64 ns)
 	pr_info("# bench: %s %llu.%u ns/call\n", name, whole, tenths);
 }
 
-static void __init run_bench(void)
+static void run_bench(void)
 {
 	struct prandom_siphash_state ps;
 	struct rnd_state state;
@@ -1019,6 +1066,8 @@ static void __exit test_prandom_siphash_exit(void)
 
 module_init(test_prandom_siphash_init);
 module_exit(test_prandom_siphash_exit);
+
+#endif /* CONFIG_KUNIT */
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Self-test and micro-benchmark of prandom_siphash");

@@ -40,10 +40,56 @@ tap_to_results() {
 	done
 }
 
+# ktap_leaves: read KTAP on stdin, flat (our own runners) or nested (KUnit,
+# with its subtests indented), and print the results of the innermost
+# tests, "ok NAME", "not ok NAME" or "skip NAME", plus a closing
+# "plan PLANNED GOT": how many results the plans announced and how many
+# came. A subtest's own result line is not printed unless it failed with
+# no failed test inside (KUnit failing a whole suite).
+ktap_leaves() {
+	awk '
+	function ind(s) { match(s, /^ */); return RLENGTH }
+	{
+		n = ind($0); l = substr($0, n + 1)
+		if (l ~ /^# Subtest: /) {
+			open[n] = 1; bad[n] = 0; subtests++
+			next
+		}
+		if (l ~ /^1\.\.[0-9]+/) {
+			split(substr(l, 4), p, /[^0-9]/); planned += p[1]
+			next
+		}
+		if (l !~ /^(not )?ok [0-9]+ /)
+			next
+		name = l
+		sub(/^(not )?ok [0-9]+ (- )?/, "", name)
+		v = (l ~ /^not ok/) ? "not ok" : "ok"
+		if (name ~ /# SKIP/)
+			v = "skip"
+		if (open[n + 4]) {	# the end of a subtest
+			open[n + 4] = 0; closed++
+			if (v == "not ok" && !bad[n + 4])
+				print v, name
+			if (v == "not ok")
+				for (k in open) if (open[k]) bad[k]++
+			next
+		}
+		if (v == "not ok")
+			for (k in open) if (open[k]) bad[k]++
+		print v, name
+		leaves++
+	}
+	END {
+		# KUnit plans subtests, not parameters: every subtest must end.
+		if (closed) print "plan", subtests, closed + 0
+		else print "plan", planned + 0, leaves + 0
+	}'
+}
+
 # run_ktap_module MODULE [PARAM...]: load MODULE, parse the KTAP its init
-# printed to the kernel log, unload it.
+# (or KUnit, for a KUnit test module) printed to the kernel log, unload it.
 run_ktap_module() {
-	local mod=$1 mark planned got
+	local mod=$1 mark v name planned got
 	shift
 	mark="quic-selftest-start-$mod-$$"
 	echo "== $mod"
@@ -53,14 +99,19 @@ run_ktap_module() {
 		return
 	fi
 	dmesg -t | sed -n "/$mark/,\$p" | tail -n +2 >"$OUT/$mod.ktap"
-	grep -E '^(KTAP|1\.\.|ok |not ok |#)' "$OUT/$mod.ktap" || true
-	planned=$(sed -n 's/^1\.\.\([0-9]*\).*/\1/p' "$OUT/$mod.ktap" |
-		  awk '{ n += $1 } END { print n + 0 }')
-	got=$(grep -cE '^(ok|not ok) ' "$OUT/$mod.ktap")
+	grep -E '^ *(KTAP|1\.\.|ok |not ok |#)' "$OUT/$mod.ktap" || true
+	planned=0
+	got=0
+	while read -r v name; do
+		case "$v" in
+		plan) planned=${name% *}; got=${name#* } ;;
+		not) result "not ok" "$mod" "${name#ok }" ;;
+		*) result "$v" "$mod" "$name" ;;
+		esac
+	done < <(ktap_leaves <"$OUT/$mod.ktap")
 	if [ "$planned" -eq 0 ] || [ "$planned" -ne "$got" ]; then
 		result "not ok" "$mod" "reports every planned test ($got of $planned)"
 	fi
-	tap_to_results "$mod" <"$OUT/$mod.ktap"
 	if rmmod "$mod"; then
 		result ok "$mod" "module unloads"
 	else
