@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * quic_test: self-tests of the pure pieces of net/quic.
+ * quic_test without KUnit (Debian's kernels; kunit.c is the front end
+ * for kernels with KUnit): self-tests of the pure pieces of net/quic.
  *
  * Loading the module runs every suite and reports to the kernel log in the
  * shape that tools/testing/selftests/net/quic/ktap.sh reads: one KTAP
@@ -21,12 +22,10 @@
 #define pr_fmt(fmt) fmt
 
 #include <linux/kernel.h>
-#include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/printk.h>
 #include <linux/sched.h>
-#include <linux/stdarg.h>
 #include <linux/string.h>
 
 #include "test.h"
@@ -50,60 +49,6 @@ static const struct quic_test_suite *const quic_test_suites[] = {
 	&quic_conn_suite,
 	&quic_recovery_suite,
 };
-
-/**
- * quic_test_fail() - record why a test case failed
- * @t: the running case
- * @fmt: printf-style reason, one short line
- *
- * Only the first reason of a case is kept.
- *
- * Return: -EINVAL, for the case to return.
- */
-int quic_test_fail(struct quic_test *t, const char *fmt, ...)
-{
-	va_list args;
-
-	if (!t->reason[0]) {
-		va_start(args, fmt);
-		vsnprintf(t->reason, sizeof(t->reason), fmt, args);
-		va_end(args);
-	}
-	return -EINVAL;
-}
-
-/* Print @num / @den with one decimal, rounded; den must not be 0. */
-static void quic_test_print_tenths(const char *what, u64 num, u64 den,
-				   const char *unit)
-{
-	u64 tenths = div64_u64(num * 10 + den / 2, den);
-	u32 rem;
-
-	tenths = div_u64_rem(tenths, 10, &rem);
-	pr_info("# bench: %s %llu.%u%s\n", what, tenths, rem, unit);
-}
-
-/**
- * quic_test_bench_time() - print the cost of one operation
- * @what: what was measured, e.g. "quic_fast_hash_bytes(8)"
- * @ns: nanoseconds taken by @ops operations
- * @ops: number of operations
- */
-void quic_test_bench_time(const char *what, u64 ns, u64 ops)
-{
-	quic_test_print_tenths(what, ns, ops ?: 1, " ns/op");
-}
-
-/**
- * quic_test_bench_ratio() - print the ratio of two measured times
- * @what: what is compared, e.g. "ratio keyed/fast (8 bytes)"
- * @num: the time of the slower operation
- * @den: the time of the faster operation
- */
-void quic_test_bench_ratio(const char *what, u64 num, u64 den)
-{
-	quic_test_print_tenths(what, num, den ?: 1, "");
-}
 
 static void quic_test_run_suite(const struct quic_test_suite *s)
 {

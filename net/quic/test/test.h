@@ -4,9 +4,10 @@
  *
  * One suite per file, net/quic/test/<topic>.c, defining a struct
  * quic_test_suite; declare it below, list it in quic_test_suites[] in main.c
- * and add test/<topic>.o to quic_test-y.  A case returns 0 when it passes,
- * and otherwise the value of quic_test_fail(), whose message ends up on the
- * KTAP "not ok" line, or a negative errno.  Cases must not print.
+ * and with QUIC_KUNIT_SUITE() in kunit.c, and add test/<topic>.o to
+ * quic_test-y.  A case returns 0 when it passes, and otherwise the value of
+ * quic_test_fail(), whose message ends up in the failure report, or a
+ * negative errno.  Cases must not print.  Helpers shared by all: case.c.
  */
 
 #ifndef _NET_QUIC_TEST_TEST_H
