@@ -25,6 +25,7 @@
 #include <net/transp_v6.h>
 #include <asm/ioctls.h>
 
+#include <net/quic/compat.h>
 #include <net/quic/conn.h>
 #include <net/quic/event.h>
 #include <net/quic/export.h>
@@ -490,9 +491,8 @@ static struct sock *quic_accept_sk(struct sock *sk, bool kern)
 	nsk->sk_mark = READ_ONCE(sk->sk_mark);
 	inet = inet_sk(nsk);
 	inet->uc_ttl = -1;
-	inet->mc_loop = 1;
+	quic_compat_mc_defaults(nsk);
 	inet->mc_ttl = 1;
-	inet->mc_all = 1;
 	inet->mc_index = 0;
 	inet->mc_list = NULL;
 	inet->rcv_tos = 0;
@@ -507,8 +507,7 @@ static struct sock *quic_accept_sk(struct sock *sk, bool kern)
 		inet->pinet6 = np;
 		np->hop_limit = -1;
 		np->mcast_hops = IPV6_DEFAULT_MCASTHOPS;
-		np->mc_loop = 1;
-		np->mc_all = 1;
+		quic_compat_mc6_defaults(nsk);
 		np->pmtudisc = IPV6_PMTUDISC_WANT;
 		nsk->sk_ipv6only = sk->sk_ipv6only;
 		nsk->sk_v6_rcv_saddr = sk->sk_v6_rcv_saddr;
@@ -574,8 +573,8 @@ static void quic_accept_sk_drop(struct sock *nsk)
 	sk_common_release(nsk);
 }
 
-static int quic_accept(struct socket *sock, struct socket *newsock, int flags,
-		       bool kern)
+static int quic_do_accept(struct socket *sock, struct socket *newsock,
+			  int flags, bool kern)
 {
 	struct sock *sk = sock->sk, *nsk;
 	struct quic_request *req;
@@ -628,6 +627,8 @@ out:
 	release_sock(sk);
 	return err;
 }
+
+QUIC_DEFINE_ACCEPT(quic_accept, quic_do_accept)
 
 static int quic_shutdown(struct socket *sock, int how)
 {
@@ -1003,10 +1004,8 @@ static int quic_unsent_bytes(struct sock *sk)
  * and send memory in use, SIOCOUTQNSD the stream bytes not sent once
  * yet. A listener has no queues: EINVAL.
  */
-static int quic_ioctl(struct sock *sk, int cmd, unsigned long arg)
+static int quic_ioctl_value(struct sock *sk, int cmd, int *karg)
 {
-	int karg;
-
 	switch (cmd) {
 	case SIOCINQ:
 	case SIOCOUTQ:
@@ -1021,14 +1020,16 @@ static int quic_ioctl(struct sock *sk, int cmd, unsigned long arg)
 		return -EINVAL;
 	}
 	if (cmd == SIOCINQ)
-		karg = sk_rmem_alloc_get(sk);
+		*karg = sk_rmem_alloc_get(sk);
 	else if (cmd == SIOCOUTQ)
-		karg = READ_ONCE(sk->sk_wmem_queued);
+		*karg = READ_ONCE(sk->sk_wmem_queued);
 	else
-		karg = quic_unsent_bytes(sk);
+		*karg = quic_unsent_bytes(sk);
 	release_sock(sk);
-	return put_user(karg, (int __user *)arg);
+	return 0;
 }
+
+QUIC_DEFINE_PROTO_IOCTL(quic_ioctl, quic_ioctl_value)
 
 /* The stream that QUIC_SOCKOPT_STREAM_RESET (@send) or
  * QUIC_SOCKOPT_STREAM_STOP_SENDING names (socket-api.md 5.6).

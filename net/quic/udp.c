@@ -254,9 +254,10 @@ static int quic_udp_xmit6(struct quic_udp_sock *us, struct sk_buff *skb,
 	 * route's device is no tunnel (loopback's per-CPU block is half
 	 * that size, so the counts landed in its neighbour's memory).
 	 */
-	return udp_tunnel6_xmit_skb(dst, sk, skb, NULL, &fl6.saddr,
-				    &fl6.daddr, tos, ip6_dst_hoplimit(dst), 0,
-				    us->key.port, daddr->sin6_port, false);
+	udp_tunnel6_xmit_skb(dst, sk, skb, NULL, &fl6.saddr, &fl6.daddr, tos,
+			     ip6_dst_hoplimit(dst), 0, us->key.port,
+			     daddr->sin6_port, false);
+	return 0;
 }
 
 /**

@@ -7,6 +7,7 @@
 
 #define pr_fmt(fmt) fmt
 
+#include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/math64.h>
 #include <linux/printk.h>

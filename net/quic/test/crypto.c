@@ -1624,7 +1624,7 @@ static void bench_cipher(const char *name, u32 type, u32 secret_len)
 {
 	u8 secret[QUIC_CRYPTO_SECRET_MAX_LEN] = {};
 	struct quic_crypto *c;
-	char what[128];
+	char what[192];
 	u64 start, ns;
 	unsigned int i;
 	u8 *pkt;

@@ -39,7 +39,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
-#include <asm/unaligned.h>
+#include <net/quic/compat.h>
 #include <net/quic/hash.h>
 
 #include "test.h"

@@ -11,7 +11,7 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <asm/unaligned.h>
+#include <net/quic/compat.h>
 #include <net/quic/packet.h>
 #include <net/quic/varint.h>
 
