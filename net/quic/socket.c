@@ -573,8 +573,8 @@ static void quic_accept_sk_drop(struct sock *nsk)
 	sk_common_release(nsk);
 }
 
-static int quic_do_accept(struct socket *sock, struct socket *newsock,
-			  int flags, bool kern)
+int quic_accept_common(struct socket *sock, struct socket *newsock, int flags,
+		       bool kern)
 {
 	struct sock *sk = sock->sk, *nsk;
 	struct quic_request *req;
@@ -627,8 +627,6 @@ out:
 	release_sock(sk);
 	return err;
 }
-
-QUIC_DEFINE_ACCEPT(quic_accept, quic_do_accept)
 
 static int quic_shutdown(struct socket *sock, int how)
 {
@@ -1004,7 +1002,7 @@ static int quic_unsent_bytes(struct sock *sk)
  * and send memory in use, SIOCOUTQNSD the stream bytes not sent once
  * yet. A listener has no queues: EINVAL.
  */
-static int quic_ioctl_value(struct sock *sk, int cmd, int *karg)
+int quic_ioctl_value(struct sock *sk, int cmd, int *karg)
 {
 	switch (cmd) {
 	case SIOCINQ:
@@ -1028,8 +1026,6 @@ static int quic_ioctl_value(struct sock *sk, int cmd, int *karg)
 	release_sock(sk);
 	return 0;
 }
-
-QUIC_DEFINE_PROTO_IOCTL(quic_ioctl, quic_ioctl_value)
 
 /* The stream that QUIC_SOCKOPT_STREAM_RESET (@send) or
  * QUIC_SOCKOPT_STREAM_STOP_SENDING names (socket-api.md 5.6).

@@ -2,8 +2,10 @@
 /*
  * QUIC: what differs between the kernels the module builds against,
  * Debian's 6.1 and 6.12, in one place. Every other file uses the API of
- * the kernel it is built for through these helpers; in a kernel tree
- * only one branch of each is ever used.
+ * the kernel it is built for through these helpers. The QUIC_HAVE_*
+ * symbols say what the kernel provides: the out-of-tree Kbuild finds
+ * them in its headers; in the tree the series applies to (6.1) none is
+ * defined, and each helper is that kernel's own API.
  */
 
 #ifndef __NET_QUIC_COMPAT_H
@@ -12,56 +14,52 @@
 #include <linux/ipv6.h>
 #include <linux/net.h>
 #include <linux/uaccess.h>
-#include <linux/version.h>
 #include <net/inet_sock.h>
 #include <net/sock.h>
 
 /* 6.12 moved the unaligned access helpers to linux/. */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#ifdef QUIC_HAVE_LINUX_UNALIGNED
 #include <linux/unaligned.h>
 #else
 #include <asm/unaligned.h>
 #endif
 
-/*
- * QUIC_DEFINE_PROTO_IOCTL(name, fn): struct proto's .ioctl @name, from
- * fn(sk, cmd, int *value), which returns 0 or an error. Since 6.5 the
- * socket core copies the value to user space itself.
+/* The bodies of two entry points whose types differ (socket.c). */
+int quic_ioctl_value(struct sock *sk, int cmd, int *karg);
+int quic_accept_common(struct socket *sock, struct socket *newsock, int flags,
+		       bool kern);
+
+/* struct proto's .ioctl. Since 6.5 (sk_ioctl()) the socket core copies
+ * the value to user space itself.
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
-#define QUIC_DEFINE_PROTO_IOCTL(name, fn)				\
-static int name(struct sock *sk, int cmd, int *karg)			\
-{									\
-	return fn(sk, cmd, karg);					\
+#ifdef QUIC_HAVE_SK_IOCTL
+static inline int quic_ioctl(struct sock *sk, int cmd, int *karg)
+{
+	return quic_ioctl_value(sk, cmd, karg);
 }
 #else
-#define QUIC_DEFINE_PROTO_IOCTL(name, fn)				\
-static int name(struct sock *sk, int cmd, unsigned long arg)		\
-{									\
-	int karg, err = fn(sk, cmd, &karg);				\
-									\
-	return err ?: put_user(karg, (int __user *)arg);		\
+static inline int quic_ioctl(struct sock *sk, int cmd, unsigned long arg)
+{
+	int karg, err = quic_ioctl_value(sk, cmd, &karg);
+
+	return err ?: put_user(karg, (int __user *)arg);
 }
 #endif
 
-/*
- * QUIC_DEFINE_ACCEPT(name, fn): struct proto_ops' .accept @name, from
- * fn(sock, newsock, flags, kern). Since 6.10 the arguments come in a
- * struct proto_accept_arg.
+/* struct proto_ops' .accept. Since 6.10 the arguments come in a struct
+ * proto_accept_arg.
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
-#define QUIC_DEFINE_ACCEPT(name, fn)					\
-static int name(struct socket *sock, struct socket *newsock,		\
-		struct proto_accept_arg *arg)				\
-{									\
-	return fn(sock, newsock, arg->flags, arg->kern);		\
+#ifdef QUIC_HAVE_PROTO_ACCEPT_ARG
+static inline int quic_accept(struct socket *sock, struct socket *newsock,
+			      struct proto_accept_arg *arg)
+{
+	return quic_accept_common(sock, newsock, arg->flags, arg->kern);
 }
 #else
-#define QUIC_DEFINE_ACCEPT(name, fn)					\
-static int name(struct socket *sock, struct socket *newsock, int flags,	\
-		bool kern)						\
-{									\
-	return fn(sock, newsock, flags, kern);				\
+static inline int quic_accept(struct socket *sock, struct socket *newsock,
+			      int flags, bool kern)
+{
+	return quic_accept_common(sock, newsock, flags, kern);
 }
 #endif
 
@@ -70,7 +68,7 @@ static int name(struct socket *sock, struct socket *newsock, int flags,	\
  */
 static inline void quic_compat_mc_defaults(struct sock *sk)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+#ifdef QUIC_HAVE_INET_FLAGS_MC
 	inet_set_bit(MC_LOOP, sk);
 	inet_set_bit(MC_ALL, sk);
 #else
@@ -81,7 +79,7 @@ static inline void quic_compat_mc_defaults(struct sock *sk)
 
 static inline void quic_compat_mc6_defaults(struct sock *sk)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+#ifdef QUIC_HAVE_INET_FLAGS_MC6
 	inet6_set_bit(MC6_LOOP, sk);
 	inet6_set_bit(MC6_ALL, sk);
 #else
