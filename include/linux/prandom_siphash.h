@@ -92,10 +92,13 @@ static inline void prandom_siphash_add_noise(unsigned long a, unsigned long b,
 /*
  * PRANDOM_SIPHASH_ADD_NOISE - prandom_siphash_add_noise() for arguments of
  * any integer or pointer type, each cast to unsigned long (so a u64
- * contributes only its low half on 32-bit).
+ * contributes only its low half on 32-bit); byte-order types such as
+ * __be16 too, as noise has no byte order.
  */
 #define PRANDOM_SIPHASH_ADD_NOISE(a, b, c, d)				\
-	prandom_siphash_add_noise((unsigned long)(a), (unsigned long)(b),	\
-				  (unsigned long)(c), (unsigned long)(d))
+	prandom_siphash_add_noise((__force unsigned long)(a),		\
+				  (__force unsigned long)(b),		\
+				  (__force unsigned long)(c),		\
+				  (__force unsigned long)(d))
 
 #endif /* _LINUX_PRANDOM_SIPHASH_H */
