@@ -3,8 +3,9 @@
 # Top-level entry of the QUIC patchset overlay.
 #
 #   make            build the modules (W=1, warnings are errors) and user space
-#   make check      build, boot the test VM and run every test
-#   make check-debug  the same, plus every test on the debug kernel
+#   make check      build, boot the test VM and run every test, on Debian's
+#                   kernel and on the debug kernel (the series in tree)
+#   make check-all  make check, plus Debian's 6.12 kernel (and its RT flavour)
 #   make run        build, boot the VM and run the demo
 #   make bench      build, boot the VM and print micro-benchmark figures
 #                   (BENCH_MIB=20 BENCH_REPS=3 make bench: shorter transfers,
@@ -24,7 +25,7 @@ KSRC := $(CURDIR)/.cache/linux-source
 
 export KSRC
 
-.PHONY: all modules user ksrc provision check check-debug run bench checkpatch clean
+.PHONY: all modules user ksrc provision check check-all run bench checkpatch clean
 
 all: modules user
 
@@ -47,11 +48,11 @@ check: provision
 	$(MAKE) all
 	$(SELFTESTS)/check.sh
 
-# make check, then the same tests on the debug kernel with the series
-# applied in tree (KASAN, lockdep, kmemleak...; a long first build).
-check-debug: provision
+# make check, then the same tests on Debian's 6.12 kernel, and the
+# in-kernel tests on its PREEMPT_RT flavour.
+check-all: provision
 	$(MAKE) all
-	QUIC_CHECK_DEBUG=1 $(SELFTESTS)/check.sh
+	QUIC_CHECK_RUNS="stock debug 6.12 6.12-rt" $(SELFTESTS)/check.sh
 
 run: provision
 	$(MAKE) all

@@ -31,14 +31,15 @@ fi
 "$dir/vm/test_accel.sh" >>"$host_results" 2>"$out/test_accel.log"
 
 # vm_run NAME DIR [VAR=VALUE...]: every test in one boot, with the
-# environment given; its verdicts go to the host results as suite NAME,
-# its test results to DIR/results.
+# environment given (to vm/run and to the tests in the guest); its
+# verdicts go to the host results as suite NAME, its test results to
+# DIR/results.
 vm_run() {
 	local name=$1 vout=$2 vm_rc runner_rc
 	shift 2
 	mkdir -p "$vout"
 	rm -f "$vout/results" "$vout/verdict" "$vout/rc"
-	env "$@" QUIC_VM_OUT="$vout" "$dir/vm/run" -- "$dir/run_tests.sh"
+	env "$@" QUIC_VM_OUT="$vout" "$dir/vm/run" -- env "$@" "$dir/run_tests.sh"
 	vm_rc=$?
 	if [ -f "$vout/verdict" ] && grep -q "guest died" "$vout/verdict"; then
 		record "not ok" "$name" "guest ran to the end"
@@ -63,54 +64,103 @@ vm_run() {
 	fi
 }
 
-# Debian's stock kernel.
-vm_run vm "$out"
+# prefixed_results NAME FILE: the results in FILE as "<verdict> NAME/<suite>: ...".
+prefixed_results() {
+	sed -E "s/^(ok|not ok|skip) /&$1\//" "$2" 2>/dev/null
+}
 
 # The debug kernel (vm/debug-kernel): linux-source-6.1 with the series
 # applied and QUIC built in tree as modules, with KASAN, lockdep, kmemleak,
-# UBSAN and debug objects. Its test results count as "debug/<suite>".
-# Opt-in for now (QUIC_CHECK_DEBUG=1, or make check-debug): see
-# Documentation/networking/quic.rst, "Testing".
-debug_results=
-if [ "${QUIC_CHECK_DEBUG:-0}" != 0 ]; then
-	dout=$out/debug
-	dbuild=$dout/build
+# UBSAN, debug objects and KUnit. Its test results count as "debug/<suite>".
+run_debug() {
+	local dout=$out/debug dbuild=$out/debug/build dkver dtree
 	mkdir -p "$dout"
-	if dkver=$("$dir/vm/debug-kernel" 2>"$dout.kernel.log"); then
-		dtree=$("$dir/vm/debug-kernel" --tree)
-		record ok debug "the series applies to linux-source-6.1 and builds ($dkver)"
-		# W=1 and sparse on our files, out of tree against the same
-		# kernel (the tree's own build does not use W=1: the rest of
-		# the kernel is not clean with it).
-		rm -rf "$dbuild"
-		mkdir -p "$dbuild"
-		(cd "$repo" && tar -cf - --exclude='*.o' --exclude='*.ko' \
-			--exclude='.*.cmd' --exclude='*.mod*' --exclude='modules.order' \
-			--exclude='Module.symvers' Kbuild Kconfig include lib net) |
-			tar -xf - -C "$dbuild"
-		if make -C "$dtree" M="$dbuild" W=1 C=1 KCFLAGS=-Werror modules \
-			>"$dout.w1.log" 2>&1 &&
-		   ! grep -E ': (warning|error):' "$dout.w1.log"; then
-			record ok debug "W=1 and sparse clean against the debug kernel"
-		else
-			record "not ok" debug "W=1 and sparse clean against the debug kernel"
-			tail -n 30 "$dout.w1.log"
-		fi
-		# The VM loads the modules of the tree itself.
-		printf '%s\n' "$dtree/net/quic/quic.o" "$dtree/net/quic/quic_test.o" \
-			"$dtree/lib/test_prandom_siphash.o" >"$dout/modules.order"
-		vm_run debug "$dout" QUIC_VM_KVER="$dkver" QUIC_VM_BUILD="$dout" \
-			QUIC_VM_TIMEOUT=5400 QUIC_STREAMS_BIG_MIB=16 \
-			QUIC_INTEROP_SIZES=1048576 QUIC_PATHS_SIZE=524288
-		debug_results=$(sed -E 's/^(ok|not ok|skip) /&debug\//' \
-			"$dout/results" 2>/dev/null)
-	else
+	if ! dkver=$("$dir/vm/debug-kernel" 2>"$dout.kernel.log"); then
 		record "not ok" debug "the series applies to linux-source-6.1 and builds"
 		tail -n 30 "$dout.kernel.log"
+		return
 	fi
-fi
+	dtree=$("$dir/vm/debug-kernel" --tree)
+	record ok debug "the series applies to linux-source-6.1 and builds ($dkver)"
+	# W=1 and sparse on our files, out of tree against the same kernel
+	# (the tree's own build does not use W=1: the rest of the kernel is
+	# not clean with it).
+	copy_sources "$dbuild"
+	if make -C "$dtree" M="$dbuild" W=1 C=1 KCFLAGS=-Werror modules \
+		>"$dout.w1.log" 2>&1 &&
+	   ! grep -E ': (warning|error):' "$dout.w1.log"; then
+		record ok debug "W=1 and sparse clean against the debug kernel"
+	else
+		record "not ok" debug "W=1 and sparse clean against the debug kernel"
+		tail -n 30 "$dout.w1.log"
+	fi
+	# The VM loads the modules of the tree itself.
+	printf '%s\n' "$dtree/net/quic/quic.o" "$dtree/net/quic/quic_test.o" \
+		"$dtree/lib/test_prandom_siphash.o" >"$dout/modules.order"
+	vm_run debug "$dout" QUIC_VM_KVER="$dkver" QUIC_VM_BUILD="$dout" \
+		QUIC_VM_TIMEOUT=5400 QUIC_STREAMS_BIG_MIB=16 \
+		QUIC_INTEROP_SIZES=1048576 QUIC_PATHS_SIZE=524288
+	run_results+=$(prefixed_results debug "$dout/results")$'\n'
+}
 
-all=$(cat "$host_results" "$results" 2>/dev/null; echo "$debug_results")
+# copy_sources DIR: the kernel-side sources, for a build outside the
+# checkout (kbuild builds external modules in place).
+copy_sources() {
+	rm -rf "$1"
+	mkdir -p "$1"
+	(cd "$repo" && tar --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
+		--exclude='.*.d' --exclude='*.mod*' --exclude='modules.order' \
+		--exclude='Module.symvers' -cf - Kbuild Kconfig include lib net) |
+		tar -xf - -C "$1"
+}
+
+# run_debian SERIES [ONLY]: Debian's kernel of SERIES (6.12, 6.12-rt):
+# our modules built W=1 against its headers, then the tests in its VM
+# (with ONLY=ktap, only the in-kernel tests). Results as "SERIES/<suite>".
+run_debian() {
+	local name=$1 only=${2:-} kver rout bout
+	rout=$out/$name
+	bout=$rout/build
+	mkdir -p "$rout"
+	kver=$(QUIC_VM_KVER=$name "$dir/vm/kver")
+	if [ -z "$kver" ] || ! QUIC_VM_KVER=$kver "$dir/vm/provision" 2>"$rout.provision.log"; then
+		record "not ok" "$name" "Debian's $name kernel and headers install"
+		tail -n 20 "$rout.provision.log"
+		return
+	fi
+	copy_sources "$bout"
+	if make -C "/usr/src/linux-headers-$kver" M="$bout" W=1 KCFLAGS=-Werror \
+		modules >"$rout.build.log" 2>&1; then
+		record ok "$name" "builds W=1 clean against linux-headers-$kver"
+	else
+		record "not ok" "$name" "builds W=1 clean against linux-headers-$kver"
+		grep -E ': (warning|error):' "$rout.build.log" | head -n 30
+		return
+	fi
+	vm_run "$name" "$rout" QUIC_VM_KVER="$kver" QUIC_VM_BUILD="$bout" \
+		QUIC_RUN_ONLY="$only"
+	run_results+=$(prefixed_results "$name" "$rout/results")$'\n'
+}
+
+# Which kernels: QUIC_CHECK_RUNS, words of "stock" (Debian's 6.1, the
+# kernel linux-image-amd64 points to), "debug" (the debug kernel, above),
+# "6.12" (Debian's 6.12) and "6.12-rt" (its PREEMPT_RT flavour: the
+# in-kernel tests only, for prandom_siphash's claims about PREEMPT_RT).
+# make check runs "stock debug"; make check-all adds the other two.
+run_results=
+for run in ${QUIC_CHECK_RUNS:-stock debug}; do
+	case "$run" in
+	stock)
+		vm_run vm "$out"
+		run_results+=$(cat "$results" 2>/dev/null)$'\n' ;;
+	debug) run_debug ;;
+	6.12) run_debian 6.12 ;;
+	6.12-rt) run_debian 6.12-rt ktap ;;
+	*) record "not ok" host "known kernel run ($run)" ;;
+	esac
+done
+
+all=$(cat "$host_results"; echo "$run_results")
 passed=$(grep -c '^ok ' <<<"$all")
 skipped=$(grep -c '^skip ' <<<"$all")
 failed=$(grep -c '^not ok ' <<<"$all")

@@ -12,13 +12,21 @@ log() { echo "vm: $*" >&2; }
 die() { echo "vm: error: $*" >&2; exit 1; }
 
 # The kernel release that Debian's linux-image-amd64 points to today,
-# e.g. 6.1.0-57-amd64. QUIC_VM_KVER overrides it.
+# e.g. 6.1.0-57-amd64. QUIC_VM_KVER overrides it: a release, or a series
+# with Debian's meta-package, such as 6.12 (linux-image-6.12-amd64) or
+# 6.12-rt (linux-image-6.12-rt-amd64), for the release it points to.
 vm_kver() {
-	if [ -n "${QUIC_VM_KVER:-}" ]; then
+	local meta=linux-image-amd64
+
+	case "${QUIC_VM_KVER:-}" in
+	"") ;;
+	[0-9]*.[0-9]|[0-9]*.[0-9][0-9]|[0-9]*.[0-9]-rt|[0-9]*.[0-9][0-9]-rt)
+		meta=linux-image-$QUIC_VM_KVER-amd64 ;;
+	*)
 		echo "$QUIC_VM_KVER"
-		return
-	fi
-	apt-cache depends linux-image-amd64 2>/dev/null |
+		return ;;
+	esac
+	apt-cache depends "$meta" 2>/dev/null |
 		sed -n 's/^ *Depends: linux-image-\([0-9].*-amd64\)$/\1/p' | head -n1
 }
 
