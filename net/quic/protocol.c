@@ -14,6 +14,7 @@
 #include <net/protocol.h>
 #include <net/sock.h>
 
+#include <net/quic/compat.h>
 #include <net/quic/connid.h>
 #include <net/quic/protocol.h>
 #include <net/quic/socket.h>
@@ -91,6 +92,7 @@ static int __init quic_init(void)
 	err = proto_register(&quic_prot, 1);
 	if (err)
 		goto err_connid;
+	quic_compat_ipv6_pinfo(&quic_v6_prot, offsetof(struct quic6_sock, inet6));
 	err = proto_register(&quic_v6_prot, 1);
 	if (err)
 		goto err_proto;

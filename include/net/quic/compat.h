@@ -63,6 +63,17 @@ static inline int quic_accept(struct socket *sock, struct socket *newsock,
 }
 #endif
 
+/* Where an IPv6 socket keeps its struct ipv6_pinfo: since 6.7 struct
+ * proto says (inet6_sk_generic()), before it was the end of the object.
+ */
+static inline void quic_compat_ipv6_pinfo(struct proto *prot,
+					  unsigned int offset)
+{
+#ifdef QUIC_HAVE_IPV6_PINFO_OFFSET
+	prot->ipv6_pinfo_offset = offset;
+#endif
+}
+
 /* The multicast defaults of a new socket: bits of inet_flags since 6.6
  * (IPv4) and 6.7 (IPv6), fields before.
  */
