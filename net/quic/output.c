@@ -785,7 +785,8 @@ static void quic_out_schunk_put(struct quic_stream_out *ch)
 }
 
 /* A STREAM chunk was delivered: off the list, and the stream's sending
- * part is done once its FIN and every byte before it arrived.
+ * part is done once its FIN was queued (Data Sent) and no chunk of it is
+ * left, whichever chunk, the FIN's or an older one, arrives last.
  */
 static void quic_out_schunk_acked(struct sock *sk, struct quic_stream_out *ch)
 {
@@ -799,13 +800,13 @@ static void quic_out_schunk_acked(struct sock *sk, struct quic_stream_out *ch)
 	list_del(&ch->list);
 	sk_wmem_queued_add(sk, -(int)(ch->len + sizeof(*ch)));
 	sk->sk_write_space(sk);
-	if (!ch->fin)
+	st = quic_stream_find(&c->streams, ch->id);
+	if (!st || st->send_state != QUIC_STREAM_SEND_STATE_SENT)
 		return;
 	list_for_each_entry(o, &c->stream_out, list)
 		if (o->id == ch->id)
-			return;	/* FIN acknowledged before older bytes */
-	st = quic_stream_find(&c->streams, ch->id);
-	if (!st || quic_stream_set_send_state(st, QUIC_STREAM_SEND_STATE_RECVD))
+			return;
+	if (quic_stream_set_send_state(st, QUIC_STREAM_SEND_STATE_RECVD))
 		return;
 	quic_event_stream_update(sk, st->id, QUIC_STREAM_SEND_STATE_RECVD, 0,
 				 st->send.used);
