@@ -1343,8 +1343,28 @@ static int quic_getsockopt(struct sock *sk, int level, int optname,
 	return ip_getsockopt(sk, level, optname, optval, optlen);
 }
 
+/* QUIC sockets lock the kernel UDP socket under them (bind: udp.c creates
+ * and binds it with the QUIC socket locked). Both are inet sockets, and a
+ * QUIC socket made with sock_create_kern() would share its lockdep class
+ * with the UDP socket ("possible recursive locking"): QUIC sockets have
+ * classes of their own, one per family.
+ */
+static struct lock_class_key quic_sk_lock_key[2], quic_sk_slock_key[2];
+
+static void quic_sock_lockdep_init(struct sock *sk)
+{
+	bool v6 = sk->sk_family == AF_INET6;
+
+	sock_lock_init_class_and_name(sk,
+				      v6 ? "slock-AF_INET6-QUIC" : "slock-AF_INET-QUIC",
+				      &quic_sk_slock_key[v6],
+				      v6 ? "sk_lock-AF_INET6-QUIC" : "sk_lock-AF_INET-QUIC",
+				      &quic_sk_lock_key[v6]);
+}
+
 static int quic_init_sock(struct sock *sk)
 {
+	quic_sock_lockdep_init(sk);
 	quic_sock_opts_init(&quic_sk(sk)->opts, false);
 	/* The receive path finds sockets under RCU (conn.c). */
 	sock_set_flag(sk, SOCK_RCU_FREE);
