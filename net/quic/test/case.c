@@ -36,6 +36,23 @@ int quic_test_fail(struct quic_test *t, const char *fmt, ...)
 	return -EINVAL;
 }
 
+/**
+ * quic_test_skip() - record why a test case cannot run here
+ * @t: the running case
+ * @fmt: printf-style reason, one short line
+ *
+ * Return: %QUIC_TEST_SKIPPED, for the case to return.
+ */
+int quic_test_skip(struct quic_test *t, const char *fmt, ...)
+{
+	va_list args;
+
+	va_start(args, fmt);
+	vsnprintf(t->reason, sizeof(t->reason), fmt, args);
+	va_end(args);
+	return QUIC_TEST_SKIPPED;
+}
+
 /* Print @num / @den with one decimal, rounded; den must not be 0. */
 static void quic_test_print_tenths(const char *what, u64 num, u64 den,
 				   const char *unit)

@@ -7,7 +7,8 @@
  * and with QUIC_KUNIT_SUITE() in kunit.c, and add test/<topic>.o to
  * quic_test-y.  A case returns 0 when it passes, and otherwise the value of
  * quic_test_fail(), whose message ends up in the failure report, or a
- * negative errno.  Cases must not print.  Helpers shared by all: case.c.
+ * negative errno; a case that cannot run where it is (no loopback
+ * address, say) returns quic_test_skip().  Cases must not print.  Helpers shared by all: case.c.
  */
 
 #ifndef _NET_QUIC_TEST_TEST_H
@@ -34,7 +35,11 @@ struct quic_test_suite {
 	void (*bench)(void);	/* optional, run instead of the cases */
 };
 
+/* What quic_test_skip() returns: the case did not run, and says why. */
+#define QUIC_TEST_SKIPPED	1
+
 __printf(2, 3) int quic_test_fail(struct quic_test *t, const char *fmt, ...);
+__printf(2, 3) int quic_test_skip(struct quic_test *t, const char *fmt, ...);
 void quic_test_bench_time(const char *what, u64 ns, u64 ops);
 void quic_test_bench_ratio(const char *what, u64 num, u64 den);
 
