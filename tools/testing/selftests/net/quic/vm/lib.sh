@@ -34,3 +34,41 @@ vm_kver() {
 vm_kroot() {
 	echo "$CACHE/kernel-$1"
 }
+
+# vm_tree_sync TOP TARBALL: bring the kernel tree TOP/linux up to date
+# with our patch series: extracted from TARBALL once, with pristine
+# copies of the files the series edits in TOP/pristine; the series
+# (tools/quic/series) is applied to those copies, and only files whose
+# content changed are copied into the tree, so that make rebuilds no more
+# than what the change reaches. The caller holds a lock on TOP.
+vm_tree_sync() {
+	local top=$1 tarball=$2 tree=$1/linux stage=$1/stage series=$1/series p f
+
+	if [ ! -e "$tree/.extracted" ]; then
+		log "extracting $(basename "$tarball") into $tree"
+		rm -rf "$tree"
+		mkdir -p "$tree"
+		tar -xf "$tarball" -C "$tree" --strip-components=1
+		rm -rf "$top/pristine"
+		mkdir -p "$top/pristine"
+		(cd "$tree" && tar -cf - lib/Kconfig lib/Makefile net/Kconfig \
+			net/Makefile net/core/dev.c include/uapi/linux/in.h \
+			Documentation/networking/index.rst MAINTAINERS) |
+			tar -xf - -C "$top/pristine"
+		touch "$tree/.extracted"
+	fi
+	"$REPO/tools/quic/series" "$series" >/dev/null
+	rm -rf "$stage"
+	mkdir -p "$stage"
+	(cd "$top/pristine" && tar -cf - .) | tar -xf - -C "$stage"
+	while IFS= read -r p; do
+		patch -d "$stage" -p1 -s -f <"$series/$p" >/dev/null ||
+			die "$p does not apply to $(basename "$tarball")"
+	done <"$series/series"
+	(cd "$stage" && find . -type f) | while IFS= read -r f; do
+		if ! cmp -s "$stage/$f" "$tree/$f"; then
+			mkdir -p "$(dirname "$tree/$f")"
+			cp "$stage/$f" "$tree/$f"
+		fi
+	done
+}
