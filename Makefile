@@ -6,6 +6,7 @@
 #   make check      build, boot the test VM and run every test, on Debian's
 #                   kernel and on the debug kernel (the series in tree)
 #   make check-all  make check, plus Debian's 6.12 kernel (and its RT flavour)
+#                   and the KUnit suites under UML (QUIC built in)
 #   make run        build, boot the VM and run the demo
 #   make bench      build, boot the VM and print micro-benchmark figures
 #                   (BENCH_MIB=20 BENCH_REPS=3 make bench: shorter transfers,
@@ -48,11 +49,12 @@ check: provision
 	$(MAKE) all
 	$(SELFTESTS)/check.sh
 
-# make check, then the same tests on Debian's 6.12 kernel, and the
-# in-kernel tests on its PREEMPT_RT flavour.
+# make check, then the same tests on Debian's 6.12 kernel, the in-kernel
+# tests on its PREEMPT_RT flavour, and the KUnit suites under user-mode
+# Linux with QUIC built in (kunit.py).
 check-all: provision
 	$(MAKE) all
-	QUIC_CHECK_RUNS="stock debug 6.12 6.12-rt" $(SELFTESTS)/check.sh
+	QUIC_CHECK_RUNS="stock debug 6.12 6.12-rt uml" $(SELFTESTS)/check.sh
 
 run: provision
 	$(MAKE) all

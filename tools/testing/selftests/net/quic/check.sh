@@ -143,11 +143,37 @@ run_debian() {
 	run_results+=$(prefixed_results "$name" "$rout/results")$'\n'
 }
 
+# run_uml: the KUnit suites built into user-mode Linux by kunit.py
+# (vm/kunit-uml: the CONFIG_IP_QUIC=y build). Results as "uml/<suite>".
+run_uml() {
+	local uout=$out/uml
+	mkdir -p "$uout"
+	: >"$uout/results"
+	if "$dir/vm/kunit-uml" --raw_output=kunit >"$uout/ktap" 2>"$uout.log"; then
+		record ok uml "kunit.py builds user-mode Linux with QUIC built in and runs it"
+	else
+		record "not ok" uml "kunit.py builds user-mode Linux with QUIC built in and runs it"
+		tail -n 20 "$uout.log"
+	fi
+	(OUT=$uout RESULTS=$uout/results
+	 . "$dir/ktap.sh"
+	 while read -r v name; do
+		case "$v" in
+		plan) [ "${name% *}" -gt 0 ] && [ "${name% *}" = "${name#* }" ] ||
+			result "not ok" kunit "reports every planned test (${name#* } of ${name% *})" ;;
+		not) result "not ok" kunit "${name#ok }" ;;
+		*) result "$v" kunit "$name" ;;
+		esac
+	 done < <(ktap_leaves <"$uout/ktap")) >/dev/null
+	run_results+=$(prefixed_results uml "$uout/results")$'\n'
+}
+
 # Which kernels: QUIC_CHECK_RUNS, words of "stock" (Debian's 6.1, the
 # kernel linux-image-amd64 points to), "debug" (the debug kernel, above),
-# "6.12" (Debian's 6.12) and "6.12-rt" (its PREEMPT_RT flavour: the
-# in-kernel tests only, for prandom_siphash's claims about PREEMPT_RT).
-# make check runs "stock debug"; make check-all adds the other two.
+# "6.12" (Debian's 6.12), "6.12-rt" (its PREEMPT_RT flavour: the
+# in-kernel tests only, for prandom_siphash's claims about PREEMPT_RT) and
+# "uml" (the KUnit suites under user-mode Linux, built in).
+# make check runs "stock debug"; make check-all adds the other three.
 run_results=
 for run in ${QUIC_CHECK_RUNS:-stock debug}; do
 	case "$run" in
@@ -157,6 +183,7 @@ for run in ${QUIC_CHECK_RUNS:-stock debug}; do
 	debug) run_debug ;;
 	6.12) run_debian 6.12 ;;
 	6.12-rt) run_debian 6.12-rt ktap ;;
+	uml) run_uml ;;
 	*) record "not ok" host "known kernel run ($run)" ;;
 	esac
 done
