@@ -491,7 +491,6 @@ static struct sock *quic_accept_sk(struct sock *sk, bool kern)
 	nsk->sk_mark = READ_ONCE(sk->sk_mark);
 	inet = inet_sk(nsk);
 	inet->uc_ttl = -1;
-	quic_compat_mc_defaults(nsk);
 	inet->mc_ttl = 1;
 	inet->mc_index = 0;
 	inet->mc_list = NULL;
@@ -507,7 +506,6 @@ static struct sock *quic_accept_sk(struct sock *sk, bool kern)
 		inet->pinet6 = np;
 		np->hop_limit = -1;
 		np->mcast_hops = IPV6_DEFAULT_MCASTHOPS;
-		quic_compat_mc6_defaults(nsk);
 		np->pmtudisc = IPV6_PMTUDISC_WANT;
 		nsk->sk_ipv6only = sk->sk_ipv6only;
 		nsk->sk_v6_rcv_saddr = sk->sk_v6_rcv_saddr;
@@ -515,6 +513,7 @@ static struct sock *quic_accept_sk(struct sock *sk, bool kern)
 	} else {
 		nsk->sk_destruct = inet_sock_destruct;
 	}
+	quic_compat_mc_defaults(nsk);
 	if (nsk->sk_prot->init(nsk)) {
 		sk_free(nsk);
 		return NULL;

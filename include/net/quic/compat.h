@@ -74,11 +74,14 @@ static inline void quic_compat_ipv6_pinfo(struct proto *prot,
 #endif
 }
 
-/* The multicast defaults of a new socket: bits of inet_flags since 6.6
- * (IPv4) and 6.7 (IPv6), fields before.
+/* The multicast defaults of a new socket (IPv6's too, once its
+ * ipv6_pinfo is set): bits of inet_flags since 6.6 (IPv4) and 6.7 (IPv6),
+ * fields before.
  */
 static inline void quic_compat_mc_defaults(struct sock *sk)
 {
+	bool v6 = sk->sk_family == AF_INET6;
+
 #ifdef QUIC_HAVE_INET_FLAGS_MC
 	inet_set_bit(MC_LOOP, sk);
 	inet_set_bit(MC_ALL, sk);
@@ -86,16 +89,16 @@ static inline void quic_compat_mc_defaults(struct sock *sk)
 	inet_sk(sk)->mc_loop = 1;
 	inet_sk(sk)->mc_all = 1;
 #endif
-}
-
-static inline void quic_compat_mc6_defaults(struct sock *sk)
-{
 #ifdef QUIC_HAVE_INET_FLAGS_MC6
-	inet6_set_bit(MC6_LOOP, sk);
-	inet6_set_bit(MC6_ALL, sk);
+	if (v6) {
+		inet6_set_bit(MC6_LOOP, sk);
+		inet6_set_bit(MC6_ALL, sk);
+	}
 #else
-	inet6_sk(sk)->mc_loop = 1;
-	inet6_sk(sk)->mc_all = 1;
+	if (v6) {
+		inet6_sk(sk)->mc_loop = 1;
+		inet6_sk(sk)->mc_all = 1;
+	}
 #endif
 }
 
