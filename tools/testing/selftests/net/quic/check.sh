@@ -188,6 +188,20 @@ for run in ${QUIC_CHECK_RUNS:-stock debug}; do
 	esac
 done
 
+# failure_log "SUITE: TEST": what the kselftest harness printed about a
+# failed test (its "# file:line:test:Expected ..." lines), from the TAP
+# file of its run, so that the closing summary says why.
+failure_log() {
+	local suite=${1%%: *} test=${1#*: } tdir=$out
+	case "$suite" in
+	*/*) tdir=$out/${suite%%/*}; suite=${suite#*/} ;;
+	esac
+	[ -f "$tdir/$suite.tap" ] || return 0
+	awk -v t="$test" '$1 == "#" && $2 == "RUN" { p = ($3 == t) }
+		p && /^#/ && $2 != "RUN" { print "      " $0 }
+		/^(ok|not ok) / { p = 0 }' "$tdir/$suite.tap" | head -n 20
+}
+
 all=$(cat "$host_results"; echo "$run_results")
 passed=$(grep -c '^ok ' <<<"$all")
 skipped=$(grep -c '^skip ' <<<"$all")
@@ -195,7 +209,10 @@ failed=$(grep -c '^not ok ' <<<"$all")
 echo
 if [ "$failed" -gt 0 ]; then
 	echo "Failed:"
-	grep '^not ok ' <<<"$all" | sed 's/^not ok /  /'
+	while read -r line; do
+		echo "  $line"
+		failure_log "$line"
+	done < <(grep '^not ok ' <<<"$all" | sed 's/^not ok //')
 fi
 if [ "$skipped" -gt 0 ]; then
 	echo "Skipped:"
