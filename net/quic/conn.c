@@ -4,8 +4,9 @@
  *
  * The packet-number spaces with their keys, ACK ranges, sent packets and
  * CRYPTO streams; the installation of the TLS secrets and of the peer's
- * transport parameters; the loss timer; and the table that finds a
- * connection from a received packet.
+ * transport parameters; the loss and idle timeouts (their timers are in
+ * timer.c); and the table that finds a connection from a received
+ * packet.
  *
  * Connections are found through the per-namespace connection ID tables
  * of connid.c: our IDs with the fast hash, the client-chosen original
@@ -47,9 +48,6 @@ static DEFINE_SPINLOCK(quic_conn_lock);
  */
 #define QUIC_CONN_RESET_MAX	43
 
-static void quic_conn_timeout(struct timer_list *t);
-static void quic_conn_idle_expire(struct timer_list *t);
-
 /**
  * quic_conn_init() - set up the connection state of a new socket
  * @sk: the socket
@@ -71,11 +69,10 @@ void quic_conn_init(struct sock *sk)
 	skb_queue_head_init(&c->events);
 	c->active_sid = -1;
 	INIT_HLIST_NODE(&c->listen_node);
-	timer_setup(&c->timer, quic_conn_timeout, 0);
-	timer_setup(&c->idle_timer, quic_conn_idle_expire, 0);
+	quic_timer_init(sk);
+	quic_recovery_init(&c->rec, QUIC_INITIAL_RTT_US);
 	quic_cid_set_init(&c->src, QUIC_CID_LIMIT_MIN);
 	quic_cid_set_init(&c->dst, QUIC_CID_LIMIT_MAX);
-	timer_setup(&c->ack_timer, quic_output_ack_timeout, 0);
 	quic_key_update_init(sk);
 	quic_tparams_init_local(&c->local_tp);
 	quic_tparams_init_peer(&c->peer_tp);
@@ -139,13 +136,11 @@ void quic_conn_free(struct sock *sk)
 	int i;
 
 	quic_conn_unhash(sk);
-	sk_stop_timer(sk, &c->timer);
-	sk_stop_timer(sk, &c->idle_timer);
+	quic_timer_stop_all(sk);
 	kfree_skb(c->close_skb);
 	c->close_skb = NULL;
 	c->closing = false;
 	c->draining = false;
-	sk_stop_timer(sk, &c->ack_timer);
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
 		quic_conn_discard_space(sk, i);
 		quic_crypto_free(&c->space[i].rx);
@@ -265,11 +260,6 @@ void quic_conn_listen_stop(struct sock *sk)
 	sk->sk_state_change(sk);
 }
 
-static struct sock *quic_conn_sk(struct quic_conn *c)
-{
-	return (struct sock *)container_of(c, struct quic_sock, conn);
-}
-
 /**
  * quic_conn_lookup() - find the connection a packet is for
  * @net: the namespace
@@ -355,6 +345,14 @@ static int quic_conn_initial_keys(struct sock *sk, const struct quic_cid *cid)
 					c->version, c->is_server);
 }
 
+/* The estimate before any sample: the application's initial RTT. */
+static void quic_conn_rtt_start(struct sock *sk)
+{
+	u64 init = quic_sk(sk)->opts.config.initial_smoothed_rtt;
+
+	quic_recovery_init(&quic_sk(sk)->conn.rec, init ?: QUIC_INITIAL_RTT_US);
+}
+
 /**
  * quic_conn_client_start() - connect(): CIDs, Initial keys, hashing
  * @sk: the socket, locked, bound
@@ -368,6 +366,7 @@ int quic_conn_client_start(struct sock *sk, const union quic_addr *peer)
 	int err;
 
 	c->peer = *peer;
+	quic_conn_rtt_start(sk);
 	err = quic_conn_first_cid(sk);
 	if (err)
 		return err;
@@ -399,6 +398,7 @@ int quic_conn_server_start(struct sock *sk, struct quic_request *req)
 	int err;
 
 	c->is_server = 1;
+	quic_conn_rtt_start(sk);
 	c->local = req->local;
 	c->peer = req->peer;
 	c->version = req->version;
@@ -685,15 +685,21 @@ static u64 quic_conn_pto_us(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
-	return quic_rtt_pto(&c->rtt, c->peer_tp_set ?
+	return quic_rtt_pto(&c->rec.rtt, c->peer_tp_set ?
 			    c->peer_tp.max_ack_delay_us : 0, 0);
 }
 
-/* The connection is over: @sk_err for the socket (0 for none). Our IDs
- * stay in the table through the closing and draining states, so that
- * late packets find the socket; then they go.
+/* The connection is over: @sk_err for the socket (0 for none), @ev the
+ * CONNECTION_CLOSE event to report (NULL for none). Our IDs stay in the
+ * table through the closing and draining states, so that late packets
+ * find the socket; then they go.
+ *
+ * The event is queued once the state is TCP_CLOSE: a poll() woken by it
+ * then sees the hangup too, and a reader, which takes the socket lock,
+ * finds the event before ENOTCONN.
  */
-static void __quic_conn_closed(struct sock *sk, u32 err, int sk_err)
+static void __quic_conn_closed(struct sock *sk, u32 err, int sk_err,
+			       const struct quic_connection_close *ev)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
@@ -701,30 +707,31 @@ static void __quic_conn_closed(struct sock *sk, u32 err, int sk_err)
 		return;
 	c->close_err = err;
 	inet_sk_set_state(sk, TCP_CLOSE);
-	sk_stop_timer(sk, &c->timer);
-	sk_stop_timer(sk, &c->idle_timer);
-	sk_stop_timer(sk, &c->ack_timer);
+	if (sk_err)
+		WRITE_ONCE(sk->sk_err, sk_err);
+	if (ev)
+		quic_event_put(sk, QUIC_EVENT_CONNECTION_CLOSE, ev, sizeof(*ev));
+	quic_timer_stop_all(sk);
 	if (c->was_established)
 		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_CONN_CLOSED);
 	if (c->close_skb && !c->draining)
 		c->closing = true;
 	if (c->closing || c->draining)
-		sk_reset_timer(sk, &c->timer,
-			       jiffies + usecs_to_jiffies(3 * quic_conn_pto_us(sk)));
+		quic_timer_reset(sk, QUIC_TIMER_LOSS, jiffies +
+				 usecs_to_jiffies(3 * quic_conn_pto_us(sk)));
 	else
 		quic_conn_unhash(sk);
-	if (sk_err)
-		WRITE_ONCE(sk->sk_err, sk_err);
 	sk->sk_state_change(sk);
 	if (sk_err)
 		sk_error_report(sk);
 }
 
-/* The CONNECTION_CLOSE event (socket-api.md 5.5) and the close
- * information getsockopt(CONNECTION_CLOSE) returns from now on.
+/* The close information getsockopt(CONNECTION_CLOSE) returns from now
+ * on, and the CONNECTION_CLOSE event reports (socket-api.md 5.5).
  */
-static void quic_conn_close_info(struct sock *sk, u32 err, u8 frame,
-				 const u8 *phrase, u32 len)
+static struct quic_connection_close *
+quic_conn_close_info(struct sock *sk, u32 err, u8 frame, const u8 *phrase,
+		     u32 len)
 {
 	struct quic_connection_close *cc = &quic_sk(sk)->opts.close;
 
@@ -734,7 +741,7 @@ static void quic_conn_close_info(struct sock *sk, u32 err, u8 frame,
 	len = min_t(u32, len, QUIC_CLOSE_PHRASE_BUFFER_SIZE - 1);
 	if (len)
 		memcpy(cc->phrase, phrase, len);
-	quic_event_put(sk, QUIC_EVENT_CONNECTION_CLOSE, cc, sizeof(*cc));
+	return cc;
 }
 
 /**
@@ -752,9 +759,8 @@ void quic_conn_closed(struct sock *sk, u32 err)
 {
 	if (sk->sk_state == TCP_CLOSE)
 		return;
-	if (err)
-		quic_conn_close_info(sk, err, 0, NULL, 0);
-	__quic_conn_closed(sk, err, err ? ECONNABORTED : 0);
+	__quic_conn_closed(sk, err, err ? ECONNABORTED : 0, !err ? NULL :
+			   quic_conn_close_info(sk, err, 0, NULL, 0));
 }
 
 /**
@@ -771,15 +777,17 @@ void quic_conn_close_frame(struct sock *sk, const struct quic_frame_close *f,
 			   bool app)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_connection_close *cc;
 
 	if (sk->sk_state == TCP_CLOSE)
 		return;
-	quic_conn_close_info(sk, (u32)f->err, app ? 0 : (u8)f->frame_type,
-			     f->reason, f->len);
+	cc = quic_conn_close_info(sk, (u32)f->err,
+				  app ? 0 : (u8)f->frame_type, f->reason,
+				  f->len);
 	c->draining = true;
 	kfree_skb(c->close_skb);
 	c->close_skb = NULL;
-	__quic_conn_closed(sk, (u32)f->err, ECONNRESET);
+	__quic_conn_closed(sk, (u32)f->err, ECONNRESET, cc);
 }
 
 /**
@@ -852,7 +860,8 @@ u64 quic_conn_idle_us(u64 local, u64 peer, u64 floor)
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_conn_idle_us);
 
 /* The idle timeout in jiffies, 0 for none. Before the handshake reads
- * them, ours is the user's setting.
+ * them, ours is the user's setting. Its floor is three times the current
+ * PTO (RFC 9000 10.1), so it is computed again whenever it is used.
  */
 static unsigned long quic_conn_idle_jiffies(struct sock *sk)
 {
@@ -874,13 +883,14 @@ static unsigned long quic_conn_idle_jiffies(struct sock *sk)
 void quic_conn_idle_start(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
+	unsigned long t = quic_conn_idle_jiffies(sk);
 
-	c->idle_timeout = quic_conn_idle_jiffies(sk);
 	c->idle_last = jiffies;
-	if (c->idle_timeout)
-		sk_reset_timer(sk, &c->idle_timer, jiffies + c->idle_timeout);
+	c->idle_sent = false;
+	if (t)
+		quic_timer_reset(sk, QUIC_TIMER_IDLE, jiffies + t);
 	else
-		sk_stop_timer(sk, &c->idle_timer);
+		quic_timer_stop(sk, QUIC_TIMER_IDLE);
 }
 
 /**
@@ -891,35 +901,53 @@ void quic_conn_idle_start(struct sock *sk)
  */
 void quic_conn_idle_touch(struct sock *sk)
 {
-	quic_sk(sk)->conn.idle_last = jiffies;
+	struct quic_conn *c = &quic_sk(sk)->conn;
+
+	c->idle_last = jiffies;
+	c->idle_sent = false;
 }
 
-static void quic_conn_idle_expire(struct timer_list *t)
+/**
+ * quic_conn_idle_sent() - an ack-eliciting packet was sent
+ * @sk: the socket, locked
+ *
+ * RFC 9000 10.1: the first one since a packet was processed restarts the
+ * idle period too, so that a peer gets the whole timeout to answer it.
+ */
+void quic_conn_idle_sent(struct sock *sk)
 {
-	struct quic_conn *c = from_timer(c, t, idle_timer);
-	struct sock *sk = quic_conn_sk(c);
-	unsigned long end;
+	struct quic_conn *c = &quic_sk(sk)->conn;
 
-	bh_lock_sock(sk);
-	if (sock_owned_by_user(sk)) {
-		sk_reset_timer(sk, &c->idle_timer, jiffies + HZ / 50 + 1);
-	} else if (sk->sk_state != TCP_CLOSE && c->idle_timeout) {
-		end = c->idle_last + c->idle_timeout;
-		if (time_before(jiffies, end)) {
-			sk_reset_timer(sk, &c->idle_timer, end);
-		} else {
-			/* Silent close (RFC 9000 10.1): no CONNECTION_CLOSE,
-			 * an all-zero event (socket-api.md 5.5), ETIMEDOUT.
-			 */
-			struct quic_connection_close cc = {};
+	if (c->idle_sent)
+		return;
+	c->idle_sent = true;
+	c->idle_last = jiffies;
+}
 
-			quic_event_put(sk, QUIC_EVENT_CONNECTION_CLOSE, &cc,
-				       sizeof(cc));
-			__quic_conn_closed(sk, 0, ETIMEDOUT);
-		}
+/**
+ * quic_conn_idle_timeout() - the idle timer fired (timer.c)
+ * @sk: the socket, locked, not running a user's call
+ *
+ * Waits on if a packet came (or went) since it was armed; else closes
+ * silently (RFC 9000 10.1): no CONNECTION_CLOSE, an all-zero
+ * CONNECTION_CLOSE event (socket-api.md 5.5) and ETIMEDOUT.
+ */
+void quic_conn_idle_timeout(struct sock *sk)
+{
+	struct quic_connection_close cc = {};
+	unsigned long t, end;
+
+	if (sk->sk_state == TCP_CLOSE)
+		return;
+	t = quic_conn_idle_jiffies(sk);
+	if (!t)
+		return;
+	end = quic_sk(sk)->conn.idle_last + t;
+	if (time_before(jiffies, end)) {
+		quic_timer_reset(sk, QUIC_TIMER_IDLE, end);
+		return;
 	}
-	bh_unlock_sock(sk);
-	sock_put(sk);
+	__quic_conn_closed(sk, 0, ETIMEDOUT, &cc);
 }
 
 /* The CONNECTION_ID event: a set lost an ID. */
@@ -1212,7 +1240,7 @@ void quic_conn_local_close(struct sock *sk, bool send)
 			quic_output_flush(sk, GFP_KERNEL);
 		quic_output_close_app(sk, GFP_KERNEL);
 	}
-	__quic_conn_closed(sk, 0, 0);
+	__quic_conn_closed(sk, 0, 0, NULL);
 }
 
 /**
@@ -1222,51 +1250,69 @@ void quic_conn_local_close(struct sock *sk, bool send)
 void quic_conn_timer_arm(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_rec_space sp[QUIC_PNSPACE_NUM];
 	u64 deadline = 0, now;
 	unsigned long t;
-	int i;
+	int space;
 
-	for (i = 0; i < QUIC_PNSPACE_NUM; i++)
-		if (c->space[i].sent.eliciting_in_flight)
-			break;
 	if (sk->sk_state == TCP_CLOSE) {
 		/* The timer ends the closing or draining state. */
 		if (!c->closing && !c->draining)
-			sk_stop_timer(sk, &c->timer);
+			quic_timer_stop(sk, QUIC_TIMER_LOSS);
 		return;
 	}
 	/* Nothing of 1-RTT in flight: every RETIRE_CONNECTION_ID arrived. */
 	if (!c->space[QUIC_CRYPTO_APP].sent.eliciting_in_flight)
 		c->nr_retire_unacked = 0;
-	if (i == QUIC_PNSPACE_NUM) {
-		sk_stop_timer(sk, &c->timer);
-		return;
-	}
-	if (!quic_recovery_timer(sk, &deadline)) {
-		sk_stop_timer(sk, &c->timer);
+	quic_conn_rec_spaces(sk, sp);
+	if (quic_recovery_deadline(&c->rec, sp, &deadline, &space) ==
+	    QUIC_REC_NONE) {
+		quic_timer_stop(sk, QUIC_TIMER_LOSS);
 		return;
 	}
 	now = ktime_to_us(ktime_get());
 	t = deadline > now ? usecs_to_jiffies(deadline - now) : 0;
-	sk_reset_timer(sk, &c->timer, jiffies + t + 1);
+	quic_timer_reset(sk, QUIC_TIMER_LOSS, jiffies + t + 1);
 }
 
-static void quic_conn_timeout(struct timer_list *t)
+/**
+ * quic_conn_rec_spaces() - the packet-number spaces as recovery sees them
+ * @sk: the socket, locked
+ * @sp: QUIC_PNSPACE_NUM entries to fill
+ */
+void quic_conn_rec_spaces(struct sock *sk, struct quic_rec_space *sp)
 {
-	struct quic_conn *c = from_timer(c, t, timer);
-	struct sock *sk = quic_conn_sk(c);
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_pnspace *s;
+	int i;
 
-	bh_lock_sock(sk);
-	if (sock_owned_by_user(sk)) {
-		sk_reset_timer(sk, &c->timer, jiffies + 1);
-	} else if (sk->sk_state != TCP_CLOSE) {
-		quic_recovery_timeout(sk);
+	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
+		s = &c->space[i];
+		sp[i].sent = s->discarded ? NULL : &s->sent;
+		sp[i].loss_time = &s->loss_time;
+		sp[i].max_ack_delay = 0;
+	}
+	if (c->handshake_confirmed)
+		sp[QUIC_CRYPTO_APP].max_ack_delay = c->peer_tp.max_ack_delay_us;
+}
+
+/**
+ * quic_conn_loss_timeout() - the loss timer fired (timer.c)
+ * @sk: the socket, locked, not running a user's call
+ *
+ * Loss detection or PTO probes (output.c), then the timer again; in
+ * the closing or draining state, the end of it.
+ */
+void quic_conn_loss_timeout(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+
+	if (sk->sk_state != TCP_CLOSE) {
+		quic_output_loss_timeout(sk);
 		quic_conn_timer_arm(sk);
 	} else if (c->closing || c->draining) {
 		quic_conn_close_done(sk);
 	}
-	bh_unlock_sock(sk);
-	sock_put(sk);
 }
 
 /* Version Negotiation and Stateless Resets, answers to datagrams of no
@@ -1285,11 +1331,12 @@ static void quic_conn_reset_rcvd(struct sock *sk, const u8 *token)
 	if (sk->sk_state == TCP_CLOSE || !quic_cid_dest_match_reset(&c->dst,
 								    token))
 		return;
-	quic_conn_close_info(sk, QUIC_TRANSPORT_ERROR_CRYPTO, 0, NULL, 0);
 	c->draining = true;
 	kfree_skb(c->close_skb);
 	c->close_skb = NULL;
-	__quic_conn_closed(sk, QUIC_TRANSPORT_ERROR_CRYPTO, ECONNRESET);
+	__quic_conn_closed(sk, QUIC_TRANSPORT_ERROR_CRYPTO, ECONNRESET,
+			   quic_conn_close_info(sk, QUIC_TRANSPORT_ERROR_CRYPTO,
+						0, NULL, 0));
 }
 
 /**

@@ -253,7 +253,7 @@ static int quic_in_stream(struct sock *sk, const struct quic_frame *f)
 		    st->recv_state == QUIC_STREAM_RECV_STATE_RESET_RECVD) {
 			/* Its connection credit came back. */
 			if (quic_fc_recv_update(&t->recv, ktime_to_us(ktime_get()),
-						t->srtt))
+						c->rec.rtt.smoothed_rtt))
 				c->max_data_pending = true;
 			quic_event_stream_update(sk, st->id,
 						 QUIC_STREAM_RECV_STATE_RESET_RECVD,
@@ -311,7 +311,7 @@ static int quic_in_frames(struct sock *sk, u8 level, const u8 *p, u32 len,
 		switch (f.type) {
 		case QUIC_FRAME_ACK:
 		case QUIC_FRAME_ACK_ECN:
-			err = quic_recovery_on_ack(sk, level, &f.ack,
+			err = quic_output_ack_rcvd(sk, level, &f.ack,
 						   f.ranges);
 			if (err < 0) {
 				quic_in_error(sk, err == -EPROTO ?
@@ -412,6 +412,7 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 	int level, ret;
 	u8 *pkt;
 
+	lockdep_assert(lockdep_sock_is_held(sk));
 	quic_packet_iter_init(&it, skb->data, skb->len, QUIC_CONN_CID_LEN, 0);
 	while ((ret = quic_packet_next(&it, &h)) > 0) {
 		if (sk->sk_state == TCP_CLOSE)

@@ -12,6 +12,10 @@
  * datagrams take the path's size (quic_out_dgram_limit()), and 1-RTT ACKs
  * go at every second ack-eliciting packet or within max_ack_delay
  * (quic_out_ack_now()).
+ *
+ * It also gives recovery.c's pure engine its meaning: what an
+ * acknowledged or lost packet carried (the records of the sent packets),
+ * and what a PTO probe sends (quic_output_loss_timeout()).
  */
 
 #include <linux/ip.h>
@@ -28,7 +32,10 @@
 #include <net/quic/conn.h>
 #include <net/quic/event.h>
 #include <net/quic/frame.h>
+#include <net/quic/mib.h>
 #include <net/quic/packet.h>
+#include <net/quic/protocol.h>
+#include <net/quic/recovery.h>
 #include <net/quic/socket.h>
 #include <net/quic/varint.h>
 
@@ -40,6 +47,8 @@
 #define QUIC_OUT_ACK_EVERY	2
 /* Datagrams one flush sends at most. */
 #define QUIC_OUT_MAX_DGRAMS	64
+/* Records whose frames a PTO sends again (RFC 9002 6.2.4: two probes). */
+#define QUIC_OUT_PTO_PROBES	2
 
 static const u8 quic_out_levels[] = {
 	QUIC_CRYPTO_INITIAL, QUIC_CRYPTO_HANDSHAKE, QUIC_CRYPTO_APP
@@ -279,35 +288,28 @@ static bool quic_out_ack_now(struct sock *sk, u8 level)
 
 	if (level != QUIC_CRYPTO_APP || s->ack_eliciting >= QUIC_OUT_ACK_EVERY)
 		return true;
-	if (!timer_pending(&c->ack_timer)) {
+	if (!quic_timer_pending(sk, QUIC_TIMER_ACK)) {
 		/* The peer allows for max_ack_delay: fire within it. */
 		delay = usecs_to_jiffies(c->local_tp.max_ack_delay_us);
-		sk_reset_timer(sk, &c->ack_timer,
-			       jiffies + max_t(unsigned long, delay / 2, 1));
+		quic_timer_reset(sk, QUIC_TIMER_ACK,
+				 jiffies + max_t(unsigned long, delay / 2, 1));
 	}
 	return false;
 }
 
 /**
- * quic_output_ack_timeout() - the ACK timer: send the deferred 1-RTT ACK
- * @t: quic_conn.ack_timer
+ * quic_output_ack_timeout() - the ACK timer fired: send the deferred 1-RTT
+ *	ACK (timer.c)
+ * @sk: the socket, locked, not running a user's call
  */
-void quic_output_ack_timeout(struct timer_list *t)
+void quic_output_ack_timeout(struct sock *sk)
 {
-	struct quic_conn *c = from_timer(c, t, ack_timer);
-	struct sock *sk = (struct sock *)container_of(c, struct quic_sock,
-						      conn);
+	struct quic_pnspace *s = &quic_sk(sk)->conn.space[QUIC_CRYPTO_APP];
 
-	bh_lock_sock(sk);
-	if (sock_owned_by_user(sk)) {
-		sk_reset_timer(sk, &c->ack_timer, jiffies + 1);
-	} else if (sk->sk_state != TCP_CLOSE &&
-		   c->space[QUIC_CRYPTO_APP].ack_pending) {
-		c->space[QUIC_CRYPTO_APP].ack_eliciting = QUIC_OUT_ACK_EVERY;
-		quic_output_flush(sk, GFP_ATOMIC);
-	}
-	bh_unlock_sock(sk);
-	sock_put(sk);
+	if (sk->sk_state == TCP_CLOSE || !s->ack_pending)
+		return;
+	s->ack_eliciting = QUIC_OUT_ACK_EVERY;
+	quic_output_flush(sk, GFP_ATOMIC);
 }
 
 /* Plan the frames of one level into @buf; return their length. */
@@ -429,6 +431,8 @@ static int quic_out_seal(struct sock *sk, u8 level, u8 *p, u32 room,
 		if (quic_sent_add(&s->sent, &rec->sent))
 			return -EINVAL;
 	}
+	if (eliciting)
+		quic_conn_idle_sent(sk);
 	return hlen + len + QUIC_PACKET_TAG_LEN;
 }
 
@@ -593,6 +597,7 @@ void quic_output_flush(struct sock *sk, gfp_t gfp)
 	struct quic_out_plan pl = {};
 	int i, n;
 
+	lockdep_assert(lockdep_sock_is_held(sk));
 	if (sk->sk_state == TCP_CLOSE || !quic_sk(sk)->udp)
 		return;
 	if (!c->out_buf) {
@@ -953,18 +958,12 @@ void quic_output_pkt_free(void *ctx, struct quic_sent_pkt *pkt)
 	kfree(rec);
 }
 
-/**
- * quic_output_pkt_requeue() - queue the frames of a sent packet again
- * @sk: the socket, locked
- * @pkt: the record, lost or probed; it stays the caller's
- *
- * Its CRYPTO and STREAM chunks not yet acknowledged, its HANDSHAKE_DONE,
- * its stream control frames and, if it carried any, the flow-control
- * limits are sent again.
- *
- * Return: true if anything was queued.
+/* Queue the frames of a sent packet (lost or probed; the record stays the
+ * caller's) again: its CRYPTO and STREAM chunks not yet acknowledged, its
+ * HANDSHAKE_DONE, its stream control frames and, if it carried any, the
+ * flow-control limits. Whether anything was queued.
  */
-bool quic_output_pkt_requeue(struct sock *sk, struct quic_sent_pkt *pkt)
+static bool quic_out_pkt_requeue(struct sock *sk, struct quic_sent_pkt *pkt)
 {
 	struct quic_out_pkt *rec = container_of(pkt, struct quic_out_pkt, sent);
 	struct quic_conn *c = &quic_sk(sk)->conn;
@@ -1011,18 +1010,16 @@ bool quic_output_pkt_requeue(struct sock *sk, struct quic_sent_pkt *pkt)
 	return any;
 }
 
-/**
- * quic_output_pkt_lost() - a sent packet was declared lost
- * @ctx: the socket
- * @pkt: the record, freed here
+/* Recovery declared a sent packet lost (@ctx: the socket): its frames
+ * go again, its record is freed.
  */
-void quic_output_pkt_lost(void *ctx, struct quic_sent_pkt *pkt)
+static void quic_out_pkt_lost(void *ctx, struct quic_sent_pkt *pkt)
 {
 	struct quic_out_pkt *rec = container_of(pkt, struct quic_out_pkt, sent);
 	struct sock *sk = ctx;
 
 	if (pkt->ack_eliciting) {
-		quic_output_pkt_requeue(sk, pkt);
+		quic_out_pkt_requeue(sk, pkt);
 		/* RETIRE_CONNECTION_ID is not tracked per packet. */
 		if (rec->level == QUIC_CRYPTO_APP &&
 		    quic_sk(sk)->conn.nr_retire_unacked)
@@ -1046,14 +1043,10 @@ static void quic_out_ctl_acked(struct sock *sk, u8 ctl, s64 id)
 	quic_stream_release(t, st);
 }
 
-/**
- * quic_output_pkt_acked() - a sent packet was acknowledged
- * @ctx: the socket
- * @pkt: the record
- *
- * The CRYPTO chunks it carried are delivered: free them.
+/* Recovery found a sent packet acknowledged (@ctx: the socket): what it
+ * carried is delivered, its record is freed.
  */
-void quic_output_pkt_acked(void *ctx, struct quic_sent_pkt *pkt)
+static void quic_out_pkt_acked(void *ctx, struct quic_sent_pkt *pkt)
 {
 	struct quic_out_pkt *rec = container_of(pkt, struct quic_out_pkt, sent);
 	struct sock *sk = ctx;
@@ -1082,4 +1075,167 @@ void quic_output_pkt_acked(void *ctx, struct quic_sent_pkt *pkt)
 			quic_out_ctl_acked(sk, rec->ctl[i], rec->ctl_id[i]);
 	}
 	kfree(rec);
+}
+
+static u64 quic_out_now(void)
+{
+	return ktime_to_us(ktime_get());
+}
+
+/* Loss detection in one space (RFC 9002 6.1), counted in QuicLostPackets. */
+static void quic_out_detect_lost(struct sock *sk, u8 level, u64 now)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_rec_space sp[QUIC_PNSPACE_NUM];
+	u32 lost;
+
+	quic_conn_rec_spaces(sk, sp);
+	if (!sp[level].sent)
+		return;
+	lost = quic_recovery_detect_lost(&c->rec, &sp[level], now,
+					 quic_out_pkt_lost, sk);
+	if (lost)
+		SNMP_ADD_STATS(quic_net(sock_net(sk))->mib, QUIC_MIB_PKT_LOST,
+			       lost);
+}
+
+/**
+ * quic_output_ack_rcvd() - an ACK frame arrived
+ * @sk: the socket, locked
+ * @level: the packet-number space it arrived in
+ * @ack: the decoded frame
+ * @ranges: its ranges, descending
+ *
+ * What it acknowledges is delivered (recovery.c calls back for each
+ * packet), the RTT estimate takes a sample, and loss detection runs.
+ *
+ * Return: as quic_sent_on_ack().
+ */
+int quic_output_ack_rcvd(struct sock *sk, u8 level,
+			 const struct quic_frame_ack *ack,
+			 const struct quic_ack_range *ranges)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	u64 now = quic_out_now(), delay = 0;
+	int n;
+
+	/* Initial and Handshake ACKs carry no useful delay. */
+	if (level == QUIC_CRYPTO_APP)
+		delay = quic_rtt_ack_delay(ack->delay,
+					   c->peer_tp.ack_delay_exponent,
+					   c->handshake_confirmed,
+					   c->peer_tp.max_ack_delay_us);
+	n = quic_recovery_on_ack(&c->rec, &c->space[level].sent, ranges,
+				 ack->nr_ranges, delay, now,
+				 quic_out_pkt_acked, sk);
+	if (n > 0)
+		quic_out_detect_lost(sk, level, now);
+	return n;
+}
+
+/* Is there anything new to send in the space? */
+static bool quic_out_queued(struct quic_conn *c, u8 level)
+{
+	struct quic_pnspace *s = &c->space[level];
+	struct quic_crypto_chunk *ch;
+	struct quic_stream_out *o;
+
+	list_for_each_entry(ch, &s->crypto_out, list)
+		if (ch->need_send)
+			return true;
+	if (level != QUIC_CRYPTO_APP || !c->streams_ready)
+		return false;
+	list_for_each_entry(o, &c->stream_out, list)
+		if (o->need_send)
+			return true;
+	return false;
+}
+
+/* RFC 9002 6.2.4: what a PTO probe in one space carries. New data if any
+ * is queued; else the frames of the oldest packets in flight again
+ * (their records stay, so a late ACK of them still counts); else a PING.
+ * The control frames not tracked per packet (flow-control limits,
+ * *_BLOCKED, NEW_CONNECTION_ID) go again as well.
+ */
+static void quic_out_probe(struct sock *sk, u8 level)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_pnspace *s = &c->space[level];
+	struct quic_sent_pkt *pkt;
+	u32 probes = 0;
+
+	if (level == QUIC_CRYPTO_APP) {
+		quic_conn_cid_resend(sk);
+		if (c->is_server && !c->hd_acked)
+			c->handshake_done_pending = 1;
+		if (c->streams_ready) {
+			c->max_data_pending = true;
+			c->msd_all = true;
+			quic_stream_ctl_resend(&c->streams);
+		}
+	}
+	if (quic_out_queued(c, level))
+		return;
+	list_for_each_entry(pkt, &s->sent.head, list) {
+		if (!pkt->ack_eliciting || !pkt->in_flight)
+			continue;
+		if (quic_out_pkt_requeue(sk, pkt))
+			probes++;
+		if (probes == QUIC_OUT_PTO_PROBES)
+			break;
+	}
+	if (!probes)
+		s->ping = true;
+}
+
+/**
+ * quic_output_loss_timeout() - the loss timer fired, not closing
+ * @sk: the socket, locked
+ *
+ * Loss detection if a loss time passed; else the PTO probes of every
+ * space with ack-eliciting packets in flight, and the PTO backs off. The
+ * caller arms the timer again.
+ */
+void quic_output_loss_timeout(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_rec_space sp[QUIC_PNSPACE_NUM];
+	u64 deadline = 0, now = quic_out_now(), before[QUIC_PNSPACE_NUM];
+	bool probe[QUIC_PNSPACE_NUM] = {}, ping = false;
+	enum quic_rec_timer what;
+	int space, i;
+
+	quic_conn_rec_spaces(sk, sp);
+	what = quic_recovery_deadline(&c->rec, sp, &deadline, &space);
+	if (what == QUIC_REC_NONE || deadline > now)
+		return;	/* early: armed again by the caller */
+	if (what == QUIC_REC_LOSS) {
+		quic_out_detect_lost(sk, space, now);
+		quic_output_flush(sk, GFP_ATOMIC);
+		return;
+	}
+	quic_recovery_on_pto(&c->rec);
+	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_PTO);
+	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
+		if (!sp[i].sent || !quic_sent_eliciting_in_flight(sp[i].sent))
+			continue;
+		probe[i] = true;
+		before[i] = sp[i].sent->last_eliciting_time;
+		quic_out_probe(sk, i);
+	}
+	quic_output_flush(sk, GFP_ATOMIC);
+	/* Flow control or the datagram budget may have held the new data
+	 * back: then a PING is the probe.
+	 */
+	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
+		struct quic_pnspace *s = &c->space[i];
+
+		if (!probe[i] || s->discarded ||
+		    s->sent.last_eliciting_time != before[i])
+			continue;
+		s->ping = true;
+		ping = true;
+	}
+	if (ping)
+		quic_output_flush(sk, GFP_ATOMIC);
 }

@@ -3,31 +3,19 @@
  * QUIC: RTT estimation, loss detection and probe timeout (RFC 9002,
  * sections 5 and 6).  Congestion control is not here.
  *
- * The RTT arithmetic (quic_rtt_*) is pure.  The rest wires it to the
- * connection: an ACK feeds the estimator and runs loss detection in its
- * space; lost packets have their frames queued again (output.c) and their
- * records dropped; the connection timer fires either for the time
- * threshold of a loss (the earliest loss_time of a space) or for the PTO,
- * which sends probes and keeps the records of the packets in flight, so
- * a late ACK of them still counts.  All times are in microseconds.
+ * A pure engine, as sent.c is: no socket, no frames, no clock. It keeps
+ * the RTT estimate and the PTO backoff, and works over the sent stores
+ * of the packet-number spaces it is given; what a lost or acknowledged
+ * packet means is the caller's, through callbacks (output.c), and so is
+ * what a PTO probe sends.  All times are in microseconds.
  */
 
 #include <linux/export.h>
-#include <linux/ktime.h>
+#include <linux/limits.h>
 #include <linux/minmax.h>
-#include <net/sock.h>
-#include <net/quic/conn.h>
 #include <net/quic/export.h>
-#include <net/quic/frame.h>
-#include <net/quic/mib.h>
-#include <net/quic/protocol.h>
 #include <net/quic/recovery.h>
 #include <net/quic/sent.h>
-#include <net/quic/socket.h>
-#include <net/quic/stream.h>
-
-/* Records whose frames a PTO sends again (RFC 9002 6.2.4: two probes). */
-#define QUIC_PTO_PROBES		2
 
 /**
  * quic_rtt_init() - the estimate before any sample (RFC 9002, 5.3)
@@ -143,28 +131,25 @@ u64 quic_rtt_pto(const struct quic_rtt *r, u64 max_ack_delay, u32 pto_count)
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_rtt_pto);
 
-static u64 quic_rec_now(void)
+/**
+ * quic_recovery_init() - recovery state before any packet is sent
+ * @rec: the state
+ * @initial_rtt: kInitialRtt, or the application's value
+ */
+void quic_recovery_init(struct quic_recovery *rec, u64 initial_rtt)
 {
-	return ktime_to_us(ktime_get());
+	quic_rtt_init(&rec->rtt, initial_rtt);
+	rec->pto_count = 0;
 }
-
-/* The estimate, set up from the socket's initial RTT until a sample. */
-static struct quic_rtt *quic_rec_rtt(struct sock *sk)
-{
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	u64 init = quic_sk(sk)->opts.config.initial_smoothed_rtt;
-
-	if (!c->rtt.has_sample && !c->rtt.smoothed_rtt)
-		quic_rtt_init(&c->rtt, init ?: QUIC_INITIAL_RTT_US);
-	return &c->rtt;
-}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_recovery_init);
 
 struct quic_rec_ack {
-	struct sock *sk;
 	u64 largest;
 	u64 largest_sent;
 	bool largest_new;
 	bool eliciting;
+	quic_sent_cb acked;
+	void *ctx;
 };
 
 static void quic_rec_acked(void *ctx, struct quic_sent_pkt *pkt)
@@ -177,238 +162,132 @@ static void quic_rec_acked(void *ctx, struct quic_sent_pkt *pkt)
 	}
 	if (pkt->ack_eliciting)
 		a->eliciting = true;
-	quic_output_pkt_acked(a->sk, pkt);
+	a->acked(a->ctx, pkt);
 }
 
 /**
- * quic_recovery_detect_lost() - declare lost what an ACK or time shows
- * @sk: the socket, locked
- * @level: the packet-number space
- * @now: the current time
- *
- * The frames of the lost packets are queued again; the space's loss_time
- * is set for the packets that will be lost if nothing arrives.
- */
-void quic_recovery_detect_lost(struct sock *sk, u8 level, u64 now)
-{
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_pnspace *s = &c->space[level];
-	u32 eliciting = s->sent.eliciting_in_flight;
-
-	s->loss_time = 0;
-	if (!s->sent.any_acked || s->discarded)
-		return;
-	quic_sent_detect_lost(&s->sent, s->sent.largest_acked,
-			      quic_rtt_loss_delay(quic_rec_rtt(sk)), now,
-			      &s->loss_time, quic_output_pkt_lost, sk);
-	eliciting -= s->sent.eliciting_in_flight;
-	if (eliciting)
-		SNMP_ADD_STATS(quic_net(sock_net(sk))->mib, QUIC_MIB_PKT_LOST,
-			       eliciting);
-}
-
-/**
- * quic_recovery_on_ack() - process the ranges of an ACK frame
- * @sk: the socket, locked
- * @level: the packet-number space it arrived in
- * @ack: the decoded frame
+ * quic_recovery_on_ack() - the ranges of an ACK frame arrived
+ * @rec: the state
+ * @sent: the sent store of the space the ACK came in
  * @ranges: its ranges, descending
+ * @nr_ranges: how many
+ * @ack_delay: the peer's ACK delay to subtract from the RTT sample (see
+ *	quic_rtt_ack_delay(); 0 for the Initial and Handshake spaces)
+ * @now: the current time
+ * @acked: called for each newly acknowledged packet, after it is unlinked
+ * @ctx: passed to @acked
  *
- * Frees what it acknowledges, takes an RTT sample if the largest
- * acknowledged packet is newly acknowledged and ack-eliciting packets
- * were (RFC 9002 5.1), resets the PTO backoff and runs loss detection.
+ * Takes an RTT sample if the largest acknowledged packet is newly
+ * acknowledged and an ack-eliciting packet was (RFC 9002 5.1), and resets
+ * the PTO backoff (6.2.1). Loss detection is the caller's next step
+ * (quic_recovery_detect_lost()).
  *
  * Return: as quic_sent_on_ack().
  */
-int quic_recovery_on_ack(struct sock *sk, u8 level,
-			 const struct quic_frame_ack *ack,
-			 const struct quic_ack_range *ranges)
+int quic_recovery_on_ack(struct quic_recovery *rec, struct quic_sent *sent,
+			 const struct quic_ack_range *ranges, u32 nr_ranges,
+			 u64 ack_delay, u64 now, quic_sent_cb acked, void *ctx)
 {
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_rec_ack a = { .sk = sk, .largest = ranges[0].largest };
-	struct quic_rtt *r = quic_rec_rtt(sk);
-	u64 now, delay = 0;
+	struct quic_rec_ack a = {
+		.largest = ranges[0].largest, .acked = acked, .ctx = ctx,
+	};
 	int n;
 
-	n = quic_sent_on_ack(&c->space[level].sent, ranges, ack->nr_ranges,
-			     quic_rec_acked, &a);
+	n = quic_sent_on_ack(sent, ranges, nr_ranges, quic_rec_acked, &a);
 	if (n <= 0)
 		return n;
-	now = quic_rec_now();
-	if (a.largest_new && a.eliciting) {
-		/* Initial and Handshake ACKs carry no useful delay. */
-		if (level == QUIC_CRYPTO_APP)
-			delay = quic_rtt_ack_delay(ack->delay,
-						   c->peer_tp.ack_delay_exponent,
-						   c->handshake_confirmed,
-						   c->peer_tp.max_ack_delay_us);
-		quic_rtt_update(r, now > a.largest_sent ?
-				   now - a.largest_sent : 0, delay);
-		c->streams.srtt = max_t(u64, r->smoothed_rtt, 1);
-	}
-	c->pto_count = 0;
-	quic_recovery_detect_lost(sk, level, now);
+	if (a.largest_new && a.eliciting)
+		quic_rtt_update(&rec->rtt, now > a.largest_sent ?
+				now - a.largest_sent : 0, ack_delay);
+	rec->pto_count = 0;
 	return n;
 }
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_recovery_on_ack);
 
-/* The earliest loss time, or else the earliest PTO, over the spaces. */
-static bool quic_rec_deadline(struct sock *sk, u64 *deadline, int *space,
-			      bool *loss)
+/**
+ * quic_recovery_detect_lost() - declare lost what the ACKs and time show
+ * @rec: the state
+ * @sp: the space, active
+ * @now: the current time
+ * @lost: called for each lost packet, after it is unlinked
+ * @ctx: passed to @lost
+ *
+ * RFC 9002 6.1 over the space's store; sets its loss_time for the
+ * packets that will be lost if nothing arrives.
+ *
+ * Return: the number of ack-eliciting packets declared lost.
+ */
+u32 quic_recovery_detect_lost(const struct quic_recovery *rec,
+			      const struct quic_rec_space *sp, u64 now,
+			      quic_sent_cb lost, void *ctx)
 {
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_rtt *r = quic_rec_rtt(sk);
-	struct quic_pnspace *s;
-	u64 t, mad;
+	u32 eliciting = sp->sent->eliciting_in_flight;
+
+	*sp->loss_time = 0;
+	if (!sp->sent->any_acked)
+		return 0;
+	quic_sent_detect_lost(sp->sent, sp->sent->largest_acked,
+			      quic_rtt_loss_delay(&rec->rtt), now,
+			      sp->loss_time, lost, ctx);
+	return eliciting - sp->sent->eliciting_in_flight;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_recovery_detect_lost);
+
+/**
+ * quic_recovery_deadline() - what the loss timer waits for, and until when
+ * @rec: the state
+ * @sp: the spaces, QUIC_PNSPACE_NUM of them; a discarded one has no store
+ * @deadline: set to the time, unless QUIC_REC_NONE
+ * @space: set to the space it concerns, unless QUIC_REC_NONE
+ *
+ * RFC 9002 6.2.1 and A.8: the earliest loss time of a space if any;
+ * else the earliest PTO of a space with ack-eliciting packets in flight,
+ * from the last of them sent, backed off by the PTO count.
+ *
+ * Return: QUIC_REC_LOSS, QUIC_REC_PTO or QUIC_REC_NONE (nothing to wait
+ * for: the timer stops).
+ */
+enum quic_rec_timer quic_recovery_deadline(const struct quic_recovery *rec,
+					   const struct quic_rec_space *sp,
+					   u64 *deadline, int *space)
+{
+	u64 t;
 	int i;
 
 	*space = -1;
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
-		s = &c->space[i];
-		if (s->discarded || !s->loss_time)
+		if (!sp[i].sent || !*sp[i].loss_time)
 			continue;
-		if (*space < 0 || s->loss_time < *deadline) {
-			*deadline = s->loss_time;
+		if (*space < 0 || *sp[i].loss_time < *deadline) {
+			*deadline = *sp[i].loss_time;
 			*space = i;
 		}
 	}
-	*loss = *space >= 0;
-	if (*loss)
-		return true;
+	if (*space >= 0)
+		return QUIC_REC_LOSS;
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
-		s = &c->space[i];
-		if (s->discarded || !quic_sent_eliciting_in_flight(&s->sent))
+		if (!sp[i].sent || !quic_sent_eliciting_in_flight(sp[i].sent))
 			continue;
-		mad = 0;
-		if (i == QUIC_CRYPTO_APP && c->handshake_confirmed)
-			mad = c->peer_tp.max_ack_delay_us;
-		t = s->sent.last_eliciting_time +
-		    quic_rtt_pto(r, mad, c->pto_count);
+		t = sp[i].sent->last_eliciting_time +
+		    quic_rtt_pto(&rec->rtt, sp[i].max_ack_delay,
+				 rec->pto_count);
 		if (*space < 0 || t < *deadline) {
 			*deadline = t;
 			*space = i;
 		}
 	}
-	return *space >= 0;
+	return *space >= 0 ? QUIC_REC_PTO : QUIC_REC_NONE;
 }
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_recovery_deadline);
 
 /**
- * quic_recovery_timer() - when the connection timer must fire
- * @sk: the socket, locked
- * @deadline: set to the time, if any
+ * quic_recovery_on_pto() - a PTO expired: back off
+ * @rec: the state
  *
- * Return: false if no loss time is set and nothing ack-eliciting is in
- * flight (the timer stops).
+ * RFC 9002 6.2.1: the next PTO is twice as long, until an ACK arrives.
  */
-bool quic_recovery_timer(struct sock *sk, u64 *deadline)
+void quic_recovery_on_pto(struct quic_recovery *rec)
 {
-	bool loss;
-	int space;
-
-	return quic_rec_deadline(sk, deadline, &space, &loss);
+	rec->pto_count++;
 }
-
-/* Is there anything new to send in the space? */
-static bool quic_rec_queued(struct quic_conn *c, u8 level)
-{
-	struct quic_pnspace *s = &c->space[level];
-	struct quic_crypto_chunk *ch;
-	struct quic_stream_out *o;
-
-	list_for_each_entry(ch, &s->crypto_out, list)
-		if (ch->need_send)
-			return true;
-	if (level != QUIC_CRYPTO_APP || !c->streams_ready)
-		return false;
-	list_for_each_entry(o, &c->stream_out, list)
-		if (o->need_send)
-			return true;
-	return false;
-}
-
-/* RFC 9002 6.2.4: a PTO probe in one space.  New data if any is queued;
- * else the frames of the oldest packets in flight again (their records
- * stay); else a PING.  The control frames we do not track per packet
- * (flow-control limits, *_BLOCKED, NEW_CONNECTION_ID) go again as well.
- */
-static void quic_rec_probe(struct sock *sk, u8 level)
-{
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_pnspace *s = &c->space[level];
-	struct quic_sent_pkt *pkt;
-	u32 probes = 0;
-
-	if (level == QUIC_CRYPTO_APP) {
-		quic_conn_cid_resend(sk);
-		if (c->is_server && !c->hd_acked)
-			c->handshake_done_pending = 1;
-		if (c->streams_ready) {
-			c->max_data_pending = true;
-			c->msd_all = true;
-			quic_stream_ctl_resend(&c->streams);
-		}
-	}
-	if (quic_rec_queued(c, level))
-		return;
-	list_for_each_entry(pkt, &s->sent.head, list) {
-		if (!pkt->ack_eliciting || !pkt->in_flight)
-			continue;
-		if (quic_output_pkt_requeue(sk, pkt))
-			probes++;
-		if (probes == QUIC_PTO_PROBES)
-			break;
-	}
-	if (!probes)
-		s->ping = true;
-}
-
-/**
- * quic_recovery_timeout() - the connection timer fired (not closing)
- * @sk: the socket, locked
- *
- * Runs loss detection if a loss time passed, else sends the PTO probes
- * of every space with ack-eliciting packets in flight and doubles the
- * PTO.  The caller re-arms the timer.
- */
-void quic_recovery_timeout(struct sock *sk)
-{
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	u64 deadline = 0, now = quic_rec_now(), before[QUIC_PNSPACE_NUM];
-	bool loss, probe[QUIC_PNSPACE_NUM] = {};
-	int space, i;
-
-	if (!quic_rec_deadline(sk, &deadline, &space, &loss))
-		return;
-	if (deadline > now)
-		return;	/* early: re-armed by the caller */
-	if (loss) {
-		quic_recovery_detect_lost(sk, space, now);
-		quic_output_flush(sk, GFP_ATOMIC);
-		return;
-	}
-	c->pto_count++;
-	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_PTO);
-	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
-		struct quic_pnspace *s = &c->space[i];
-
-		if (s->discarded || !quic_sent_eliciting_in_flight(&s->sent))
-			continue;
-		probe[i] = true;
-		before[i] = s->sent.last_eliciting_time;
-		quic_rec_probe(sk, i);
-	}
-	quic_output_flush(sk, GFP_ATOMIC);
-	/* Flow control or the datagram budget may have held the new data
-	 * back: then a PING is the probe.
-	 */
-	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
-		struct quic_pnspace *s = &c->space[i];
-
-		if (!probe[i] || s->discarded ||
-		    s->sent.last_eliciting_time != before[i])
-			continue;
-		s->ping = true;
-		loss = true;
-	}
-	if (loss)
-		quic_output_flush(sk, GFP_ATOMIC);
-}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_recovery_on_pto);

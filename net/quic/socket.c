@@ -906,9 +906,9 @@ static int quic_stream_recvmsg(struct sock *sk, struct msghdr *msg,
 	put_cmsg(msg, SOL_QUIC, QUIC_STREAM_INFO, sizeof(info), &info);
 	if (msg->msg_flags & MSG_CTRUNC)
 		msg->msg_flags |= info.stream_flags;
-	if (quic_fc_recv_update(&c->streams.recv, now, c->streams.srtt))
+	if (quic_fc_recv_update(&c->streams.recv, now, c->rec.rtt.smoothed_rtt))
 		c->max_data_pending = true;
-	if (quic_stream_window_update(st, now, c->streams.srtt))
+	if (quic_stream_window_update(st, now, c->rec.rtt.smoothed_rtt))
 		quic_output_msd(sk, st->id);
 	if (fin)
 		quic_stream_release(&c->streams, st);
@@ -1435,6 +1435,7 @@ struct proto quic_prot = {
 	.getsockopt	= quic_getsockopt,
 	.unhash		= quic_unhash,
 	.backlog_rcv	= quic_input_backlog_rcv,
+	.release_cb	= quic_timer_release_cb,
 	.obj_size	= sizeof(struct quic_sock),
 };
 
@@ -1449,6 +1450,7 @@ struct proto quic_v6_prot = {
 	.getsockopt	= quic_getsockopt,
 	.unhash		= quic_unhash,
 	.backlog_rcv	= quic_input_backlog_rcv,
+	.release_cb	= quic_timer_release_cb,
 	.obj_size	= sizeof(struct quic6_sock),
 };
 

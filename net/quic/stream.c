@@ -1407,18 +1407,3 @@ void quic_stream_open_blocked(struct quic_stream_table *t, bool uni)
 					    QUIC_STREAM_BLOCKED_CONN_BIDI;
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_open_blocked);
-
-/**
- * quic_stream_rtt_sample() - feed the smoothed RTT used by window growth
- * @t: the table
- * @rtt: an RTT sample in microseconds (send to acknowledgment)
- *
- * The RFC 9002 section 5.3 average: the first sample, then 7/8 of the
- * old value plus 1/8 of the new one.
- */
-void quic_stream_rtt_sample(struct quic_stream_table *t, u64 rtt)
-{
-	rtt = max(rtt, 1ULL);
-	t->srtt = t->srtt ? (7 * t->srtt + rtt) / 8 : rtt;
-}
-EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_rtt_sample);

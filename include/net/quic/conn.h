@@ -5,9 +5,10 @@
  * (net/quic/input.c).
  *
  * Everything here is serialised by the socket lock: process context holds
- * it with lock_sock(), softirq receive and the timer with bh_lock_sock()
+ * it with lock_sock(), softirq receive and the timers with bh_lock_sock()
  * when the socket is not owned by a user (otherwise the receive path
- * queues to the socket backlog and the timer retries later).
+ * queues to the socket backlog and a timer's expiry is deferred to
+ * release_sock(): timer.h).
  */
 #ifndef __NET_QUIC_CONN_H
 #define __NET_QUIC_CONN_H
@@ -15,7 +16,6 @@
 #include <linux/list.h>
 #include <linux/quic.h>
 #include <linux/skbuff.h>
-#include <linux/timer.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 #include <net/quic/ackrange.h>
@@ -25,9 +25,12 @@
 #include <net/quic/recovery.h>
 #include <net/quic/sent.h>
 #include <net/quic/stream.h>
+#include <net/quic/timer.h>
 #include <net/quic/tparam.h>
 #include <net/quic/udp.h>
 
+struct quic_ack_range;
+struct quic_frame_ack;
 struct quic_frame_close;
 struct quic_frame_new_cid;
 struct sock;
@@ -64,9 +67,6 @@ struct sock;
 
 /* RETIRE_CONNECTION_ID frames waiting to be sent. */
 #define QUIC_CONN_RETIRE_MAX		QUIC_CID_SET_SLOTS
-
-/* The packet-number spaces, indexed by enum quic_crypto_level. */
-#define QUIC_PNSPACE_NUM		3	/* APP, INITIAL, HANDSHAKE */
 
 /**
  * struct quic_crypto_chunk - CRYPTO stream bytes of one level to deliver
@@ -204,12 +204,11 @@ struct quic_request {
  * @local: the local address of the path
  * @peer: the peer's address
  * @requests: listener: queued requests
- * @timer: PTO and delayed ACK timer; in the closing and draining states,
- *	the end of those states
+ * @timers: loss/PTO (and the end of closing or draining), delayed ACK and
+ *	idle timers (timer.c)
  * @listen_node: link in the listener list
  * @version: the QUIC version in use
- * @pto_count: consecutive PTO expiries
- * @rtt: the RTT estimate (recovery.c)
+ * @rec: RTT estimate and PTO backoff (recovery.c)
  * @close_err: transport error to close with, set by the input path
  * @is_server: server role (listener or accepted socket)
  * @hashed: our CIDs are in the namespace table
@@ -233,9 +232,9 @@ struct quic_request {
  * @events: notifications waiting for recvmsg() (event.c)
  * @src: the connection IDs we issued (connid.c)
  * @dst: the connection IDs the peer issued; @dcid is its active one
- * @idle_timer: the idle timeout (RFC 9000 10.1)
- * @idle_last: jiffies of the last packet processed, or of the start
- * @idle_timeout: the idle timeout in jiffies, 0 for none
+ * @idle_last: jiffies of the last packet processed, of the first
+ *	ack-eliciting packet sent after it, or of the start
+ * @idle_sent: an ack-eliciting packet went out since the last one processed
  * @close_skb: closing state: a copy of our CONNECTION_CLOSE datagram
  * @close_rcvd: closing state: packets received since it began
  * @retire_seq: sequence numbers of RETIRE_CONNECTION_ID frames to send
@@ -250,7 +249,6 @@ struct quic_request {
  * @ncid_pending: NEW_CONNECTION_ID frames for our live IDs are to be sent
  * @closing: closing state (RFC 9000 10.2.1): we sent CONNECTION_CLOSE
  * @draining: draining state (RFC 9000 10.2.2): the peer sent it
- * @ack_timer: sends a deferred 1-RTT ACK (output.c)
  * @max_dgram: the datagram size once established (output.c), 0 before
  * @out_buf: output.c's frame buffers: QUIC_CONN_MAX_DGRAM bytes for each of
  *	Initial and Handshake, then QUIC_CONN_MAX_DGRAM_CAP for 1-RTT
@@ -266,11 +264,10 @@ struct quic_conn {
 	union quic_addr		local;
 	union quic_addr		peer;
 	struct list_head	requests;
-	struct timer_list	timer;
+	struct quic_timers	timers;
 	struct hlist_node	listen_node;
 	u32			version;
-	u32			pto_count;
-	struct quic_rtt		rtt;
+	struct quic_recovery	rec;
 	u32			close_err;
 	u8			is_server:1,
 				hashed:1,
@@ -293,9 +290,8 @@ struct quic_conn {
 	struct sk_buff_head	events;
 	struct quic_cid_set	src;
 	struct quic_cid_set	dst;
-	struct timer_list	idle_timer;
 	unsigned long		idle_last;
-	unsigned long		idle_timeout;
+	bool			idle_sent;
 	struct sk_buff		*close_skb;
 	u32			close_rcvd;
 	u64			retire_seq[QUIC_CONN_RETIRE_MAX];
@@ -309,7 +305,6 @@ struct quic_conn {
 	bool			ncid_pending;
 	bool			closing;
 	bool			draining;
-	struct timer_list	ack_timer;
 	u32			max_dgram;
 	u8			*out_buf;
 	struct work_struct	ku_work;
@@ -340,12 +335,16 @@ int quic_conn_set_peer_tp(struct sock *sk, const u8 *data, u32 len);
 int quic_conn_get_local_tp(struct sock *sk, u8 *buf, u32 room);
 void quic_conn_discard_space(struct sock *sk, u8 level);
 void quic_conn_timer_arm(struct sock *sk);
+void quic_conn_rec_spaces(struct sock *sk, struct quic_rec_space *sp);
 void quic_conn_closed(struct sock *sk, u32 err);
 void quic_conn_close_frame(struct sock *sk, const struct quic_frame_close *f,
 			   bool app);
 void quic_conn_close_sent(struct sock *sk, const struct sk_buff *skb);
 void quic_conn_closing_rcv(struct sock *sk, struct sk_buff *skb);
 void quic_conn_idle_touch(struct sock *sk);
+void quic_conn_idle_sent(struct sock *sk);
+void quic_conn_idle_timeout(struct sock *sk);
+void quic_conn_loss_timeout(struct sock *sk);
 bool quic_conn_reset_check(struct sock *sk, const u8 *buf, u32 len);
 u32 quic_conn_cid_frames(struct sock *sk, u8 *buf, u32 room, bool *eliciting);
 int quic_conn_new_cid(struct sock *sk, const struct quic_frame_new_cid *f);
@@ -363,13 +362,15 @@ u64 quic_conn_idle_us(u64 local, u64 peer, u64 floor);
 int quic_output_crypto(struct sock *sk, u8 level, struct iov_iter *from,
 		       u32 len);
 void quic_output_flush(struct sock *sk, gfp_t gfp);
-void quic_output_ack_timeout(struct timer_list *t);
+void quic_output_ack_timeout(struct sock *sk);
 void quic_output_close(struct sock *sk, u32 err, gfp_t gfp);
 void quic_output_close_app(struct sock *sk, gfp_t gfp);
 void quic_output_pkt_acked(void *ctx, struct quic_sent_pkt *pkt);
 void quic_output_pkt_free(void *ctx, struct quic_sent_pkt *pkt);
-void quic_output_pkt_lost(void *ctx, struct quic_sent_pkt *pkt);
-bool quic_output_pkt_requeue(struct sock *sk, struct quic_sent_pkt *pkt);
+int quic_output_ack_rcvd(struct sock *sk, u8 level,
+			 const struct quic_frame_ack *ack,
+			 const struct quic_ack_range *ranges);
+void quic_output_loss_timeout(struct sock *sk);
 int quic_output_stream(struct sock *sk, struct quic_stream *st,
 		       struct iov_iter *from, u32 len, bool fin);
 void quic_output_stream_free(struct sock *sk);

@@ -3,20 +3,22 @@
  * QUIC: RTT estimation, loss detection and probe timeout (RFC 9002,
  * sections 5 and 6).
  *
- * The arithmetic is pure (no socket state) so that it can be unit-tested:
- * struct quic_rtt holds the RTT estimate of a connection, all times in
- * microseconds.  The glue that feeds it from ACK frames and drives the
- * connection timer takes the socket.
+ * Pure (no socket state, no clock) so that it can be unit-tested:
+ * struct quic_rtt holds the RTT estimate of a connection, struct
+ * quic_recovery adds the PTO backoff, and the loss and PTO functions
+ * work over the sent stores (sent.h) of the spaces they are given. All
+ * times are in microseconds.
  */
 #ifndef _NET_QUIC_RECOVERY_H
 #define _NET_QUIC_RECOVERY_H
 
 #include <linux/types.h>
+#include <net/quic/sent.h>
 
 struct quic_ack_range;
-struct quic_frame_ack;
-struct quic_sent;
-struct sock;
+
+/* The packet-number spaces, indexed by enum quic_crypto_level. */
+#define QUIC_PNSPACE_NUM		3	/* APP, INITIAL, HANDSHAKE */
 
 /* RFC 9002, section 6.1.2: kTimeThreshold is 9/8. */
 #define QUIC_TIME_THRESHOLD_NUM		9
@@ -51,11 +53,53 @@ u64 quic_rtt_ack_delay(u64 raw, u8 exponent, bool confirmed,
 u64 quic_rtt_loss_delay(const struct quic_rtt *r);
 u64 quic_rtt_pto(const struct quic_rtt *r, u64 max_ack_delay, u32 pto_count);
 
-int quic_recovery_on_ack(struct sock *sk, u8 level,
-			 const struct quic_frame_ack *ack,
-			 const struct quic_ack_range *ranges);
-bool quic_recovery_timer(struct sock *sk, u64 *deadline);
-void quic_recovery_timeout(struct sock *sk);
-void quic_recovery_detect_lost(struct sock *sk, u8 level, u64 now);
+/**
+ * struct quic_recovery - loss detection state of a connection
+ * @rtt: the RTT estimate
+ * @pto_count: consecutive PTO expiries (the backoff, RFC 9002 6.2.1)
+ */
+struct quic_recovery {
+	struct quic_rtt	rtt;
+	u32		pto_count;
+};
+
+/**
+ * struct quic_rec_space - a packet-number space as recovery sees it
+ * @sent: its sent store; NULL once the space is discarded
+ * @loss_time: when its oldest packet not yet lost will be by the time
+ *	threshold (RFC 9002 6.1.2), or 0; recovery keeps it
+ * @max_ack_delay: what its PTO allows for the peer's ACK delay: the
+ *	peer's max_ack_delay in the application space once the handshake is
+ *	confirmed, else 0
+ */
+struct quic_rec_space {
+	struct quic_sent	*sent;
+	u64			*loss_time;
+	u64			max_ack_delay;
+};
+
+/**
+ * enum quic_rec_timer - what the loss timer waits for
+ * @QUIC_REC_NONE: nothing: no loss time, nothing ack-eliciting in flight
+ * @QUIC_REC_LOSS: the loss time of a space (RFC 9002 6.1.2)
+ * @QUIC_REC_PTO: the probe timeout of a space (RFC 9002 6.2)
+ */
+enum quic_rec_timer {
+	QUIC_REC_NONE,
+	QUIC_REC_LOSS,
+	QUIC_REC_PTO,
+};
+
+void quic_recovery_init(struct quic_recovery *rec, u64 initial_rtt);
+int quic_recovery_on_ack(struct quic_recovery *rec, struct quic_sent *sent,
+			 const struct quic_ack_range *ranges, u32 nr_ranges,
+			 u64 ack_delay, u64 now, quic_sent_cb acked, void *ctx);
+u32 quic_recovery_detect_lost(const struct quic_recovery *rec,
+			      const struct quic_rec_space *sp, u64 now,
+			      quic_sent_cb lost, void *ctx);
+enum quic_rec_timer quic_recovery_deadline(const struct quic_recovery *rec,
+					   const struct quic_rec_space *sp,
+					   u64 *deadline, int *space);
+void quic_recovery_on_pto(struct quic_recovery *rec);
 
 #endif /* _NET_QUIC_RECOVERY_H */

@@ -50,6 +50,12 @@ static inline struct quic_sock *quic_sk(const struct sock *sk)
 	return (struct quic_sock *)sk;
 }
 
+/* The socket a connection belongs to. */
+static inline struct sock *quic_conn_sk(struct quic_conn *c)
+{
+	return (struct sock *)container_of(c, struct quic_sock, conn);
+}
+
 /* The protocols and socket operations registered by protocol.c. */
 extern struct proto quic_prot;
 extern struct proto quic_v6_prot;

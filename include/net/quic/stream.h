@@ -176,7 +176,6 @@ typedef int (*quic_stream_charge_t)(void *ctx, int bytes);
  * @readable: streams with data, a FIN or a reset to read, oldest first
  * @ctl: streams with RESET_STREAM, STOP_SENDING or STREAM_DATA_BLOCKED
  *	to send or awaiting acknowledgment
- * @srtt: smoothed RTT estimate in microseconds, 0 before the first sample
  * @blocked_pending: connection-level frames to send: QUIC_STREAM_BLOCKED_CONN_*
  *	and QUIC_STREAM_MAX_STREAMS_*
  * @charge: memory accounting callback
@@ -196,7 +195,6 @@ struct quic_stream_table {
 	u64 stream_window_max;
 	struct list_head readable;
 	struct list_head ctl;
-	u64 srtt;
 	u8 blocked_pending;
 	quic_stream_charge_t charge;
 	void *charge_ctx;
@@ -320,6 +318,5 @@ bool quic_stream_ctl_acked(struct quic_stream_table *t, struct quic_stream *s,
 void quic_stream_ctl_resend(struct quic_stream_table *t);
 void quic_stream_blocked(struct quic_stream_table *t, struct quic_stream *s);
 void quic_stream_open_blocked(struct quic_stream_table *t, bool uni);
-void quic_stream_rtt_sample(struct quic_stream_table *t, u64 rtt);
 
 #endif /* _NET_QUIC_STREAM_H */

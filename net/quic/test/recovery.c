@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Tests of include/net/quic/recovery.h: the RTT estimator (RFC 9002,
- * section 5), the loss thresholds it feeds (section 6.1) and the probe
- * timeout with its backoff (section 6.2).  Times in microseconds.
+ * section 5), the loss thresholds it feeds (section 6.1), the probe
+ * timeout with its backoff (section 6.2), and the engine that works them
+ * over the sent stores of the spaces.  Times in microseconds.
  */
 
 #include <linux/kernel.h>
 #include <linux/limits.h>
+#include <linux/quic.h>
 #include <net/quic/recovery.h>
 #include <net/quic/sent.h>
 
@@ -258,6 +260,160 @@ static int pto_backoff(struct quic_test *t)
 	return 0;
 }
 
+/* 5.1: an ACK whose largest packet is newly acknowledged and ack-eliciting
+ * gives a sample, minus the ACK delay; it resets the PTO backoff. An ACK
+ * that acknowledges only what was acknowledged before gives none.
+ */
+static int engine_on_ack(struct quic_test *t)
+{
+	struct quic_ack_range rg = { .largest = 5, .smallest = 4 };
+	struct quic_sent_pkt pkts[10];
+	struct quic_recovery rec;
+	struct lost l = {};
+	struct quic_sent s;
+	struct quic_rtt r;
+	int n;
+
+	loss_setup(&s, pkts, &r);
+	quic_recovery_init(&rec, QUIC_INITIAL_RTT_US);
+	quic_recovery_on_pto(&rec);
+	quic_recovery_on_pto(&rec);
+	/* Packet 5 went at 1050 ms: a 150 ms sample, 10 ms of it delay. */
+	n = quic_recovery_on_ack(&rec, &s, &rg, 1, 10 * MS, 1200 * MS,
+				 lost_cb, &l);
+	if (n != 2 || l.n != 2)
+		return quic_test_fail(t, "%d acked, %u called back", n, l.n);
+	if (rec.pto_count)
+		return quic_test_fail(t, "backoff not reset");
+	if (check_rtt(t, &rec.rtt, 150 * MS, 150 * MS, 150 * MS, 75 * MS))
+		return -EINVAL;
+	rec.pto_count = 1;
+	n = quic_recovery_on_ack(&rec, &s, &rg, 1, 0, 1300 * MS, lost_cb, &l);
+	if (n || rec.pto_count != 1 || rec.rtt.latest_rtt != 150 * MS)
+		return quic_test_fail(t, "a repeated ACK counted: %d", n);
+	return 0;
+}
+
+/* A newly acknowledged largest packet that is not ack-eliciting (an
+ * ACK-only packet) gives no sample (RFC 9002 5.1).
+ */
+static int engine_no_sample(struct quic_test *t)
+{
+	struct quic_ack_range rg = { .largest = 1, .smallest = 1 };
+	struct quic_sent_pkt pkts[2] = {
+		{ .pn = 0, .sent_time = 10 * MS, .ack_eliciting = 1,
+		  .in_flight = 1, .size = 100 },
+		{ .pn = 1, .sent_time = 20 * MS, .size = 50 },
+	};
+	struct quic_recovery rec;
+	struct lost l = {};
+	struct quic_sent s;
+
+	quic_sent_init(&s);
+	quic_sent_add(&s, &pkts[0]);
+	quic_sent_add(&s, &pkts[1]);
+	quic_recovery_init(&rec, QUIC_INITIAL_RTT_US);
+	if (quic_recovery_on_ack(&rec, &s, &rg, 1, 0, 90 * MS, lost_cb,
+				 &l) != 1)
+		return quic_test_fail(t, "ack of 1 not counted");
+	if (rec.rtt.has_sample)
+		return quic_test_fail(t, "sample from an ACK-only packet");
+	return 0;
+}
+
+/* A.8: the earliest loss time of any space comes first; else the
+ * earliest PTO among the spaces with ack-eliciting packets in flight,
+ * with the application space's max_ack_delay; discarded spaces and
+ * spaces with nothing in flight do not count; nothing: NONE.
+ */
+static int engine_deadline(struct quic_test *t)
+{
+	struct quic_sent_pkt pa = { .pn = 0, .sent_time = 100 * MS,
+				    .ack_eliciting = 1, .in_flight = 1,
+				    .size = 1200 };
+	struct quic_sent_pkt ph = pa;
+	struct quic_rec_space sp[QUIC_PNSPACE_NUM] = {};
+	u64 loss[QUIC_PNSPACE_NUM] = {}, deadline = 0;
+	struct quic_sent sa, sh, si;
+	struct quic_recovery rec;
+	int space, i;
+
+	quic_sent_init(&sa);
+	quic_sent_init(&sh);
+	quic_sent_init(&si);
+	ph.sent_time = 120 * MS;
+	quic_sent_add(&sa, &pa);
+	quic_sent_add(&sh, &ph);
+	for (i = 0; i < QUIC_PNSPACE_NUM; i++)
+		sp[i].loss_time = &loss[i];
+	sp[QUIC_CRYPTO_INITIAL].sent = &si;	/* nothing in flight */
+	sp[QUIC_CRYPTO_APP].sent = &sa;
+	sp[QUIC_CRYPTO_APP].max_ack_delay = 25 * MS;
+	quic_recovery_init(&rec, QUIC_INITIAL_RTT_US);
+	quic_rtt_update(&rec.rtt, 100 * MS, 0);	/* PTO 300 ms */
+	/* Handshake discarded: the application space's PTO. */
+	if (quic_recovery_deadline(&rec, sp, &deadline, &space) !=
+	    QUIC_REC_PTO || space != QUIC_CRYPTO_APP ||
+	    deadline != 425 * MS)
+		return quic_test_fail(t, "app PTO: space %d at %llu", space,
+				      deadline);
+	/* Handshake's PTO (no max_ack_delay) is earlier: 420 ms. */
+	sp[QUIC_CRYPTO_HANDSHAKE].sent = &sh;
+	quic_recovery_deadline(&rec, sp, &deadline, &space);
+	if (space != QUIC_CRYPTO_HANDSHAKE || deadline != 420 * MS)
+		return quic_test_fail(t, "handshake PTO: %d at %llu", space,
+				      deadline);
+	/* Backed off once, max_ack_delay too: 100 + 2 * 325 vs 120 + 600. */
+	quic_recovery_on_pto(&rec);
+	quic_recovery_deadline(&rec, sp, &deadline, &space);
+	if (space != QUIC_CRYPTO_HANDSHAKE || deadline != 720 * MS)
+		return quic_test_fail(t, "backed off: %d at %llu", space,
+				      deadline);
+	/* A loss time wins, even a later one. */
+	loss[QUIC_CRYPTO_INITIAL] = 900 * MS;
+	if (quic_recovery_deadline(&rec, sp, &deadline, &space) !=
+	    QUIC_REC_LOSS || space != QUIC_CRYPTO_INITIAL ||
+	    deadline != 900 * MS)
+		return quic_test_fail(t, "loss time: %d at %llu", space,
+				      deadline);
+	loss[QUIC_CRYPTO_INITIAL] = 0;
+	sp[QUIC_CRYPTO_APP].sent = NULL;
+	sp[QUIC_CRYPTO_HANDSHAKE].sent = NULL;
+	if (quic_recovery_deadline(&rec, sp, &deadline, &space) !=
+	    QUIC_REC_NONE)
+		return quic_test_fail(t, "a deadline with nothing in flight");
+	return 0;
+}
+
+/* Loss detection through the engine counts the ack-eliciting packets it
+ * declares lost and keeps the space's loss time.
+ */
+static int engine_detect_lost(struct quic_test *t)
+{
+	struct quic_ack_range rg = { .largest = 5, .smallest = 5 };
+	struct quic_sent_pkt pkts[10];
+	struct quic_recovery rec;
+	struct quic_rec_space sp;
+	struct lost l = {};
+	struct quic_sent s;
+	u64 loss_time = 1;
+	u32 n;
+
+	loss_setup(&s, pkts, &rec.rtt);
+	rec.pto_count = 0;
+	sp = (struct quic_rec_space){ .sent = &s, .loss_time = &loss_time };
+	n = quic_recovery_detect_lost(&rec, &sp, 1060 * MS, lost_cb, &l);
+	if (n || loss_time)
+		return quic_test_fail(t, "loss before any ACK: %u", n);
+	quic_sent_on_ack(&s, &rg, 1, lost_cb, &l);
+	l.n = 0;
+	n = quic_recovery_detect_lost(&rec, &sp, 1060 * MS, lost_cb, &l);
+	if (n != 3 || l.n != 3 || loss_time != 1030 * MS + 112500)
+		return quic_test_fail(t, "%u lost, loss time %llu", n,
+				      loss_time);
+	return 0;
+}
+
 static const struct quic_test_case quic_recovery_cases[] = {
 	QUIC_TEST_CASE(rtt_initial),
 	QUIC_TEST_CASE(rtt_first_sample),
@@ -269,6 +425,10 @@ static const struct quic_test_case quic_recovery_cases[] = {
 	QUIC_TEST_CASE(loss_packet_threshold),
 	QUIC_TEST_CASE(loss_time_threshold),
 	QUIC_TEST_CASE(pto_backoff),
+	QUIC_TEST_CASE(engine_on_ack),
+	QUIC_TEST_CASE(engine_no_sample),
+	QUIC_TEST_CASE(engine_deadline),
+	QUIC_TEST_CASE(engine_detect_lost),
 };
 
 const struct quic_test_suite quic_recovery_suite = {

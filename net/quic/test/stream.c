@@ -1364,23 +1364,6 @@ out:
 	return ret;
 }
 
-static int stream_rtt(struct quic_test *t)
-{
-	struct fixture *f = fx_new(false, NULL);
-	int ret = 0;
-
-	if (!f)
-		return -ENOMEM;
-	quic_stream_rtt_sample(&f->t, 100);
-	if (f->t.srtt != 100)
-		ret = quic_test_fail(t, "first sample");
-	quic_stream_rtt_sample(&f->t, 900);
-	if (!ret && f->t.srtt != 200)
-		ret = quic_test_fail(t, "7/8 + 1/8: %llu", f->t.srtt);
-	fx_free(f);
-	return ret;
-}
-
 static const struct quic_test_case quic_stream_cases[] = {
 	QUIC_TEST_CASE(stream_id_parity),
 	QUIC_TEST_CASE(stream_implicit_open),
@@ -1406,7 +1389,6 @@ static const struct quic_test_case quic_stream_cases[] = {
 	QUIC_TEST_CASE(stream_readable_list),
 	QUIC_TEST_CASE(stream_ctl_frames),
 	QUIC_TEST_CASE(stream_blocked),
-	QUIC_TEST_CASE(stream_rtt),
 };
 
 const struct quic_test_suite quic_stream_suite = {

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * QUIC: the timers of a connection (net/quic/timer.c).
+ *
+ * Every timer of a connection is here: loss detection and PTO (which
+ * also ends the closing and draining states), the delayed ACK and the
+ * idle timeout. Each fires in softirq and takes the socket with
+ * bh_lock_sock(). If a user owns the socket then, the expiry is marked
+ * deferred and its handler runs from the protocol's .release_cb when
+ * release_sock() hands the socket back, as TCP does with its delayed-ACK
+ * and retransmit timers: a timer is never retried every jiffy.
+ *
+ * Either way the handler runs with the socket's spinlock held and BHs
+ * off: it must not sleep, and allocates with GFP_ATOMIC.
+ */
+#ifndef __NET_QUIC_TIMER_H
+#define __NET_QUIC_TIMER_H
+
+#include <linux/timer.h>
+#include <linux/types.h>
+
+struct sock;
+
+/**
+ * enum quic_timer_id - the timers of a connection
+ * @QUIC_TIMER_LOSS: loss time or PTO (RFC 9002 6); in the closing and
+ *	draining states, their end (conn.c)
+ * @QUIC_TIMER_ACK: the delayed 1-RTT ACK (output.c)
+ * @QUIC_TIMER_IDLE: the idle timeout (RFC 9000 10.1, conn.c)
+ * @QUIC_TIMER_NUM: how many
+ */
+enum quic_timer_id {
+	QUIC_TIMER_LOSS,
+	QUIC_TIMER_ACK,
+	QUIC_TIMER_IDLE,
+	QUIC_TIMER_NUM,
+};
+
+/**
+ * struct quic_timers - the timers of a connection
+ * @t: one timer_list per enum quic_timer_id
+ * @deferred: bit per timer that fired while a user owned the socket; each
+ *	set bit holds a socket reference until .release_cb runs it
+ */
+struct quic_timers {
+	struct timer_list	t[QUIC_TIMER_NUM];
+	unsigned long		deferred;
+};
+
+void quic_timer_init(struct sock *sk);
+void quic_timer_reset(struct sock *sk, enum quic_timer_id id,
+		      unsigned long expires);
+void quic_timer_stop(struct sock *sk, enum quic_timer_id id);
+void quic_timer_stop_all(struct sock *sk);
+bool quic_timer_pending(struct sock *sk, enum quic_timer_id id);
+void quic_timer_release_cb(struct sock *sk);
+
+#endif /* __NET_QUIC_TIMER_H */

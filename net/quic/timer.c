@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * QUIC: the timers of a connection, in one place (see timer.h).
+ *
+ * A timer holds a socket reference while pending (sk_reset_timer()).
+ * When it fires while a user owns the socket, its bit in
+ * quic_timers.deferred is set, under the socket spinlock, and takes a
+ * reference of its own; quic_timer_release_cb(), called by
+ * release_sock() with that spinlock held, runs the handler and drops it.
+ * Stopping a timer also forgets a deferred expiry of it.
+ */
+
+#include <linux/bitops.h>
+#include <linux/lockdep.h>
+#include <net/sock.h>
+#include <net/quic/conn.h>
+#include <net/quic/socket.h>
+#include <net/quic/timer.h>
+
+typedef void (*quic_timer_handler_t)(struct sock *sk);
+
+static const quic_timer_handler_t quic_timer_handlers[QUIC_TIMER_NUM] = {
+	[QUIC_TIMER_LOSS]	= quic_conn_loss_timeout,
+	[QUIC_TIMER_ACK]	= quic_output_ack_timeout,
+	[QUIC_TIMER_IDLE]	= quic_conn_idle_timeout,
+};
+
+static struct quic_timers *quic_timers(struct sock *sk)
+{
+	return &quic_sk(sk)->conn.timers;
+}
+
+static void quic_timer_fire(struct sock *sk, enum quic_timer_id id)
+{
+	struct quic_timers *ts = quic_timers(sk);
+
+	bh_lock_sock(sk);
+	if (!sock_owned_by_user(sk))
+		quic_timer_handlers[id](sk);
+	else if (!test_and_set_bit(id, &ts->deferred))
+		sock_hold(sk);
+	bh_unlock_sock(sk);
+	sock_put(sk);	/* the pending timer's reference */
+}
+
+static void quic_timer_loss(struct timer_list *t)
+{
+	struct quic_conn *c = from_timer(c, t, timers.t[QUIC_TIMER_LOSS]);
+
+	quic_timer_fire(quic_conn_sk(c), QUIC_TIMER_LOSS);
+}
+
+static void quic_timer_ack(struct timer_list *t)
+{
+	struct quic_conn *c = from_timer(c, t, timers.t[QUIC_TIMER_ACK]);
+
+	quic_timer_fire(quic_conn_sk(c), QUIC_TIMER_ACK);
+}
+
+static void quic_timer_idle(struct timer_list *t)
+{
+	struct quic_conn *c = from_timer(c, t, timers.t[QUIC_TIMER_IDLE]);
+
+	quic_timer_fire(quic_conn_sk(c), QUIC_TIMER_IDLE);
+}
+
+/**
+ * quic_timer_init() - set up the timers of a new socket
+ * @sk: the socket, not yet visible to anyone else
+ */
+void quic_timer_init(struct sock *sk)
+{
+	struct quic_timers *ts = quic_timers(sk);
+
+	timer_setup(&ts->t[QUIC_TIMER_LOSS], quic_timer_loss, 0);
+	timer_setup(&ts->t[QUIC_TIMER_ACK], quic_timer_ack, 0);
+	timer_setup(&ts->t[QUIC_TIMER_IDLE], quic_timer_idle, 0);
+	ts->deferred = 0;
+}
+
+/**
+ * quic_timer_reset() - (re)arm a timer
+ * @sk: the socket, locked (owned or bh-locked)
+ * @id: which timer
+ * @expires: when, in jiffies
+ */
+void quic_timer_reset(struct sock *sk, enum quic_timer_id id,
+		      unsigned long expires)
+{
+	lockdep_assert(lockdep_sock_is_held(sk));
+	sk_reset_timer(sk, &quic_timers(sk)->t[id], expires);
+}
+
+/**
+ * quic_timer_stop() - stop a timer and forget a deferred expiry of it
+ * @sk: the socket, locked (owned or bh-locked)
+ * @id: which timer
+ */
+void quic_timer_stop(struct sock *sk, enum quic_timer_id id)
+{
+	struct quic_timers *ts = quic_timers(sk);
+
+	lockdep_assert(lockdep_sock_is_held(sk));
+	sk_stop_timer(sk, &ts->t[id]);
+	/* The caller holds a reference too: this one cannot be the last. */
+	if (test_and_clear_bit(id, &ts->deferred))
+		__sock_put(sk);
+}
+
+/**
+ * quic_timer_stop_all() - stop every timer of the connection
+ * @sk: the socket, locked (owned or bh-locked)
+ */
+void quic_timer_stop_all(struct sock *sk)
+{
+	int id;
+
+	for (id = 0; id < QUIC_TIMER_NUM; id++)
+		quic_timer_stop(sk, id);
+}
+
+/**
+ * quic_timer_pending() - is a timer armed (or its expiry deferred)?
+ * @sk: the socket, locked (owned or bh-locked)
+ * @id: which timer
+ *
+ * Return: true if its handler is still to run.
+ */
+bool quic_timer_pending(struct sock *sk, enum quic_timer_id id)
+{
+	struct quic_timers *ts = quic_timers(sk);
+
+	return timer_pending(&ts->t[id]) || test_bit(id, &ts->deferred);
+}
+
+/**
+ * quic_timer_release_cb() - run the expiries deferred while the user held
+ *	the socket
+ * @sk: the socket, from release_sock(): still owned, its spinlock held
+ *
+ * The proto's .release_cb.
+ */
+void quic_timer_release_cb(struct sock *sk)
+{
+	struct quic_timers *ts = quic_timers(sk);
+	int id;
+
+	if (!READ_ONCE(ts->deferred))
+		return;
+	for (id = 0; id < QUIC_TIMER_NUM; id++) {
+		if (!test_and_clear_bit(id, &ts->deferred))
+			continue;
+		quic_timer_handlers[id](sk);
+		__sock_put(sk);
+	}
+}
