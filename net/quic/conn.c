@@ -27,7 +27,10 @@
 #include <net/quic/export.h>
 #include <net/quic/frame.h>
 #include <net/quic/hash.h>
+#include <net/quic/input.h>
+#include <net/quic/keyupdate.h>
 #include <net/quic/mib.h>
+#include <net/quic/output.h>
 #include <net/quic/protocol.h>
 #include <net/quic/packet.h>
 #include <net/quic/socket.h>

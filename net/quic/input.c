@@ -26,7 +26,10 @@
 #include <net/quic/conn.h>
 #include <net/quic/event.h>
 #include <net/quic/frame.h>
+#include <net/quic/input.h>
+#include <net/quic/keyupdate.h>
 #include <net/quic/mib.h>
+#include <net/quic/output.h>
 #include <net/quic/packet.h>
 #include <net/quic/protocol.h>
 #include <net/quic/socket.h>

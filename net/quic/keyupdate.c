@@ -28,6 +28,7 @@
 #include <net/quic/conn.h>
 #include <net/quic/crypto.h>
 #include <net/quic/event.h>
+#include <net/quic/keyupdate.h>
 #include <net/quic/socket.h>
 
 static int quic_key_prepare(struct quic_conn *c)

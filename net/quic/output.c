@@ -32,7 +32,9 @@
 #include <net/quic/conn.h>
 #include <net/quic/event.h>
 #include <net/quic/frame.h>
+#include <net/quic/input.h>
 #include <net/quic/mib.h>
+#include <net/quic/output.h>
 #include <net/quic/packet.h>
 #include <net/quic/protocol.h>
 #include <net/quic/recovery.h>
@@ -49,6 +51,49 @@
 #define QUIC_OUT_MAX_DGRAMS	64
 /* Records whose frames a PTO sends again (RFC 9002 6.2.4: two probes). */
 #define QUIC_OUT_PTO_PROBES	2
+
+/* Room a full-size STREAM chunk leaves in its packet: short header, tag,
+ * STREAM frame header and a small ACK or flow-control frame.
+ */
+#define QUIC_OUT_STREAM_OVERHEAD	(1 + QUIC_CONN_CID_LEN + 4 + 16 + 21 + 40)
+/* Largest piece of CRYPTO data kept as one unit for (re)transmission. */
+#define QUIC_OUT_CRYPTO_CHUNK		1000
+/* Largest piece of STREAM data kept as one unit for (re)transmission. */
+#define QUIC_OUT_STREAM_CHUNK		1000
+/* STREAM chunks one sent packet records. */
+#define QUIC_OUT_PKT_SCHUNKS		2
+/* Stream control frames (RESET_STREAM, ...) one sent packet records. */
+#define QUIC_OUT_PKT_CTLS		8
+/* CRYPTO chunks one sent packet records. */
+#define QUIC_OUT_PKT_CHUNKS		4
+
+/**
+ * struct quic_out_pkt - a sent packet we may have to answer for
+ * @sent: the sent-store record
+ * @level: its packet-number space
+ * @nr_chunks: CRYPTO chunks carried, by offset in @chunk_off
+ * @chunk_off: their offsets
+ * @handshake_done: carried HANDSHAKE_DONE
+ * @fc_update: carried MAX_DATA or MAX_STREAM_DATA
+ * @nr_schunks: STREAM chunks carried
+ * @schunk: the chunks, owned by &quic_conn.stream_out
+ * @nr_ctls: stream control frames carried
+ * @ctl: their QUIC_STREAM_CTL_* bits
+ * @ctl_id: their streams
+ */
+struct quic_out_pkt {
+	struct quic_sent_pkt	sent;
+	u8			level;
+	u8			nr_chunks;
+	bool			handshake_done;
+	bool			fc_update;
+	u64			chunk_off[QUIC_OUT_PKT_CHUNKS];
+	u8			nr_schunks;
+	struct quic_stream_out	*schunk[QUIC_OUT_PKT_SCHUNKS];
+	u8			nr_ctls;
+	u8			ctl[QUIC_OUT_PKT_CTLS];
+	s64			ctl_id[QUIC_OUT_PKT_CTLS];
+};
 
 static const u8 quic_out_levels[] = {
 	QUIC_CRYPTO_INITIAL, QUIC_CRYPTO_HANDSHAKE, QUIC_CRYPTO_APP
@@ -171,7 +216,7 @@ static u32 quic_out_stream_ctl(struct quic_conn *c, u8 *buf, u32 room,
 	}
 	list_for_each_entry(st, &t->ctl, ctl_node) {
 		while (st->ctl_pending) {
-			if (rec->nr_ctls == QUIC_CONN_PKT_CTLS ||
+			if (rec->nr_ctls == QUIC_OUT_PKT_CTLS ||
 			    room - used < 32)
 				return used;
 			memset(&f, 0, sizeof(f));
@@ -249,7 +294,7 @@ msd_partial:
 	list_for_each_entry(ch, &c->stream_out, list) {
 		if (!ch->need_send)
 			continue;
-		if (rec->nr_schunks == QUIC_CONN_PKT_SCHUNKS)
+		if (rec->nr_schunks == QUIC_OUT_PKT_SCHUNKS)
 			break;
 		n = quic_frame_stream_fit(ch->id, ch->offset, true,
 					  room - used, ch->len);
@@ -337,7 +382,7 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 	list_for_each_entry(ch, &s->crypto_out, list) {
 		if (!ch->need_send)
 			continue;
-		if (rec->nr_chunks == QUIC_CONN_PKT_CHUNKS)
+		if (rec->nr_chunks == QUIC_OUT_PKT_CHUNKS)
 			break;
 		n = quic_frame_crypto_fit(ch->offset, room - used, ch->len);
 		if (n < (int)ch->len)
@@ -653,7 +698,7 @@ int quic_output_crypto(struct sock *sk, u8 level, struct iov_iter *from,
 	u32 n;
 
 	while (len) {
-		n = min_t(u32, len, QUIC_CONN_CRYPTO_CHUNK);
+		n = min_t(u32, len, QUIC_OUT_CRYPTO_CHUNK);
 		ch = kmalloc(struct_size(ch, data, n), GFP_KERNEL);
 		if (!ch)
 			goto err;
@@ -841,8 +886,8 @@ int quic_output_stream(struct sock *sk, struct quic_stream *st,
 	/* Chunks fill a packet of the datagram size chosen at the end of
 	 * the handshake (stream data is sent only after it).
 	 */
-	chunk = max_t(u32, QUIC_CONN_STREAM_CHUNK,
-		      quic_out_dgram_limit(sk) - QUIC_CONN_STREAM_OVERHEAD);
+	chunk = max_t(u32, QUIC_OUT_STREAM_CHUNK,
+		      quic_out_dgram_limit(sk) - QUIC_OUT_STREAM_OVERHEAD);
 	do {
 		n = min_t(u32, len, chunk);
 		ch = kzalloc(struct_size(ch, data, n), GFP_KERNEL);

@@ -29,6 +29,9 @@
 #include <net/quic/conn.h>
 #include <net/quic/event.h>
 #include <net/quic/export.h>
+#include <net/quic/input.h>
+#include <net/quic/keyupdate.h>
+#include <net/quic/output.h>
 #include <net/quic/socket.h>
 #include <net/quic/udp.h>
 

@@ -14,6 +14,7 @@
 #include <linux/lockdep.h>
 #include <net/sock.h>
 #include <net/quic/conn.h>
+#include <net/quic/output.h>
 #include <net/quic/socket.h>
 #include <net/quic/timer.h>
 

@@ -39,8 +39,8 @@
 #include <net/udp.h>
 #include <net/udp_tunnel.h>
 
-#include <net/quic/conn.h>
 #include <net/quic/export.h>
+#include <net/quic/input.h>
 #include <net/quic/mib.h>
 #include <net/quic/protocol.h>
 #include <net/quic/udp.h>

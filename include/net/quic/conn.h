@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * QUIC: connection state of a QUIC socket (net/quic/conn.c), the packet
- * output path (net/quic/output.c) and the packet input path
- * (net/quic/input.c).
+ * QUIC: connection state of a QUIC socket (net/quic/conn.c). The send
+ * path is in output.h, the receive path in input.h, key updates in
+ * keyupdate.h.
  *
  * Everything here is serialised by the socket lock: process context holds
  * it with lock_sock(), softirq receive and the timers with bh_lock_sock()
@@ -44,99 +44,15 @@ struct sock;
  * it stay within a 16 KiB slab object.
  */
 #define QUIC_CONN_MAX_DGRAM_CAP		15360
-/* Room a full-size STREAM chunk leaves in its packet: short header, tag,
- * STREAM frame header and a small ACK or flow-control frame.
- */
-#define QUIC_CONN_STREAM_OVERHEAD	(1 + QUIC_CONN_CID_LEN + 4 + 16 + 21 + 40)
-/* Largest piece of CRYPTO data kept as one unit for (re)transmission. */
-#define QUIC_CONN_CRYPTO_CHUNK		1000
-/* Largest piece of STREAM data kept as one unit for (re)transmission. */
-#define QUIC_CONN_STREAM_CHUNK		1000
-/* STREAM chunks one sent packet records. */
-#define QUIC_CONN_PKT_SCHUNKS		2
 /* Streams whose MAX_STREAM_DATA waits to be sent, before "all". */
 #define QUIC_CONN_MSD_PENDING		8
 /* Packets of a level kept while its receive key is missing. */
 #define QUIC_CONN_MAX_PARKED		32
-/* Stream control frames (RESET_STREAM, ...) one sent packet records. */
-#define QUIC_CONN_PKT_CTLS		8
-/* CRYPTO chunks one sent packet records. */
-#define QUIC_CONN_PKT_CHUNKS		4
 /* Requests and parked datagrams a listener keeps per request. */
 #define QUIC_CONN_REQ_MAX_SKBS		8
 
 /* RETIRE_CONNECTION_ID frames waiting to be sent. */
 #define QUIC_CONN_RETIRE_MAX		QUIC_CID_SET_SLOTS
-
-/**
- * struct quic_crypto_chunk - CRYPTO stream bytes of one level to deliver
- * @list: link in &quic_pnspace.crypto_out, ascending offsets
- * @offset: offset in the level's CRYPTO stream
- * @len: bytes at @data
- * @need_send: not yet sent, or to be sent again
- * @data: the bytes
- */
-struct quic_crypto_chunk {
-	struct list_head	list;
-	u64			offset;
-	u32			len;
-	bool			need_send;
-	u8			data[];
-};
-
-/**
- * struct quic_stream_out - STREAM bytes to deliver
- * @list: link in &quic_conn.stream_out, in the order queued
- * @id: the stream
- * @offset: offset in the stream
- * @len: bytes at @data
- * @fin: the last bytes of the stream (may be a bare FIN, @len 0)
- * @refs: sent-packet records pointing here
- * @need_send: not yet sent, or to be sent again
- * @sent: sent at least once (SIOCOUTQNSD counts the others)
- * @acked: delivered and off the list; freed once @refs is 0
- * @data: the bytes
- */
-struct quic_stream_out {
-	struct list_head	list;
-	s64			id;
-	u64			offset;
-	u32			len;
-	u32			refs;
-	bool			fin;
-	bool			need_send;
-	bool			sent;
-	bool			acked;
-	u8			data[];
-};
-
-/**
- * struct quic_out_pkt - a sent packet we may have to answer for
- * @sent: the sent-store record
- * @level: its packet-number space
- * @nr_chunks: CRYPTO chunks carried, by offset in @chunk_off
- * @chunk_off: their offsets
- * @handshake_done: carried HANDSHAKE_DONE
- * @fc_update: carried MAX_DATA or MAX_STREAM_DATA
- * @nr_schunks: STREAM chunks carried
- * @schunk: the chunks, owned by &quic_conn.stream_out
- * @nr_ctls: stream control frames carried
- * @ctl: their QUIC_STREAM_CTL_* bits
- * @ctl_id: their streams
- */
-struct quic_out_pkt {
-	struct quic_sent_pkt	sent;
-	u8			level;
-	u8			nr_chunks;
-	bool			handshake_done;
-	bool			fc_update;
-	u64			chunk_off[QUIC_CONN_PKT_CHUNKS];
-	u8			nr_schunks;
-	struct quic_stream_out	*schunk[QUIC_CONN_PKT_SCHUNKS];
-	u8			nr_ctls;
-	u8			ctl[QUIC_CONN_PKT_CTLS];
-	s64			ctl_id[QUIC_CONN_PKT_CTLS];
-};
 
 /**
  * struct quic_pnspace - one packet-number space and its encryption level
@@ -357,49 +273,5 @@ int quic_conn_shutdown(struct sock *sk, int how);
 void quic_conn_local_close(struct sock *sk, bool send);
 void quic_conn_idle_start(struct sock *sk);
 u64 quic_conn_idle_us(u64 local, u64 peer, u64 floor);
-
-/* output.c */
-int quic_output_crypto(struct sock *sk, u8 level, struct iov_iter *from,
-		       u32 len);
-void quic_output_flush(struct sock *sk, gfp_t gfp);
-void quic_output_ack_timeout(struct sock *sk);
-void quic_output_close(struct sock *sk, u32 err, gfp_t gfp);
-void quic_output_close_app(struct sock *sk, gfp_t gfp);
-void quic_output_pkt_acked(void *ctx, struct quic_sent_pkt *pkt);
-void quic_output_pkt_free(void *ctx, struct quic_sent_pkt *pkt);
-int quic_output_ack_rcvd(struct sock *sk, u8 level,
-			 const struct quic_frame_ack *ack,
-			 const struct quic_ack_range *ranges);
-void quic_output_loss_timeout(struct sock *sk);
-int quic_output_stream(struct sock *sk, struct quic_stream *st,
-		       struct iov_iter *from, u32 len, bool fin);
-void quic_output_stream_free(struct sock *sk);
-void quic_output_msd(struct sock *sk, s64 id);
-void quic_output_stream_drop(struct sock *sk, s64 id);
-
-/**
- * struct quic_crypto_cb - handshake data waiting in the receive queue
- * @level: its encryption level
- * @consumed: bytes already read
- */
-struct quic_crypto_cb {
-	u8	level;
-	u32	consumed;
-};
-
-#define QUIC_CRYPTO_CB(skb)	((struct quic_crypto_cb *)(skb)->cb)
-
-/* keyupdate.c */
-void quic_key_update_init(struct sock *sk);
-int quic_key_update_ready(struct sock *sk);
-int quic_key_update_local(struct sock *sk);
-u32 quic_key_update_peer(struct sock *sk);
-
-/* input.c */
-int quic_input_rcv(struct net *net, struct quic_udp_sock *us,
-		   struct sk_buff *skb);
-int quic_input_backlog_rcv(struct sock *sk, struct sk_buff *skb);
-void quic_input_accept_skb(struct sock *sk, struct sk_buff *skb);
-void quic_input_process_parked(struct sock *sk, u8 level);
 
 #endif /* __NET_QUIC_CONN_H */

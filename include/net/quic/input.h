@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * QUIC: the receive path (net/quic/input.c): datagrams from the UDP
+ * socket to the connection they are for, packets decrypted and their
+ * frames processed; handshake data waiting for recvmsg().
+ */
+#ifndef __NET_QUIC_INPUT_H
+#define __NET_QUIC_INPUT_H
+
+#include <linux/skbuff.h>
+#include <linux/types.h>
+
+struct net;
+struct quic_udp_sock;
+struct sock;
+
+/**
+ * struct quic_crypto_cb - handshake data waiting in the receive queue
+ * @level: its encryption level
+ * @consumed: bytes already read
+ */
+struct quic_crypto_cb {
+	u8	level;
+	u32	consumed;
+};
+
+#define QUIC_CRYPTO_CB(skb)	((struct quic_crypto_cb *)(skb)->cb)
+
+int quic_input_rcv(struct net *net, struct quic_udp_sock *us,
+		   struct sk_buff *skb);
+int quic_input_backlog_rcv(struct sock *sk, struct sk_buff *skb);
+void quic_input_accept_skb(struct sock *sk, struct sk_buff *skb);
+void quic_input_process_parked(struct sock *sk, u8 level);
+
+#endif /* __NET_QUIC_INPUT_H */
