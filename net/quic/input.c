@@ -529,6 +529,25 @@ void quic_input_process_parked(struct sock *sk, u8 level)
 	}
 }
 
+/* What the socket backlog may hold while a user owns the socket.
+ * sk_add_backlog() counts the receive buffer in too, and stream data
+ * received and not yet read is charged there (quic_conn_charge()): with
+ * rcvbuf alone as the limit, a receive queue beyond rcvbuf made every
+ * datagram that arrived while the user held the socket a drop, which the
+ * sender then took for a loss. So the backlog gets its own rcvbuf, plus
+ * the connection window: what flow control lets the peer have in flight.
+ */
+static u32 quic_in_backlog_limit(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	u64 limit = (u64)READ_ONCE(sk->sk_rcvbuf) +
+		    atomic_read(&sk->sk_rmem_alloc);
+
+	if (c->streams_ready)
+		limit += c->streams.recv.window;
+	return min_t(u64, limit, INT_MAX);
+}
+
 /* A datagram for a listener, socket locked. Consumes @skb. */
 static void quic_in_listen(struct sock *sk, struct sk_buff *skb)
 {
@@ -556,7 +575,8 @@ static void quic_in_listen(struct sock *sk, struct sk_buff *skb)
 				quic_in_conn(child, skb);
 			else
 				quic_in_drop(sk, skb, QUIC_MIB_DROP_NOCONN);
-		} else if (sk_add_backlog(child, skb, READ_ONCE(child->sk_rcvbuf))) {
+		} else if (sk_add_backlog(child, skb,
+					  quic_in_backlog_limit(child))) {
 			quic_in_drop(sk, skb, QUIC_MIB_DROP_BACKLOG);
 		}
 		bh_unlock_sock(child);
@@ -677,7 +697,7 @@ int quic_input_rcv(struct net *net, struct quic_udp_sock *us,
 	bh_lock_sock(sk);
 	if (!sock_owned_by_user(sk))
 		quic_in_sk(sk, skb);
-	else if (sk_add_backlog(sk, skb, READ_ONCE(sk->sk_rcvbuf)))
+	else if (sk_add_backlog(sk, skb, quic_in_backlog_limit(sk)))
 		quic_in_drop(sk, skb, QUIC_MIB_DROP_BACKLOG);
 	bh_unlock_sock(sk);
 	sock_put(sk);

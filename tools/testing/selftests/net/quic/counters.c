@@ -245,8 +245,8 @@ static void *held_send_main(void *p)
 }
 
 /* Junk for an established connection while its user holds the socket:
- * the backlog takes what its receive buffer allows, the rest is counted
- * as backlog drops; what the backlog took fails to decrypt once the
+ * the backlog takes what its receive buffer and the connection window
+ * allow, the rest is counted as backlog drops; what the backlog took fails to decrypt once the
  * socket is released. Nothing is counted "for no connection".
  */
 TEST_F(counters, backlog_full)
@@ -264,6 +264,8 @@ TEST_F(counters, backlog_full)
 	socklen_t len = sizeof(ss);
 	pthread_t th;
 
+	struct quic_transport_param tp = { .max_data = 8192 };
+
 	uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
 	if (uffd < 0)
 		SKIP(return, "userfaultfd: %s", strerror(errno));
@@ -271,7 +273,10 @@ TEST_F(counters, backlog_full)
 	ps = lo_sniffer();
 	ASSERT_LE(0, ps);
 
-	ASSERT_EQ(0, quic_pair_open(variant->family, PSK_FILE, NULL, &cfd,
+	/* The backlog holds rcvbuf plus the connection window: a small
+	 * window, so that the junk below overflows it.
+	 */
+	ASSERT_EQ(0, quic_pair_open(variant->family, PSK_FILE, &tp, &cfd,
 				    &sfd));
 	ASSERT_EQ(0, getsockname(sfd, (struct sockaddr *)&ss, &len));
 	/* A short-header packet of the client's carries the server's CID. */
