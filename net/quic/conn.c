@@ -5,13 +5,8 @@
  * The packet-number spaces with their keys, ACK ranges, sent packets and
  * CRYPTO streams; the installation of the TLS secrets and of the peer's
  * transport parameters; the loss and idle timeouts (their timers are in
- * timer.c); and the table that finds a connection from a received
- * packet.
- *
- * Connections are found through the per-namespace connection ID tables
- * of connid.c: our IDs with the fast hash, the client-chosen original
- * DCID with the keyed hash. Listeners sit on a plain list, searched by
- * port.
+ * timer.c); closing, draining and the replies to datagrams no connection
+ * takes. Finding the socket a datagram is for is lookup.c's.
  */
 
 #include <linux/jiffies.h>
@@ -19,6 +14,7 @@
 #include <linux/ratelimit.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <net/dst_cache.h>
 #include <net/sock.h>
 
 #include <net/quic/conn.h>
@@ -29,14 +25,12 @@
 #include <net/quic/hash.h>
 #include <net/quic/input.h>
 #include <net/quic/keyupdate.h>
+#include <net/quic/lookup.h>
 #include <net/quic/mib.h>
 #include <net/quic/output.h>
 #include <net/quic/protocol.h>
 #include <net/quic/packet.h>
 #include <net/quic/socket.h>
-
-static HLIST_HEAD(quic_listeners);
-static DEFINE_SPINLOCK(quic_conn_lock);
 
 /* CONNECTION_CLOSE answers in the closing state: one for the 1st, 2nd,
  * 4th, 8th... packet received, up to the 2^this-th.
@@ -44,6 +38,12 @@ static DEFINE_SPINLOCK(quic_conn_lock);
 #define QUIC_CONN_CLOSE_ANSWERS	8
 /* Version Negotiation packets and Stateless Resets per second. */
 #define QUIC_CONN_STATELESS_PER_SEC	100
+/* The backed-off PTO is at most the idle timeout over this, so that a
+ * path back from an outage sees a probe before the idle timeout ends.
+ */
+#define QUIC_CONN_PROBES_PER_IDLE	6
+/* ... and at most this without an idle timeout (TCP's RTO max is 120 s). */
+#define QUIC_CONN_PTO_MAX_US		(60ULL * USEC_PER_SEC)
 /* Longest Version Negotiation: two 255-byte IDs and three versions. */
 #define QUIC_CONN_VN_MAX	(7 + 2 * 255 + 3 * 4)
 /* Longest Stateless Reset we send (RFC 9000 10.3: 43 bytes hide it
@@ -74,6 +74,8 @@ void quic_conn_init(struct sock *sk)
 	INIT_HLIST_NODE(&c->listen_node);
 	quic_timer_init(sk);
 	quic_recovery_init(&c->rec, QUIC_INITIAL_RTT_US);
+	/* Without the cache (no memory), every datagram looks its route up. */
+	dst_cache_init(&c->dst_cache, GFP_KERNEL);
 	quic_cid_set_init(&c->src, QUIC_CID_LIMIT_MIN);
 	quic_cid_set_init(&c->dst, QUIC_CID_LIMIT_MAX);
 	quic_key_update_init(sk);
@@ -125,6 +127,15 @@ void quic_conn_discard_space(struct sock *sk, u8 level)
 		kfree(ch);
 	}
 	skb_queue_purge(&s->parked);
+}
+
+/**
+ * quic_conn_destroy() - release what the connection holds to the end
+ * @sk: the socket, from the proto's .destroy: nothing sends on it any more
+ */
+void quic_conn_destroy(struct sock *sk)
+{
+	dst_cache_destroy(&quic_sk(sk)->conn.dst_cache);
 }
 
 /**
@@ -223,22 +234,6 @@ static void quic_conn_sync_reset(struct sock *sk)
 }
 
 /**
- * quic_conn_listen_add() - make a listener findable by new Initials
- * @sk: the socket, bound
- */
-void quic_conn_listen_add(struct sock *sk)
-{
-	struct quic_conn *c = &quic_sk(sk)->conn;
-
-	spin_lock_bh(&quic_conn_lock);
-	if (!c->listening) {
-		hlist_add_head_rcu(&c->listen_node, &quic_listeners);
-		c->listening = 1;
-	}
-	spin_unlock_bh(&quic_conn_lock);
-}
-
-/**
  * quic_conn_listen_stop() - leave the listening state
  * @sk: the socket, locked, listening
  *
@@ -249,77 +244,11 @@ void quic_conn_listen_add(struct sock *sk)
  */
 void quic_conn_listen_stop(struct sock *sk)
 {
-	struct quic_conn *c = &quic_sk(sk)->conn;
-
 	lockdep_assert(lockdep_sock_is_held(sk));
-	spin_lock_bh(&quic_conn_lock);
-	if (c->listening) {
-		hlist_del_init_rcu(&c->listen_node);
-		c->listening = 0;
-	}
-	spin_unlock_bh(&quic_conn_lock);
+	quic_lookup_listen_del(sk);
 	quic_conn_requests_purge(sk);
 	inet_sk_set_state(sk, TCP_CLOSE);
 	sk->sk_state_change(sk);
-}
-
-/**
- * quic_conn_lookup() - find the connection a packet is for
- * @net: the namespace
- * @dcid: the packet's DCID
- * @len: its length
- * @peer: the sender, for the original-DCID match of a server
- *
- * Under RCU. Sockets are freed after a grace period (SOCK_RCU_FREE), so
- * an owner found in a table may be dereferenced before its reference is
- * taken.
- *
- * Return: the socket with a reference held, or NULL.
- */
-struct sock *quic_conn_lookup(struct net *net, const u8 *dcid, u32 len,
-			      const union quic_addr *peer)
-{
-	struct sock *sk = quic_cid_table_lookup(net, dcid, len);
-
-	if (!sk) {
-		sk = quic_odcid_table_lookup(net, dcid, len);
-		if (sk && memcmp(&quic_sk(sk)->conn.peer, peer, sizeof(*peer)))
-			sk = NULL;
-	}
-	if (sk && !refcount_inc_not_zero(&sk->sk_refcnt))
-		sk = NULL;
-	return sk;
-}
-
-/**
- * quic_conn_lookup_listener() - find the listener of a shared UDP socket
- * @net: the namespace
- * @us: the UDP socket the datagram arrived on
- * @port: its local port
- *
- * Under RCU. A listener on the same UDP socket wins over one that only
- * shares the port.
- *
- * Return: the socket with a reference held, or NULL.
- */
-struct sock *quic_conn_lookup_listener(struct net *net,
-				       const struct quic_udp_sock *us,
-				       __be16 port)
-{
-	struct sock *sk, *best = NULL;
-	struct quic_conn *c;
-
-	hlist_for_each_entry_rcu(c, &quic_listeners, listen_node) {
-		sk = quic_conn_sk(c);
-		if (!net_eq(sock_net(sk), net) || inet_sk(sk)->inet_sport != port)
-			continue;
-		best = sk;
-		if (quic_sk(sk)->udp == us)
-			break;
-	}
-	if (best && !refcount_inc_not_zero(&best->sk_refcnt))
-		best = NULL;
-	return best;
 }
 
 /* Our ID numbered 0, the SCID of our long headers, into the table. */
@@ -830,7 +759,8 @@ void quic_conn_closing_rcv(struct sock *sk, struct sk_buff *skb)
 		return;
 	copy = skb_copy(c->close_skb, GFP_ATOMIC);
 	if (copy)
-		quic_udp_xmit(quic_sk(sk)->udp, copy, &c->local, &c->peer, 0);
+		quic_udp_xmit(quic_sk(sk)->udp, copy, &c->local, &c->peer, 0,
+			      &c->dst_cache);
 }
 
 /* End of the closing or draining state. */
@@ -890,6 +820,9 @@ void quic_conn_idle_start(struct sock *sk)
 
 	c->idle_last = jiffies;
 	c->idle_sent = false;
+	/* Probes often enough that one follows a path back in time. */
+	c->rec.max_backoff = t ? jiffies_to_usecs(t) / QUIC_CONN_PROBES_PER_IDLE :
+				 QUIC_CONN_PTO_MAX_US;
 	if (t)
 		quic_timer_reset(sk, QUIC_TIMER_IDLE, jiffies + t);
 	else
@@ -1377,7 +1310,7 @@ static void quic_conn_send_raw(struct quic_udp_sock *us, const u8 *buf,
 	if (skb) {
 		skb_reserve(skb, QUIC_UDP_HEADROOM);
 		skb_put_data(skb, buf, len);
-		quic_udp_xmit(us, skb, local, peer, 0);
+		quic_udp_xmit(us, skb, local, peer, 0, NULL);
 	}
 	quic_udp_sock_put(us);
 }
@@ -1399,7 +1332,7 @@ static void quic_conn_send_vn(struct net *net, struct quic_udp_sock *us,
 
 	if (!quic_packet_initial_size_ok(skb->len))
 		return;
-	lsk = quic_conn_lookup_listener(net, us, local->v4.sin_port);
+	lsk = quic_lookup_listener(net, us, local->v4.sin_port);
 	if (!lsk)
 		return;
 	sock_put(lsk);

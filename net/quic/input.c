@@ -28,6 +28,7 @@
 #include <net/quic/frame.h>
 #include <net/quic/input.h>
 #include <net/quic/keyupdate.h>
+#include <net/quic/lookup.h>
 #include <net/quic/mib.h>
 #include <net/quic/output.h>
 #include <net/quic/packet.h>
@@ -195,8 +196,7 @@ static int quic_in_stream(struct sock *sk, const struct quic_frame *f)
 	case QUIC_FRAME_STREAMS_BLOCKED_BIDI:
 	case QUIC_FRAME_STREAMS_BLOCKED_UNI:
 		uni = f->type == QUIC_FRAME_STREAMS_BLOCKED_UNI;
-		if (t->kind[(c->is_server ? 0 : 1) |
-			    (uni ? QUIC_STREAM_TYPE_UNI_MASK : 0)].limit > f->value)
+		if (quic_stream_limit(t, true, uni) > f->value)
 			t->blocked_pending |= uni ? QUIC_STREAM_MAX_STREAMS_UNI :
 						    QUIC_STREAM_MAX_STREAMS_BIDI;
 		return 0;
@@ -567,7 +567,7 @@ static void quic_in_listen(struct sock *sk, struct sk_buff *skb)
 	}
 	quic_in_addrs(skb, &local, &peer);
 	/* accept() may have made the connection since the lookup. */
-	child = quic_conn_lookup(sock_net(sk), h.dcid, h.dcid_len, &peer);
+	child = quic_lookup_conn(sock_net(sk), h.dcid, h.dcid_len, &peer);
 	if (child) {
 		bh_lock_sock_nested(child);
 		if (!sock_owned_by_user(child)) {
@@ -686,9 +686,9 @@ int quic_input_rcv(struct net *net, struct quic_udp_sock *us,
 	}
 	memset(skb->cb, 0, sizeof(skb->cb));
 	QUIC_IN_CB(skb)->peer = peer;
-	sk = quic_conn_lookup(net, h.dcid, h.dcid_len, &peer);
+	sk = quic_lookup_conn(net, h.dcid, h.dcid_len, &peer);
 	if (!sk && h.type == QUIC_PACKET_INITIAL)
-		sk = quic_conn_lookup_listener(net, us, local.v4.sin_port);
+		sk = quic_lookup_listener(net, us, local.v4.sin_port);
 	if (!sk) {
 		quic_conn_unmatched(net, us, skb, &h, 0, &local, &peer);
 		kfree_skb(skb);

@@ -164,6 +164,25 @@ static u32 quic_out_msd(struct quic_conn *c, s64 id, u8 *p, u32 room)
 	return n > 0 ? n : 0;
 }
 
+struct quic_out_msd_walk {
+	struct quic_conn	*c;
+	u8			*buf;
+	u32			room;
+	u32			used;
+};
+
+/* MAX_STREAM_DATA for one more stream, while there is room. */
+static bool quic_out_msd_one(struct quic_stream *st, void *ctx)
+{
+	struct quic_out_msd_walk *w = ctx;
+
+	if (w->room - w->used < 32)
+		return false;
+	w->used += quic_out_msd(w->c, st->id, w->buf + w->used,
+				w->room - w->used);
+	return true;
+}
+
 /* Connection-level *_BLOCKED frames and the per-stream control frames
  * (RESET_STREAM, STOP_SENDING, STREAM_DATA_BLOCKED) due; the latter are
  * recorded in @rec so that an ACK or a PTO can account for them.
@@ -189,23 +208,19 @@ static u32 quic_out_stream_ctl(struct quic_conn *c, u8 *buf, u32 room,
 		if (bit & (QUIC_STREAM_MAX_STREAMS_BIDI |
 			   QUIC_STREAM_MAX_STREAMS_UNI)) {
 			bool uni = bit == QUIC_STREAM_MAX_STREAMS_UNI;
-			u8 type = (t->is_server ? 0 : 1) |
-				  (uni ? QUIC_STREAM_TYPE_UNI_MASK : 0);
 
 			f.type = uni ? QUIC_FRAME_MAX_STREAMS_UNI :
 				       QUIC_FRAME_MAX_STREAMS_BIDI;
-			f.value = t->kind[type].limit;
+			f.value = quic_stream_limit(t, true, uni);
 		} else if (bit == QUIC_STREAM_BLOCKED_CONN_DATA) {
 			f.type = QUIC_FRAME_DATA_BLOCKED;
 			f.value = t->send.max;
 		} else {
 			bool uni = bit == QUIC_STREAM_BLOCKED_CONN_UNI;
-			u8 type = t->is_server |
-				  (uni ? QUIC_STREAM_TYPE_UNI_MASK : 0);
 
 			f.type = uni ? QUIC_FRAME_STREAMS_BLOCKED_UNI :
 				       QUIC_FRAME_STREAMS_BLOCKED_BIDI;
-			f.value = t->kind[type].limit;
+			f.value = quic_stream_limit(t, false, uni);
 		}
 		n = quic_frame_encode(buf + used, room - used, &f);
 		if (n <= 0)
@@ -254,8 +269,7 @@ static u32 quic_out_stream_frames(struct sock *sk, u8 *buf, u32 room,
 	struct quic_stream_table *t = &c->streams;
 	struct quic_stream_out *ch;
 	struct quic_frame f = {};
-	struct quic_stream *st;
-	u32 used = 0, i, bkt;
+	u32 used = 0, i;
 	int n;
 
 	if (c->max_data_pending && room >= 16) {
@@ -270,17 +284,15 @@ static u32 quic_out_stream_frames(struct sock *sk, u8 *buf, u32 room,
 		}
 	}
 	if (c->msd_all) {
-		for (bkt = 0; bkt < (1U << t->bits); bkt++) {
-			hlist_for_each_entry(st, &t->buckets[bkt], node) {
-				if (room - used < 32)
-					goto msd_partial;
-				used += quic_out_msd(c, st->id, buf + used,
-						     room - used);
-			}
+		struct quic_out_msd_walk w = {
+			.c = c, .buf = buf, .room = room, .used = used,
+		};
+
+		if (quic_stream_walk(t, quic_out_msd_one, &w)) {
+			c->msd_all = false;
+			c->nr_msd = 0;
 		}
-		c->msd_all = false;
-		c->nr_msd = 0;
-msd_partial:
+		used = w.used;
 		rec->fc_update = true;
 		*eliciting = true;
 	}
@@ -627,7 +639,8 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 		kfree_skb(skb);
 		return err;
 	}
-	err = quic_udp_xmit(quic_sk(sk)->udp, skb, &c->local, &c->peer, 0);
+	err = quic_udp_xmit(quic_sk(sk)->udp, skb, &c->local, &c->peer, 0,
+			    &c->dst_cache);
 	return err ? err : 1;
 }
 
@@ -787,7 +800,8 @@ static void quic_out_close(struct sock *sk, struct quic_frame *f, gfp_t gfp)
 	}
 	skb_put(skb, n);
 	quic_conn_close_sent(sk, skb);
-	quic_udp_xmit(quic_sk(sk)->udp, skb, &c->local, &c->peer, 0);
+	quic_udp_xmit(quic_sk(sk)->udp, skb, &c->local, &c->peer, 0,
+		      &c->dst_cache);
 }
 
 /**

@@ -25,6 +25,7 @@ static int __net_init quic_net_init(struct net *net)
 {
 	quic_hash_key_init(&quic_net(net)->hash_key);
 	quic_udp_net_init(net);
+	quic_lookup_net_init(&quic_net(net)->lookup);
 	return quic_mib_net_init(net);
 }
 

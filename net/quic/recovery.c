@@ -140,6 +140,7 @@ void quic_recovery_init(struct quic_recovery *rec, u64 initial_rtt)
 {
 	quic_rtt_init(&rec->rtt, initial_rtt);
 	rec->pto_count = 0;
+	rec->max_backoff = 0;
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_recovery_init);
 
@@ -269,8 +270,7 @@ enum quic_rec_timer quic_recovery_deadline(const struct quic_recovery *rec,
 		if (!sp[i].sent || !quic_sent_eliciting_in_flight(sp[i].sent))
 			continue;
 		t = sp[i].sent->last_eliciting_time +
-		    quic_rtt_pto(&rec->rtt, sp[i].max_ack_delay,
-				 rec->pto_count);
+		    quic_recovery_pto(rec, sp[i].max_ack_delay);
 		if (*space < 0 || t < *deadline) {
 			*deadline = t;
 			*space = i;
@@ -279,6 +279,30 @@ enum quic_rec_timer quic_recovery_deadline(const struct quic_recovery *rec,
 	return *space >= 0 ? QUIC_REC_PTO : QUIC_REC_NONE;
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_recovery_deadline);
+
+/**
+ * quic_recovery_pto() - the probe timeout in force, backoff included
+ * @rec: the state
+ * @max_ack_delay: as for quic_rtt_pto()
+ *
+ * RFC 9002 6.2.1 doubles the PTO at each expiry. After a long outage
+ * that would leave the first probe to go out long after the path came
+ * back, past the idle timeout: the backoff stops at @rec->max_backoff
+ * (never below the PTO without backoff), so probes keep going at least
+ * that often.
+ *
+ * Return: the timeout.
+ */
+u64 quic_recovery_pto(const struct quic_recovery *rec, u64 max_ack_delay)
+{
+	u64 pto = quic_rtt_pto(&rec->rtt, max_ack_delay, rec->pto_count);
+
+	if (rec->pto_count && rec->max_backoff && pto > rec->max_backoff)
+		pto = max(rec->max_backoff,
+			  quic_rtt_pto(&rec->rtt, max_ack_delay, 0));
+	return pto;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_recovery_pto);
 
 /**
  * quic_recovery_on_pto() - a PTO expired: back off

@@ -31,6 +31,7 @@
 #include <net/quic/export.h>
 #include <net/quic/input.h>
 #include <net/quic/keyupdate.h>
+#include <net/quic/lookup.h>
 #include <net/quic/output.h>
 #include <net/quic/socket.h>
 #include <net/quic/udp.h>
@@ -38,9 +39,6 @@
 /* inet6_sk_generic() finds the IPv6 state at the end of the object. */
 static_assert(offsetof(struct quic6_sock, inet6) + sizeof(struct ipv6_pinfo) ==
 	      sizeof(struct quic6_sock));
-
-/* setsockopt() rejects larger arguments of SOL_QUIC options. */
-#define QUIC_SOCKOPT_MAX_LEN	4096
 
 static int quic_addr_from_user(const struct sock *sk,
 			       const struct sockaddr *uaddr, int len,
@@ -288,11 +286,6 @@ int quic_sock_autobind(struct sock *sk, int family)
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_sock_autobind);
 
-static bool quic_is_conn(const struct sock *sk)
-{
-	return sk->sk_state == TCP_SYN_RECV || sk->sk_state == TCP_ESTABLISHED;
-}
-
 static int quic_addr_to_user(const struct sock *sk, const union quic_addr *a,
 			     struct sockaddr *uaddr)
 {
@@ -465,7 +458,7 @@ static int quic_listen(struct socket *sock, int backlog)
 	WRITE_ONCE(sk->sk_shutdown, 0);	/* after a shutdown() of a listener */
 	WRITE_ONCE(sk->sk_max_ack_backlog, backlog);
 	inet_sk_set_state(sk, TCP_LISTEN);
-	quic_conn_listen_add(sk);
+	quic_lookup_listen_add(sk);
 out:
 	release_sock(sk);
 	return err;
@@ -635,12 +628,8 @@ static int quic_shutdown(struct socket *sock, int how)
 	return quic_conn_shutdown(sock->sk, how);
 }
 
-#define QUIC_STREAM_FLAGS	(MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_FIN | \
-				 MSG_QUIC_STREAM_UNI | MSG_QUIC_STREAM_DONTWAIT | \
-				 MSG_QUIC_STREAM_SNDBLOCK)
-
 /* Room to queue on @st: flow-control credit and send buffer. */
-static u64 quic_stream_room(struct sock *sk, struct quic_stream *st)
+static u64 quic_sock_stream_room(struct sock *sk, struct quic_stream *st)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
@@ -668,7 +657,7 @@ static void quic_sock_wait(struct sock *sk, long *timeo)
  * and freed while the socket was released. *@st is NULL once the stream
  * cannot send.
  */
-static u64 quic_stream_room_id(struct sock *sk, s64 id, struct quic_stream **st)
+static u64 quic_sock_stream_room_id(struct sock *sk, s64 id, struct quic_stream **st)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
@@ -676,7 +665,7 @@ static u64 quic_stream_room_id(struct sock *sk, s64 id, struct quic_stream **st)
 	if (*st && (*st)->send_state != QUIC_STREAM_SEND_STATE_READY &&
 	    (*st)->send_state != QUIC_STREAM_SEND_STATE_SEND)
 		*st = NULL;
-	return *st ? quic_stream_room(sk, *st) : 0;
+	return *st ? quic_sock_stream_room(sk, *st) : 0;
 }
 
 /* Stream data (socket-api.md 5.2). A sender short of flow-control credit
@@ -684,9 +673,9 @@ static u64 quic_stream_room_id(struct sock *sk, s64 id, struct quic_stream **st)
  * STREAMS_BLOCKED. MSG_MORE corking is not done yet; datagrams give
  * EOPNOTSUPP.
  */
-static int quic_stream_sendmsg(struct sock *sk, struct msghdr *msg,
-			       size_t len, struct quic_stream_info *info,
-			       bool has_info)
+static int quic_sock_stream_sendmsg(struct sock *sk, struct msghdr *msg,
+				    size_t len, struct quic_stream_info *info,
+				    bool has_info)
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 	struct quic_conn *c = &quic_sk(sk)->conn;
@@ -751,7 +740,7 @@ static int quic_stream_sendmsg(struct sock *sk, struct msghdr *msg,
 	if (created)
 		c->active_sid = id;
 	do {
-		n = min_t(u64, len - done, quic_stream_room_id(sk, id, &st));
+		n = min_t(u64, len - done, quic_sock_stream_room_id(sk, id, &st));
 		if (!st) {
 			err = -EINVAL;	/* reset meanwhile */
 			goto partial;
@@ -836,7 +825,7 @@ static int quic_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 			sinfo.stream_flags = msg->msg_flags & QUIC_STREAM_FLAGS;
 		if (len > INT_MAX)
 			return -EMSGSIZE;
-		return quic_stream_sendmsg(sk, msg, len, &sinfo, has_sinfo);
+		return quic_sock_stream_sendmsg(sk, msg, len, &sinfo, has_sinfo);
 	}
 
 	lock_sock(sk);
@@ -866,7 +855,7 @@ out:
 }
 
 /* A stream with something to read, or NULL; clears stream_rx if none. */
-static struct quic_stream *quic_stream_next_readable(struct sock *sk)
+static struct quic_stream *quic_sock_next_readable(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_stream *st;
@@ -883,8 +872,8 @@ static struct quic_stream *quic_stream_next_readable(struct sock *sk)
  * window updates reading made due. MSG_PEEK is not supported on stream
  * data yet.
  */
-static int quic_stream_recvmsg(struct sock *sk, struct msghdr *msg,
-			       struct quic_stream *st, int flags)
+static int quic_sock_stream_recvmsg(struct sock *sk, struct msghdr *msg,
+				    struct quic_stream *st, int flags)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_stream_info info = {};
@@ -899,7 +888,7 @@ static int quic_stream_recvmsg(struct sock *sk, struct msghdr *msg,
 	if (n == -ECONNRESET) {
 		/* The reset was reported; the stream may be done now. */
 		quic_stream_release(&c->streams, st);
-		quic_stream_next_readable(sk);
+		quic_sock_next_readable(sk);
 		quic_output_flush(sk, GFP_KERNEL);
 	}
 	if (n < 0)
@@ -915,7 +904,7 @@ static int quic_stream_recvmsg(struct sock *sk, struct msghdr *msg,
 		quic_output_msd(sk, st->id);
 	if (fin)
 		quic_stream_release(&c->streams, st);
-	quic_stream_next_readable(sk);
+	quic_sock_next_readable(sk);
 	if (c->max_data_pending || c->nr_msd || c->msd_all)
 		quic_output_flush(sk, GFP_KERNEL);
 	return n;
@@ -945,9 +934,9 @@ static int quic_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		err = quic_event_recvmsg(sk, msg, len, flags);
 		if (err != -EAGAIN)
 			goto out;
-		st = quic_stream_next_readable(sk);
+		st = quic_sock_next_readable(sk);
 		if (st) {
-			err = quic_stream_recvmsg(sk, msg, st, flags);
+			err = quic_sock_stream_recvmsg(sk, msg, st, flags);
 			goto out;
 		}
 		err = -ENOTCONN;
@@ -1029,285 +1018,11 @@ int quic_ioctl_value(struct sock *sk, int cmd, int *karg)
 	return 0;
 }
 
-/* The stream that QUIC_SOCKOPT_STREAM_RESET (@send) or
- * QUIC_SOCKOPT_STREAM_STOP_SENDING names (socket-api.md 5.6).
- */
-static struct quic_stream *quic_sock_stream_get(struct sock *sk, s64 id,
-						bool send)
-{
-	struct quic_stream_table *t = &quic_sk(sk)->conn.streams;
-	struct quic_stream *st;
-
-	if (id < 0 || id > QUIC_STREAM_MAX_OFFSET ||
-	    (send ? !quic_stream_id_send(t, id) : !quic_stream_id_recv(t, id)))
-		return ERR_PTR(-EINVAL);
-	st = quic_stream_find(t, id);
-	if (st)
-		return st;
-	if ((u64)id >> 2 < t->kind[id & QUIC_STREAM_TYPE_MASK].next)
-		return ERR_PTR(-ENOSTR);
-	return ERR_PTR(-EINVAL);
-}
-
-/* QUIC_SOCKOPT_STREAM_RESET and QUIC_SOCKOPT_STREAM_STOP_SENDING. */
-static int quic_sock_stream_ctl(struct sock *sk, int optname,
-				const struct quic_errinfo *ei)
-{
-	bool reset = optname == QUIC_SOCKOPT_STREAM_RESET;
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_stream *st;
-	int err;
-
-	if (sk->sk_state != TCP_ESTABLISHED || !c->streams_ready)
-		return -EINVAL;
-	st = quic_sock_stream_get(sk, ei->stream_id, reset);
-	if (IS_ERR(st))
-		return PTR_ERR(st);
-	if (reset) {
-		err = quic_stream_app_reset(&c->streams, st, ei->errcode);
-		if (!err) {
-			if (c->active_sid == st->id)
-				c->active_sid = -1;
-			quic_output_stream_drop(sk, st->id);
-		}
-	} else {
-		err = quic_stream_app_stop_sending(&c->streams, st,
-						   ei->errcode);
-	}
-	if (!err)
-		quic_output_flush(sk, GFP_KERNEL);
-	return err;
-}
-
-/* QUIC_SOCKOPT_STREAM_OPEN: open a stream as sendmsg() with
- * MSG_QUIC_STREAM_NEW would, waiting for stream credit unless
- * MSG_QUIC_STREAM_DONTWAIT.
- */
-static int quic_sock_stream_open(struct sock *sk, struct quic_stream_info *si)
-{
-	DEFINE_WAIT_FUNC(wait, woken_wake_function);
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	bool uni = si->stream_flags & MSG_QUIC_STREAM_UNI;
-	long timeo = sock_sndtimeo(sk, false);
-	struct quic_stream *st;
-	bool created;
-	int err;
-
-	for (;;) {
-		if (!quic_is_conn(sk))
-			return -EPIPE;
-		if (sk->sk_state != TCP_ESTABLISHED || !c->streams_ready)
-			return -EINVAL;
-		created = si->stream_id == -1 ||
-			  !quic_stream_find(&c->streams, si->stream_id);
-		st = quic_stream_send_get(&c->streams, si->stream_id, uni, true);
-		if (!IS_ERR(st))
-			break;
-		err = PTR_ERR(st);
-		if (err != -EAGAIN)
-			return err;
-		quic_stream_open_blocked(&c->streams, uni);
-		quic_output_flush(sk, GFP_KERNEL);
-		if ((si->stream_flags & MSG_QUIC_STREAM_DONTWAIT) || !timeo)
-			return -EAGAIN;
-		if (signal_pending(current))
-			return sock_intr_errno(timeo);
-		add_wait_queue(sk_sleep(sk), &wait);
-		sk_wait_event(sk, &timeo, sk->sk_state != TCP_ESTABLISHED ||
-			      quic_stream_open_allowed(&c->streams,
-						       si->stream_id, uni),
-			      &wait);
-		remove_wait_queue(sk_sleep(sk), &wait);
-	}
-	si->stream_id = st->id;
-	if (created)
-		c->active_sid = st->id;
-	return 0;
-}
-
-/* QUIC_SOCKOPT_CONNECTION_ID (socket-api.md 5.10). */
-static int quic_sock_set_cid(struct sock *sk, sockptr_t optval,
-			     unsigned int optlen)
-{
-	struct quic_connection_id_info info;
-	int err;
-
-	if (optlen < sizeof(info))
-		return -EINVAL;
-	if (copy_from_sockptr(&info, optval, sizeof(info)))
-		return -EFAULT;
-	lock_sock(sk);
-	err = quic_conn_set_cid(sk, &info);
-	release_sock(sk);
-	return err;
-}
-
-static int quic_sock_get_cid(struct sock *sk, char __user *optval,
-			     int __user *optlen, int len)
-{
-	struct quic_connection_id_info info;
-	int err;
-
-	if (len < (int)sizeof(info))
-		return -EINVAL;
-	if (copy_from_user(&info, optval, sizeof(info)))
-		return -EFAULT;
-	lock_sock(sk);
-	err = quic_conn_get_cid(sk, &info);
-	release_sock(sk);
-	if (err)
-		return err;
-	len = sizeof(info);
-	if (put_user(len, optlen) || copy_to_user(optval, &info, len))
-		return -EFAULT;
-	return 0;
-}
-
-/* The SOL_QUIC options of the handshake. STAND-IN for TOKEN: sockopt.c
- * owns it; here only the role probe of socket-api.md 7.1 (an empty
- * token on a client connection, failure elsewhere).
- */
-static int quic_conn_setsockopt(struct sock *sk, int optname,
-				sockptr_t optval, unsigned int optlen)
-{
-	struct quic_crypto_secret secret;
-	struct quic_errinfo ei = {};
-	u8 *buf;
-	int err;
-
-	switch (optname) {
-	case QUIC_SOCKOPT_STREAM_RESET:
-	case QUIC_SOCKOPT_STREAM_STOP_SENDING:
-		if (copy_from_sockptr(&ei, optval, min_t(unsigned int, optlen,
-							 sizeof(ei))))
-			return -EFAULT;
-		lock_sock(sk);
-		err = quic_sock_stream_ctl(sk, optname, &ei);
-		release_sock(sk);
-		return err;
-	case QUIC_SOCKOPT_CONNECTION_ID:
-		return quic_sock_set_cid(sk, optval, optlen);
-	case QUIC_SOCKOPT_KEY_UPDATE:
-		lock_sock(sk);
-		err = quic_key_update_local(sk);
-		if (!err)
-			quic_output_flush(sk, GFP_KERNEL);
-		release_sock(sk);
-		return err;
-	case QUIC_SOCKOPT_CRYPTO_SECRET:
-		if (optlen < sizeof(secret))
-			return -EINVAL;
-		if (copy_from_sockptr(&secret, optval, sizeof(secret)))
-			return -EFAULT;
-		lock_sock(sk);
-		err = quic_conn_set_secret(sk, &secret);
-		release_sock(sk);
-		memzero_explicit(&secret, sizeof(secret));
-		return err;
-	case QUIC_SOCKOPT_TRANSPORT_PARAM_EXT:
-		if (optlen > 512)
-			return -EINVAL;
-		buf = memdup_sockptr(optval, optlen);
-		if (IS_ERR(buf))
-			return PTR_ERR(buf);
-		lock_sock(sk);
-		err = quic_conn_set_peer_tp(sk, buf, optlen);
-		release_sock(sk);
-		kfree(buf);
-		return err;
-	}
-	return -EOPNOTSUPP;
-}
-
-static int quic_conn_getsockopt(struct sock *sk, int optname,
-				char __user *optval, int __user *optlen,
-				int len)
-{
-	struct quic_stream_info si = {};
-	u8 *buf;
-	int err;
-
-	switch (optname) {
-	case QUIC_SOCKOPT_STREAM_OPEN:
-		len = min_t(int, len, sizeof(si));
-		if (copy_from_user(&si, optval, len))
-			return -EFAULT;
-		if (si.stream_flags & ~QUIC_STREAM_FLAGS)
-			return -EINVAL;
-		lock_sock(sk);
-		err = quic_sock_stream_open(sk, &si);
-		release_sock(sk);
-		if (err)
-			return err;
-		if (put_user(len, optlen) || copy_to_user(optval, &si, len))
-			return -EFAULT;
-		return 0;
-	case QUIC_SOCKOPT_CONNECTION_ID:
-		return quic_sock_get_cid(sk, optval, optlen, len);
-	case QUIC_SOCKOPT_TRANSPORT_PARAM_EXT:
-		len = min_t(int, len, QUIC_SOCKOPT_MAX_LEN);
-		buf = kzalloc(len ? len : 1, GFP_KERNEL);
-		if (!buf)
-			return -ENOMEM;
-		lock_sock(sk);
-		err = quic_conn_get_local_tp(sk, buf, len);
-		release_sock(sk);
-		if (err >= 0) {
-			len = err;
-			err = 0;
-			if (put_user(len, optlen) || copy_to_user(optval, buf, len))
-				err = -EFAULT;
-		}
-		kfree(buf);
-		return err;
-	}
-	return -EOPNOTSUPP;
-}
-
-#define QUIC_OPT_SET	BIT(0)
-#define QUIC_OPT_GET	BIT(1)
-
-/* The directions each SOL_QUIC option exists in. */
-static const u8 quic_sockopt_dirs[] = {
-	[QUIC_SOCKOPT_EVENT]			= QUIC_OPT_SET | QUIC_OPT_GET,
-	[QUIC_SOCKOPT_STREAM_OPEN]		= QUIC_OPT_GET,
-	[QUIC_SOCKOPT_STREAM_RESET]		= QUIC_OPT_SET,
-	[QUIC_SOCKOPT_STREAM_STOP_SENDING]	= QUIC_OPT_SET,
-	[QUIC_SOCKOPT_CONNECTION_ID]		= QUIC_OPT_SET | QUIC_OPT_GET,
-	[QUIC_SOCKOPT_CONNECTION_CLOSE]		= QUIC_OPT_SET | QUIC_OPT_GET,
-	[QUIC_SOCKOPT_CONNECTION_MIGRATION]	= QUIC_OPT_SET,
-	[QUIC_SOCKOPT_KEY_UPDATE]		= QUIC_OPT_SET,
-	[QUIC_SOCKOPT_TRANSPORT_PARAM]		= QUIC_OPT_SET | QUIC_OPT_GET,
-	[QUIC_SOCKOPT_CONFIG]			= QUIC_OPT_SET | QUIC_OPT_GET,
-	[QUIC_SOCKOPT_TOKEN]			= QUIC_OPT_SET | QUIC_OPT_GET,
-	[QUIC_SOCKOPT_ALPN]			= QUIC_OPT_SET | QUIC_OPT_GET,
-	[QUIC_SOCKOPT_SESSION_TICKET]		= QUIC_OPT_SET | QUIC_OPT_GET,
-	[QUIC_SOCKOPT_CRYPTO_SECRET]		= QUIC_OPT_SET,
-	[QUIC_SOCKOPT_TRANSPORT_PARAM_EXT]	= QUIC_OPT_SET | QUIC_OPT_GET,
-};
-
-static bool quic_sockopt_exists(int optname, u8 dir)
-{
-	if (optname < 0 || optname >= (int)ARRAY_SIZE(quic_sockopt_dirs))
-		return false;
-	return quic_sockopt_dirs[optname] & dir;
-}
-
 static int quic_setsockopt(struct sock *sk, int level, int optname,
 			   sockptr_t optval, unsigned int optlen)
 {
-	int err;
-
-	if (level == SOL_QUIC) {
-		if (!quic_sockopt_exists(optname, QUIC_OPT_SET))
-			return -ENOPROTOOPT;
-		if (optlen > QUIC_SOCKOPT_MAX_LEN)
-			return -EINVAL;
-		err = quic_sockopt_set(sk, optname, optval, optlen);
-		if (err != -ENOPROTOOPT)
-			return err;
-		return quic_conn_setsockopt(sk, optname, optval, optlen);
-	}
+	if (level == SOL_QUIC)
+		return quic_sockopt_set(sk, optname, optval, optlen);
 
 	if (sk->sk_family == AF_INET6 && level == SOL_IPV6) {
 		/* ipv6_setsockopt() refuses this once inet_num is set,
@@ -1323,22 +1038,8 @@ static int quic_setsockopt(struct sock *sk, int level, int optname,
 static int quic_getsockopt(struct sock *sk, int level, int optname,
 			   char __user *optval, int __user *optlen)
 {
-	int len;
-
-	if (level == SOL_QUIC) {
-		if (!quic_sockopt_exists(optname, QUIC_OPT_GET))
-			return -ENOPROTOOPT;
-		if (get_user(len, optlen))
-			return -EFAULT;
-		if (len < 0)
-			return -EINVAL;
-		len = quic_sockopt_get(sk, optname, optval, optlen);
-		if (len != -ENOPROTOOPT)
-			return len;
-		if (get_user(len, optlen))
-			return -EFAULT;
-		return quic_conn_getsockopt(sk, optname, optval, optlen, len);
-	}
+	if (level == SOL_QUIC)
+		return quic_sockopt_get(sk, optname, optval, optlen);
 
 	if (sk->sk_family == AF_INET6 && level == SOL_IPV6)
 		return ipv6_getsockopt(sk, level, optname, optval, optlen);
@@ -1384,6 +1085,7 @@ static void quic_destroy_sock(struct sock *sk)
 		qs->udp = NULL;
 	}
 	quic_sock_opts_free(&qs->opts);
+	quic_conn_destroy(sk);
 	sock_prot_inuse_add(sock_net(sk), sk->sk_prot, -1);
 }
 

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * QUIC: the connection-independent SOL_QUIC socket options.
+ * QUIC: the SOL_QUIC socket options, every one of them.
  *
  * EVENT, CONFIG, TRANSPORT_PARAM, ALPN, CONNECTION_CLOSE, the client side
- * of TOKEN, SESSION_TICKET storage and the TRANSPORT_PARAM_EXT get only
- * read and write the settings kept in struct quic_sock_opts. Options and
- * cases that need the connection engine return -ENOPROTOOPT so that the
- * caller (socket.c) can hand them on. Rules follow socket-api.md,
- * sections 5.5, 5.7, 5.9 and 6: struct arguments are copied as
- * min(optlen, sizeof) with missing bytes read as zero, struct results are
- * truncated to min(*optlen, sizeof), and byte strings fail with EINVAL
- * when the user's buffer is too small.
+ * of TOKEN and SESSION_TICKET storage read and write the settings kept in
+ * struct quic_sock_opts; the others act on the connection (streams,
+ * connection IDs, key update, the handshake's secrets and transport
+ * parameters). One dispatch per direction takes the socket lock once.
+ * Rules follow socket-api.md, sections 5.5 to 5.10, 6 and 7: struct
+ * arguments are copied as min(optlen, sizeof) with missing bytes read as
+ * zero, struct results are truncated to min(*optlen, sizeof), and byte
+ * strings fail with EINVAL when the user's buffer is too small.
  */
 
 #include <linux/errno.h>
@@ -21,8 +21,12 @@
 #include <net/sock.h>
 #include <net/tcp_states.h>
 
+#include <net/quic/conn.h>
+#include <net/quic/keyupdate.h>
+#include <net/quic/output.h>
 #include <net/quic/socket.h>
 #include <net/quic/sockopt.h>
+#include <net/quic/stream.h>
 
 /* Default initial RTT estimate, in microseconds (socket-api.md, 2.7). */
 #define QUIC_CONFIG_DEF_INITIAL_RTT_US		333000
@@ -32,6 +36,8 @@
 #define QUIC_CONFIG_MIN_PLPMTUD_US		5000000
 #define QUIC_CONFIG_MAX_PLPMTUD_US		(U32_MAX / 30)
 #define QUIC_CONFIG_MIN_KEEPALIVE_US		1500000
+/* Largest TRANSPORT_PARAM_EXT a handshake hands over. */
+#define QUIC_TP_EXT_MAX_LEN			512
 
 /**
  * quic_sock_opts_init - set the options of a fresh socket
@@ -385,7 +391,7 @@ static int quic_set_token(struct sock *sk, struct quic_sock_opts *o,
 		/* Sending a NEW_TOKEN is the connection engine's. */
 		if (sk->sk_state != TCP_ESTABLISHED)
 			return -EINVAL;
-		return -ENOPROTOOPT;
+		return -EOPNOTSUPP;
 	}
 	if (!optlen || optlen > QUIC_TOKEN_MAX_LEN)
 		return -EINVAL;
@@ -431,25 +437,267 @@ static int quic_get_ticket(struct sock *sk, struct quic_sock_opts *o,
 	if (quic_sock_opts_is_server(sk)) {
 		if (sk->sk_state == TCP_LISTEN || sk->sk_state == TCP_CLOSE)
 			return -EPIPE;
-		/* Deriving the ticket key is the connection engine's. */
+		/* NewSessionTicket from the server: not built yet. */
 		if (!o->ticket)
-			return -ENOPROTOOPT;
+			return -EOPNOTSUPP;
 	}
 	return quic_opt_put_bytes(o->ticket, o->ticket_len, o->ticket_len,
 				  optval, optlen, len);
 }
 
+/* The options below act on the connection. */
+
+/* The stream that QUIC_SOCKOPT_STREAM_RESET (@send) or
+ * QUIC_SOCKOPT_STREAM_STOP_SENDING names (socket-api.md 5.6).
+ */
+static struct quic_stream *quic_sockopt_stream_get(struct sock *sk, s64 id,
+						   bool send)
+{
+	struct quic_stream_table *t = &quic_sk(sk)->conn.streams;
+	struct quic_stream *st;
+
+	if (id < 0 || id > QUIC_STREAM_MAX_OFFSET ||
+	    (send ? !quic_stream_id_send(t, id) : !quic_stream_id_recv(t, id)))
+		return ERR_PTR(-EINVAL);
+	st = quic_stream_find(t, id);
+	if (st)
+		return st;
+	if (quic_stream_id_used(t, id))
+		return ERR_PTR(-ENOSTR);
+	return ERR_PTR(-EINVAL);
+}
+
+/* QUIC_SOCKOPT_STREAM_RESET and QUIC_SOCKOPT_STREAM_STOP_SENDING. */
+static int quic_set_stream_ctl(struct sock *sk, int optname,
+			       sockptr_t optval, unsigned int optlen)
+{
+	bool reset = optname == QUIC_SOCKOPT_STREAM_RESET;
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_errinfo info = {}, *ei = &info;
+	struct quic_stream *st;
+	int err;
+
+	if (quic_opt_copy_in(&info, sizeof(info), optval, optlen))
+		return -EFAULT;
+	if (sk->sk_state != TCP_ESTABLISHED || !c->streams_ready)
+		return -EINVAL;
+	st = quic_sockopt_stream_get(sk, ei->stream_id, reset);
+	if (IS_ERR(st))
+		return PTR_ERR(st);
+	if (reset) {
+		err = quic_stream_app_reset(&c->streams, st, ei->errcode);
+		if (!err) {
+			if (c->active_sid == st->id)
+				c->active_sid = -1;
+			quic_output_stream_drop(sk, st->id);
+		}
+	} else {
+		err = quic_stream_app_stop_sending(&c->streams, st,
+						   ei->errcode);
+	}
+	if (!err)
+		quic_output_flush(sk, GFP_KERNEL);
+	return err;
+}
+
+/* QUIC_SOCKOPT_STREAM_OPEN: open a stream as sendmsg() with
+ * MSG_QUIC_STREAM_NEW would, waiting for stream credit unless
+ * MSG_QUIC_STREAM_DONTWAIT.
+ */
+static int quic_stream_open_wait(struct sock *sk, struct quic_stream_info *si)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	bool uni = si->stream_flags & MSG_QUIC_STREAM_UNI;
+	long timeo = sock_sndtimeo(sk, false);
+	struct quic_stream *st;
+	bool created;
+	int err;
+
+	for (;;) {
+		if (!quic_is_conn(sk))
+			return -EPIPE;
+		if (sk->sk_state != TCP_ESTABLISHED || !c->streams_ready)
+			return -EINVAL;
+		created = si->stream_id == -1 ||
+			  !quic_stream_find(&c->streams, si->stream_id);
+		st = quic_stream_send_get(&c->streams, si->stream_id, uni, true);
+		if (!IS_ERR(st))
+			break;
+		err = PTR_ERR(st);
+		if (err != -EAGAIN)
+			return err;
+		quic_stream_open_blocked(&c->streams, uni);
+		quic_output_flush(sk, GFP_KERNEL);
+		if ((si->stream_flags & MSG_QUIC_STREAM_DONTWAIT) || !timeo)
+			return -EAGAIN;
+		if (signal_pending(current))
+			return sock_intr_errno(timeo);
+		add_wait_queue(sk_sleep(sk), &wait);
+		sk_wait_event(sk, &timeo, sk->sk_state != TCP_ESTABLISHED ||
+			      quic_stream_open_allowed(&c->streams,
+						       si->stream_id, uni),
+			      &wait);
+		remove_wait_queue(sk_sleep(sk), &wait);
+	}
+	si->stream_id = st->id;
+	if (created)
+		c->active_sid = st->id;
+	return 0;
+}
+
+static int quic_get_stream_open(struct sock *sk, char __user *optval,
+				int __user *optlen, int len)
+{
+	struct quic_stream_info si = {};
+	int err;
+
+	len = min_t(int, len, sizeof(si));
+	if (copy_from_user(&si, optval, len))
+		return -EFAULT;
+	if (si.stream_flags & ~QUIC_STREAM_FLAGS)
+		return -EINVAL;
+	err = quic_stream_open_wait(sk, &si);
+	if (err)
+		return err;
+	return quic_opt_put_struct(&si, sizeof(si), optval, optlen, len);
+}
+
+/* QUIC_SOCKOPT_CONNECTION_ID (socket-api.md 5.10). */
+static int quic_set_cid(struct sock *sk, sockptr_t optval,
+			unsigned int optlen)
+{
+	struct quic_connection_id_info info;
+
+	if (optlen < sizeof(info))
+		return -EINVAL;
+	if (copy_from_sockptr(&info, optval, sizeof(info)))
+		return -EFAULT;
+	return quic_conn_set_cid(sk, &info);
+}
+
+static int quic_get_cid(struct sock *sk, char __user *optval,
+			int __user *optlen, int len)
+{
+	struct quic_connection_id_info info;
+	int err;
+
+	if (len < (int)sizeof(info))
+		return -EINVAL;
+	if (copy_from_user(&info, optval, sizeof(info)))
+		return -EFAULT;
+	err = quic_conn_get_cid(sk, &info);
+	if (err)
+		return err;
+	return quic_opt_put_struct(&info, sizeof(info), optval, optlen,
+				   sizeof(info));
+}
+
+static int quic_set_key_update(struct sock *sk)
+{
+	int err = quic_key_update_local(sk);
+
+	if (!err)
+		quic_output_flush(sk, GFP_KERNEL);
+	return err;
+}
+
+static int quic_set_secret(struct sock *sk, sockptr_t optval,
+			   unsigned int optlen)
+{
+	struct quic_crypto_secret secret;
+	int err;
+
+	if (optlen < sizeof(secret))
+		return -EINVAL;
+	if (copy_from_sockptr(&secret, optval, sizeof(secret)))
+		return -EFAULT;
+	err = quic_conn_set_secret(sk, &secret);
+	memzero_explicit(&secret, sizeof(secret));
+	return err;
+}
+
+/* TRANSPORT_PARAM_EXT: the handshake hands over the peer's transport
+ * parameters (set) and takes ours, with the CIDs conn.c knows (get).
+ */
+static int quic_set_tp_ext(struct sock *sk, sockptr_t optval,
+			   unsigned int optlen)
+{
+	u8 *buf;
+	int err;
+
+	if (optlen > QUIC_TP_EXT_MAX_LEN)
+		return -EINVAL;
+	buf = memdup_sockptr(optval, optlen);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	err = quic_conn_set_peer_tp(sk, buf, optlen);
+	kfree(buf);
+	return err;
+}
+
+static int quic_get_tp_ext(struct sock *sk, char __user *optval,
+			   int __user *optlen, int len)
+{
+	u8 *buf;
+	int err;
+
+	len = min_t(int, len, QUIC_SOCKOPT_MAX_LEN);
+	buf = kzalloc(len ? len : 1, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	err = quic_conn_get_local_tp(sk, buf, len);
+	if (err >= 0) {
+		len = err;
+		err = 0;
+		if (put_user(len, optlen) || copy_to_user(optval, buf, len))
+			err = -EFAULT;
+	}
+	kfree(buf);
+	return err;
+}
+
+#define QUIC_OPT_SET	BIT(0)
+#define QUIC_OPT_GET	BIT(1)
+
+/* The directions each SOL_QUIC option exists in. */
+static const u8 quic_sockopt_dirs[] = {
+	[QUIC_SOCKOPT_EVENT]			= QUIC_OPT_SET | QUIC_OPT_GET,
+	[QUIC_SOCKOPT_STREAM_OPEN]		= QUIC_OPT_GET,
+	[QUIC_SOCKOPT_STREAM_RESET]		= QUIC_OPT_SET,
+	[QUIC_SOCKOPT_STREAM_STOP_SENDING]	= QUIC_OPT_SET,
+	[QUIC_SOCKOPT_CONNECTION_ID]		= QUIC_OPT_SET | QUIC_OPT_GET,
+	[QUIC_SOCKOPT_CONNECTION_CLOSE]		= QUIC_OPT_SET | QUIC_OPT_GET,
+	[QUIC_SOCKOPT_CONNECTION_MIGRATION]	= QUIC_OPT_SET,
+	[QUIC_SOCKOPT_KEY_UPDATE]		= QUIC_OPT_SET,
+	[QUIC_SOCKOPT_TRANSPORT_PARAM]		= QUIC_OPT_SET | QUIC_OPT_GET,
+	[QUIC_SOCKOPT_CONFIG]			= QUIC_OPT_SET | QUIC_OPT_GET,
+	[QUIC_SOCKOPT_TOKEN]			= QUIC_OPT_SET | QUIC_OPT_GET,
+	[QUIC_SOCKOPT_ALPN]			= QUIC_OPT_SET | QUIC_OPT_GET,
+	[QUIC_SOCKOPT_SESSION_TICKET]		= QUIC_OPT_SET | QUIC_OPT_GET,
+	[QUIC_SOCKOPT_CRYPTO_SECRET]		= QUIC_OPT_SET,
+	[QUIC_SOCKOPT_TRANSPORT_PARAM_EXT]	= QUIC_OPT_SET | QUIC_OPT_GET,
+};
+
+static bool quic_sockopt_exists(int optname, u8 dir)
+{
+	if (optname < 0 || optname >= (int)ARRAY_SIZE(quic_sockopt_dirs))
+		return false;
+	return quic_sockopt_dirs[optname] & dir;
+}
+
 /**
- * quic_sockopt_set - setsockopt() of the connection-independent options
+ * quic_sockopt_set - setsockopt(SOL_QUIC)
  * @sk: the socket
- * @optname: a QUIC_SOCKOPT_* value that has a set direction
+ * @optname: the option
  * @optval: the argument
- * @optlen: its length, at most 4096 (checked by the caller)
+ * @optlen: its length
  *
- * Takes the socket lock.
+ * Every SOL_QUIC option, under one hold of the socket lock.
  *
- * Return: 0, a negative errno, or -ENOPROTOOPT when the option (or this
- * case of it) belongs to the connection engine.
+ * Return: 0 or a negative errno: -ENOPROTOOPT for an option number that
+ * does not exist or has no set direction, -EOPNOTSUPP for what is not
+ * built yet.
  */
 int quic_sockopt_set(struct sock *sk, int optname, sockptr_t optval,
 		     unsigned int optlen)
@@ -457,6 +705,10 @@ int quic_sockopt_set(struct sock *sk, int optname, sockptr_t optval,
 	struct quic_sock_opts *o = &quic_sk(sk)->opts;
 	int err;
 
+	if (!quic_sockopt_exists(optname, QUIC_OPT_SET))
+		return -ENOPROTOOPT;
+	if (optlen > QUIC_SOCKOPT_MAX_LEN)
+		return -EINVAL;
 	lock_sock(sk);
 	switch (optname) {
 	case QUIC_SOCKOPT_EVENT:
@@ -480,8 +732,25 @@ int quic_sockopt_set(struct sock *sk, int optname, sockptr_t optval,
 	case QUIC_SOCKOPT_SESSION_TICKET:
 		err = quic_set_ticket(o, optval, optlen);
 		break;
+	case QUIC_SOCKOPT_STREAM_RESET:
+	case QUIC_SOCKOPT_STREAM_STOP_SENDING:
+		err = quic_set_stream_ctl(sk, optname, optval, optlen);
+		break;
+	case QUIC_SOCKOPT_CONNECTION_ID:
+		err = quic_set_cid(sk, optval, optlen);
+		break;
+	case QUIC_SOCKOPT_KEY_UPDATE:
+		err = quic_set_key_update(sk);
+		break;
+	case QUIC_SOCKOPT_CRYPTO_SECRET:
+		err = quic_set_secret(sk, optval, optlen);
+		break;
+	case QUIC_SOCKOPT_TRANSPORT_PARAM_EXT:
+		err = quic_set_tp_ext(sk, optval, optlen);
+		break;
 	default:
-		err = -ENOPROTOOPT;
+		/* CONNECTION_MIGRATION: not built yet. */
+		err = -EOPNOTSUPP;
 		break;
 	}
 	release_sock(sk);
@@ -489,16 +758,16 @@ int quic_sockopt_set(struct sock *sk, int optname, sockptr_t optval,
 }
 
 /**
- * quic_sockopt_get - getsockopt() of the connection-independent options
+ * quic_sockopt_get - getsockopt(SOL_QUIC)
  * @sk: the socket
- * @optname: a QUIC_SOCKOPT_* value that has a get direction
+ * @optname: the option
  * @optval: the user's buffer
  * @optlen: the user's buffer length, updated on success
  *
- * Takes the socket lock.
+ * Every SOL_QUIC option, under one hold of the socket lock.
  *
- * Return: 0, a negative errno, or -ENOPROTOOPT when the option (or this
- * case of it) belongs to the connection engine.
+ * Return: 0 or a negative errno: -ENOPROTOOPT for an option number that
+ * does not exist or has no get direction.
  */
 int quic_sockopt_get(struct sock *sk, int optname, char __user *optval,
 		     int __user *optlen)
@@ -506,6 +775,8 @@ int quic_sockopt_get(struct sock *sk, int optname, char __user *optval,
 	struct quic_sock_opts *o = &quic_sk(sk)->opts;
 	int len, err;
 
+	if (!quic_sockopt_exists(optname, QUIC_OPT_GET))
+		return -ENOPROTOOPT;
 	if (get_user(len, optlen))
 		return -EFAULT;
 	if (len < 0)
@@ -534,9 +805,17 @@ int quic_sockopt_get(struct sock *sk, int optname, char __user *optval,
 	case QUIC_SOCKOPT_SESSION_TICKET:
 		err = quic_get_ticket(sk, o, optval, optlen, len);
 		break;
+	case QUIC_SOCKOPT_STREAM_OPEN:
+		err = quic_get_stream_open(sk, optval, optlen, len);
+		break;
+	case QUIC_SOCKOPT_CONNECTION_ID:
+		err = quic_get_cid(sk, optval, optlen, len);
+		break;
+	case QUIC_SOCKOPT_TRANSPORT_PARAM_EXT:
+		err = quic_get_tp_ext(sk, optval, optlen, len);
+		break;
 	default:
-		/* TRANSPORT_PARAM_EXT: conn.c, which knows the CIDs. */
-		err = -ENOPROTOOPT;
+		err = -EOPNOTSUPP;
 		break;
 	}
 	release_sock(sk);

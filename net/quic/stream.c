@@ -1407,3 +1407,27 @@ void quic_stream_open_blocked(struct quic_stream_table *t, bool uni)
 					    QUIC_STREAM_BLOCKED_CONN_BIDI;
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_open_blocked);
+
+/**
+ * quic_stream_walk() - call @fn for each open stream until it says stop
+ * @t: the table
+ * @fn: called with each stream; returns false to stop the walk
+ * @ctx: passed to @fn
+ *
+ * Any order. @fn must not free or add streams.
+ *
+ * Return: true if every stream was visited.
+ */
+bool quic_stream_walk(struct quic_stream_table *t,
+		      bool (*fn)(struct quic_stream *st, void *ctx), void *ctx)
+{
+	struct quic_stream *st;
+	u32 bkt;
+
+	for (bkt = 0; bkt < (1U << t->bits); bkt++)
+		hlist_for_each_entry(st, &t->buckets[bkt], node)
+			if (!fn(st, ctx))
+				return false;
+	return true;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_walk);

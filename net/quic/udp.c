@@ -30,6 +30,7 @@
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/udp.h>
+#include <net/dst_cache.h>
 #include <net/inet_sock.h>
 #include <net/ip.h>
 #include <net/ip6_route.h>
@@ -198,12 +199,13 @@ static void quic_udp_sock_release_work(struct work_struct *work)
 
 static int quic_udp_xmit4(struct quic_udp_sock *us, struct sk_buff *skb,
 			  const struct sockaddr_in *saddr,
-			  const struct sockaddr_in *daddr, u8 tos)
+			  const struct sockaddr_in *daddr, u8 tos,
+			  struct dst_cache *cache)
 {
 	struct sock *sk = us->sock->sk;
 	struct net *net = sock_net(sk);
+	struct rtable *rt = NULL;
 	struct flowi4 fl4 = {};
-	struct rtable *rt;
 
 	fl4.flowi4_oif = sk->sk_bound_dev_if;
 	fl4.flowi4_tos = RT_TOS(tos);
@@ -213,10 +215,22 @@ static int quic_udp_xmit4(struct quic_udp_sock *us, struct sk_buff *skb,
 	fl4.saddr = saddr->sin_addr.s_addr;
 	fl4.fl4_dport = daddr->sin_port;
 	fl4.fl4_sport = us->key.port;
-	rt = ip_route_output_key(net, &fl4);
-	if (IS_ERR(rt)) {
-		kfree_skb(skb);
-		return PTR_ERR(rt);
+	if (cache) {
+		local_bh_disable();
+		rt = dst_cache_get_ip4(cache, &fl4.saddr);
+		local_bh_enable();
+	}
+	if (!rt) {
+		rt = ip_route_output_key(net, &fl4);
+		if (IS_ERR(rt)) {
+			kfree_skb(skb);
+			return PTR_ERR(rt);
+		}
+		if (cache) {
+			local_bh_disable();
+			dst_cache_set_ip4(cache, &rt->dst, fl4.saddr);
+			local_bh_enable();
+		}
 	}
 	udp_tunnel_xmit_skb(rt, sk, skb, fl4.saddr, fl4.daddr, tos,
 			    ip4_dst_hoplimit(&rt->dst), 0, us->key.port,
@@ -226,11 +240,12 @@ static int quic_udp_xmit4(struct quic_udp_sock *us, struct sk_buff *skb,
 
 static int quic_udp_xmit6(struct quic_udp_sock *us, struct sk_buff *skb,
 			  const struct sockaddr_in6 *saddr,
-			  const struct sockaddr_in6 *daddr, u8 tos)
+			  const struct sockaddr_in6 *daddr, u8 tos,
+			  struct dst_cache *cache)
 {
 	struct sock *sk = us->sock->sk;
+	struct dst_entry *dst = NULL;
 	struct net *net = sock_net(sk);
-	struct dst_entry *dst;
 	struct flowi6 fl6 = {};
 	int type;
 
@@ -244,10 +259,22 @@ static int quic_udp_xmit6(struct quic_udp_sock *us, struct sk_buff *skb,
 	fl6.saddr = saddr->sin6_addr;
 	fl6.fl6_dport = daddr->sin6_port;
 	fl6.fl6_sport = us->key.port;
-	dst = ipv6_stub->ipv6_dst_lookup_flow(net, sk, &fl6, NULL);
-	if (IS_ERR(dst)) {
-		kfree_skb(skb);
-		return PTR_ERR(dst);
+	if (cache) {
+		local_bh_disable();
+		dst = dst_cache_get_ip6(cache, &fl6.saddr);
+		local_bh_enable();
+	}
+	if (!dst) {
+		dst = ipv6_stub->ipv6_dst_lookup_flow(net, sk, &fl6, NULL);
+		if (IS_ERR(dst)) {
+			kfree_skb(skb);
+			return PTR_ERR(dst);
+		}
+		if (cache) {
+			local_bh_disable();
+			dst_cache_set_ip6(cache, dst, &fl6.saddr);
+			local_bh_enable();
+		}
 	}
 	/* No device: the helper would count the datagram in the per-CPU
 	 * tunnel statistics (dev->tstats) of the device given, and the
@@ -270,9 +297,12 @@ static int quic_udp_xmit6(struct quic_udp_sock *us, struct sk_buff *skb,
  *	wildcard address to let routing choose
  * @daddr: the destination address and port
  * @tos: the TOS byte (IPv4) or traffic class (IPv6)
+ * @cache: the route cache of the sender's path, or NULL (a reply of no
+ *	connection); it must be reset when the path's addresses change
  *
- * Routes the datagram and hands it to the UDP tunnel transmit helpers,
- * which add the UDP and IP headers. An IPv6 destination needs an IPv6 UDP
+ * Routes the datagram (through @cache if given, as tunnels do) and hands
+ * it to the UDP tunnel transmit helpers, which add the UDP and IP
+ * headers. An IPv6 destination needs an IPv6 UDP
  * socket; an IPv4 one may leave from either family.
  *
  * Return: 0 once sent or queued, otherwise a negative errno (no route,
@@ -280,7 +310,7 @@ static int quic_udp_xmit6(struct quic_udp_sock *us, struct sk_buff *skb,
  */
 int quic_udp_xmit(struct quic_udp_sock *us, struct sk_buff *skb,
 		  const union quic_addr *saddr, const union quic_addr *daddr,
-		  u8 tos)
+		  u8 tos, struct dst_cache *cache)
 {
 	int err;
 
@@ -291,9 +321,11 @@ int quic_udp_xmit(struct quic_udp_sock *us, struct sk_buff *skb,
 		return -EAFNOSUPPORT;
 	}
 	if (daddr->sa.sa_family == AF_INET)
-		err = quic_udp_xmit4(us, skb, &saddr->v4, &daddr->v4, tos);
+		err = quic_udp_xmit4(us, skb, &saddr->v4, &daddr->v4, tos,
+				     cache);
 	else
-		err = quic_udp_xmit6(us, skb, &saddr->v6, &daddr->v6, tos);
+		err = quic_udp_xmit6(us, skb, &saddr->v6, &daddr->v6, tos,
+				     cache);
 	if (!err)
 		QUIC_INC_STATS(us->net, QUIC_MIB_PKT_OUT);
 	return err;

@@ -17,6 +17,7 @@
 #include <linux/quic.h>
 #include <linux/skbuff.h>
 #include <linux/types.h>
+#include <net/dst_cache.h>
 #include <linux/workqueue.h>
 #include <net/quic/ackrange.h>
 #include <net/quic/cid.h>
@@ -122,7 +123,7 @@ struct quic_request {
  * @requests: listener: queued requests
  * @timers: loss/PTO (and the end of closing or draining), delayed ACK and
  *	idle timers (timer.c)
- * @listen_node: link in the listener list
+ * @listen_node: link in the namespace's listener hash (lookup.c)
  * @version: the QUIC version in use
  * @rec: RTT estimate and PTO backoff (recovery.c)
  * @close_err: transport error to close with, set by the input path
@@ -166,6 +167,7 @@ struct quic_request {
  * @closing: closing state (RFC 9000 10.2.1): we sent CONNECTION_CLOSE
  * @draining: draining state (RFC 9000 10.2.2): the peer sent it
  * @max_dgram: the datagram size once established (output.c), 0 before
+ * @dst_cache: the route of the path, cached (udp.c)
  * @out_buf: output.c's frame buffers: QUIC_CONN_MAX_DGRAM bytes for each of
  *	Initial and Handshake, then QUIC_CONN_MAX_DGRAM_CAP for 1-RTT
  * @ku_work: prepares the next 1-RTT keys after a key update (keyupdate.c)
@@ -222,6 +224,7 @@ struct quic_conn {
 	bool			closing;
 	bool			draining;
 	u32			max_dgram;
+	struct dst_cache	dst_cache;
 	u8			*out_buf;
 	struct work_struct	ku_work;
 };
@@ -229,17 +232,12 @@ struct quic_conn {
 /* conn.c */
 void quic_conn_init(struct sock *sk);
 void quic_conn_free(struct sock *sk);
+void quic_conn_destroy(struct sock *sk);
 int quic_conn_client_start(struct sock *sk, const union quic_addr *peer);
 int quic_conn_server_start(struct sock *sk, struct quic_request *req);
 void quic_conn_hash(struct sock *sk);
 void quic_conn_unhash(struct sock *sk);
-void quic_conn_listen_add(struct sock *sk);
 void quic_conn_listen_stop(struct sock *sk);
-struct sock *quic_conn_lookup(struct net *net, const u8 *dcid, u32 len,
-			      const union quic_addr *peer);
-struct sock *quic_conn_lookup_listener(struct net *net,
-				       const struct quic_udp_sock *us,
-				       __be16 port);
 void quic_conn_request_free(struct quic_request *req);
 struct quic_pkt_hdr;
 void quic_conn_unmatched(struct net *net, struct quic_udp_sock *us,

@@ -11,6 +11,7 @@
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 #include <net/quic/hash.h>
+#include <net/quic/lookup.h>
 #include <net/quic/mib.h>
 #include <net/quic/udp.h>
 
@@ -23,6 +24,7 @@ struct proc_dir_entry;
  * @proc_dir: /proc/net/quic
  * @udp_lock: serialises creation, lookup and release of @udp_socks
  * @udp_socks: the shared UDP sockets (udp.c), keyed by local address
+ * @lookup: the listeners (lookup.c)
  *	and port with @hash_key, as a user chooses the address
  */
 struct quic_net {
@@ -31,6 +33,7 @@ struct quic_net {
 	struct proc_dir_entry		*proc_dir;
 	struct mutex			udp_lock;	/* the UDP socket table */
 	struct hlist_head		udp_socks[1 << QUIC_UDP_HASH_BITS];
+	struct quic_lookup_net		lookup;
 };
 
 extern unsigned int quic_net_id;

@@ -57,10 +57,13 @@ u64 quic_rtt_pto(const struct quic_rtt *r, u64 max_ack_delay, u32 pto_count);
  * struct quic_recovery - loss detection state of a connection
  * @rtt: the RTT estimate
  * @pto_count: consecutive PTO expiries (the backoff, RFC 9002 6.2.1)
+ * @max_backoff: the longest a backed-off PTO grows, 0 for no cap; a PTO
+ *	without backoff is never cut by it
  */
 struct quic_recovery {
 	struct quic_rtt	rtt;
 	u32		pto_count;
+	u64		max_backoff;
 };
 
 /**
@@ -101,5 +104,6 @@ enum quic_rec_timer quic_recovery_deadline(const struct quic_recovery *rec,
 					   const struct quic_rec_space *sp,
 					   u64 *deadline, int *space);
 void quic_recovery_on_pto(struct quic_recovery *rec);
+u64 quic_recovery_pto(const struct quic_recovery *rec, u64 max_ack_delay);
 
 #endif /* _NET_QUIC_RECOVERY_H */

@@ -56,6 +56,17 @@ static inline struct sock *quic_conn_sk(struct quic_conn *c)
 	return (struct sock *)container_of(c, struct quic_sock, conn);
 }
 
+/* A connection, being set up or established. */
+static inline bool quic_is_conn(const struct sock *sk)
+{
+	return sk->sk_state == TCP_SYN_RECV || sk->sk_state == TCP_ESTABLISHED;
+}
+
+/* The MSG_QUIC_STREAM_* flags sendmsg() and STREAM_OPEN take. */
+#define QUIC_STREAM_FLAGS	(MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_FIN | \
+				 MSG_QUIC_STREAM_UNI | MSG_QUIC_STREAM_DONTWAIT | \
+				 MSG_QUIC_STREAM_SNDBLOCK)
+
 /* The protocols and socket operations registered by protocol.c. */
 extern struct proto quic_prot;
 extern struct proto quic_v6_prot;

@@ -65,6 +65,9 @@ struct quic_sock_opts {
 	u8				token[QUIC_TOKEN_MAX_LEN];
 };
 
+/* setsockopt() rejects larger arguments of SOL_QUIC options. */
+#define QUIC_SOCKOPT_MAX_LEN	4096
+
 void quic_sock_opts_init(struct quic_sock_opts *o, bool server);
 void quic_sock_opts_free(struct quic_sock_opts *o);
 void quic_sock_opts_copy(struct quic_sock_opts *dst,

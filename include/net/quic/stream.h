@@ -317,6 +317,40 @@ bool quic_stream_ctl_acked(struct quic_stream_table *t, struct quic_stream *s,
 			   u8 ctl);
 void quic_stream_ctl_resend(struct quic_stream_table *t);
 void quic_stream_blocked(struct quic_stream_table *t, struct quic_stream *s);
+bool quic_stream_walk(struct quic_stream_table *t,
+		      bool (*fn)(struct quic_stream *st, void *ctx), void *ctx);
 void quic_stream_open_blocked(struct quic_stream_table *t, bool uni);
+
+/**
+ * quic_stream_limit - a stream count limit in force
+ * @t: the table
+ * @peer: of the streams the peer opens (our MAX_STREAMS), else of ours
+ *	(the peer's MAX_STREAMS)
+ * @uni: unidirectional, else bidirectional streams
+ *
+ * Return: the limit, a number of streams.
+ */
+static inline u64 quic_stream_limit(const struct quic_stream_table *t,
+				    bool peer, bool uni)
+{
+	u8 type = (peer ? !t->is_server : t->is_server) |
+		  (uni ? QUIC_STREAM_TYPE_UNI_MASK : 0);
+
+	return t->kind[type].limit;
+}
+
+/**
+ * quic_stream_id_used - whether a stream ID was opened (it may be closed)
+ * @t: the table
+ * @id: a valid stream ID
+ *
+ * Return: true if that stream was opened: streams of one type open in
+ * order, so every number below the type's next one was.
+ */
+static inline bool quic_stream_id_used(const struct quic_stream_table *t,
+				       s64 id)
+{
+	return (u64)id >> 2 < t->kind[id & QUIC_STREAM_TYPE_MASK].next;
+}
 
 #endif /* _NET_QUIC_STREAM_H */

@@ -19,6 +19,8 @@
 #include <linux/workqueue.h>
 #include <net/net_namespace.h>
 
+struct dst_cache;
+
 /**
  * union quic_addr - an address and port in the form a path uses
  * @sa: the family
@@ -93,7 +95,7 @@ void quic_udp_sock_put(struct quic_udp_sock *us);
 int quic_udp_rcv(struct sock *udp_sk, struct sk_buff *skb);
 int quic_udp_xmit(struct quic_udp_sock *us, struct sk_buff *skb,
 		  const union quic_addr *saddr, const union quic_addr *daddr,
-		  u8 tos);
+		  u8 tos, struct dst_cache *cache);
 
 void quic_udp_key_init(struct quic_udp_key *key, int family,
 		       const void *addr, __be16 port, bool v6only,

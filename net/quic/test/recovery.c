@@ -414,6 +414,35 @@ static int engine_detect_lost(struct quic_test *t)
 	return 0;
 }
 
+/* The backoff stops at max_backoff, but never cuts the PTO without
+ * backoff; 0 is no cap.
+ */
+static int engine_backoff_cap(struct quic_test *t)
+{
+	static const u64 want[] = { 300, 600, 1000, 1000, 1000 };
+	struct quic_recovery rec;
+	u32 i;
+
+	quic_recovery_init(&rec, QUIC_INITIAL_RTT_US);
+	quic_rtt_update(&rec.rtt, 100 * MS, 0);	/* PTO 300 ms */
+	rec.max_backoff = 1000 * MS;
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		if (quic_recovery_pto(&rec, 0) != want[i] * MS)
+			return quic_test_fail(t, "pto_count %u: %llu", i,
+					      quic_recovery_pto(&rec, 0));
+		quic_recovery_on_pto(&rec);
+	}
+	rec.max_backoff = 100 * MS;
+	if (quic_recovery_pto(&rec, 0) != 300 * MS)
+		return quic_test_fail(t, "cap below the PTO: %llu",
+				      quic_recovery_pto(&rec, 0));
+	rec.max_backoff = 0;
+	if (quic_recovery_pto(&rec, 0) != 300 * MS << rec.pto_count)
+		return quic_test_fail(t, "no cap: %llu",
+				      quic_recovery_pto(&rec, 0));
+	return 0;
+}
+
 static const struct quic_test_case quic_recovery_cases[] = {
 	QUIC_TEST_CASE(rtt_initial),
 	QUIC_TEST_CASE(rtt_first_sample),
@@ -429,6 +458,7 @@ static const struct quic_test_case quic_recovery_cases[] = {
 	QUIC_TEST_CASE(engine_no_sample),
 	QUIC_TEST_CASE(engine_deadline),
 	QUIC_TEST_CASE(engine_detect_lost),
+	QUIC_TEST_CASE(engine_backoff_cap),
 };
 
 const struct quic_test_suite quic_recovery_suite = {

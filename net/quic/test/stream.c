@@ -1364,7 +1364,50 @@ out:
 	return ret;
 }
 
+static bool walk_count(struct quic_stream *st, void *ctx)
+{
+	u32 *n = ctx;
+
+	return --*n > 0;
+}
+
+/* The walk visits every open stream, and stops when told to; the
+ * accessors give the limits and which IDs were opened.
+ */
+static int stream_walk_and_accessors(struct quic_test *t)
+{
+	struct fixture *f = fx_new(true, NULL);
+	u64 err = 0;
+	int ret;
+	u32 n;
+
+	if (!f)
+		return -ENOMEM;
+	ret = quic_test_fail(t, "walk");
+	/* Client bidi 8 opens 0, 4 and 8. */
+	if (IS_ERR_OR_NULL(quic_stream_recv_get(&f->t, 8, false, &err)))
+		goto out;
+	n = 100;
+	if (!quic_stream_walk(&f->t, walk_count, &n) || n != 97)
+		goto out;
+	n = 2;
+	if (quic_stream_walk(&f->t, walk_count, &n) || n)
+		goto out;
+	if (!quic_stream_id_used(&f->t, 4) || !quic_stream_id_used(&f->t, 8) ||
+	    quic_stream_id_used(&f->t, 12) || quic_stream_id_used(&f->t, 1))
+		goto out;
+	if (quic_stream_limit(&f->t, true, false) !=
+	    test_params.max_streams_bidi ||
+	    quic_stream_limit(&f->t, false, true) != test_params.max_streams_uni)
+		goto out;
+	ret = 0;
+out:
+	fx_free(f);
+	return ret;
+}
+
 static const struct quic_test_case quic_stream_cases[] = {
+	QUIC_TEST_CASE(stream_walk_and_accessors),
 	QUIC_TEST_CASE(stream_id_parity),
 	QUIC_TEST_CASE(stream_implicit_open),
 	QUIC_TEST_CASE(stream_limits),

@@ -194,7 +194,7 @@ static int quic_test_xmit_family(struct quic_test *t, int family)
 	skb_put_data(skb, payload, sizeof(payload));
 	quic_test_addr(&saddr, family, 0);
 	quic_test_addr(&daddr, family, rport);
-	err = quic_udp_xmit(us, skb, &saddr, &daddr, 0);
+	err = quic_udp_xmit(us, skb, &saddr, &daddr, 0, NULL);
 	if (err) {
 		err = quic_test_fail(t, "xmit: %d", err);
 		goto out;
@@ -264,7 +264,7 @@ static int quic_test_xmit_bad_family(struct quic_test *t)
 		}
 		skb_reserve(skb, QUIC_UDP_HEADROOM);
 		skb_put_u8(skb, 0x40);
-		err = quic_udp_xmit(us, skb, i ? &v4 : &v6, &v6, 0);
+		err = quic_udp_xmit(us, skb, i ? &v4 : &v6, &v6, 0, NULL);
 		if (err == -EAFNOSUPPORT)
 			err = 0;
 		else

@@ -566,6 +566,49 @@ TEST_F(conn, version_negotiation)
 	close(lfd);
 }
 
+/* Many listeners, more than the namespace's listener hash has buckets:
+ * each port still finds its own (seen by its Version Negotiation reply
+ * to an unknown version), including after others closed.
+ */
+TEST_F(conn, many_listeners)
+{
+	static unsigned char pkt[1200], buf[1500];
+	struct sockaddr_storage ss[80];
+	socklen_t len[80];
+	int lfd[80], ufd, i, k;
+
+	memset(pkt, 0, sizeof(pkt));
+	pkt[0] = 0xc0;
+	pkt[1] = 0x1a; pkt[2] = 0x2a; pkt[3] = 0x3a; pkt[4] = 0x4a;
+	pkt[5] = 8;
+	memcpy(pkt + 6, "DCIDDCID", 8);
+	for (i = 0; i < 80; i++) {
+		lfd[i] = socket(variant->family, SOCK_DGRAM, IPPROTO_QUIC);
+		ASSERT_LE(0, lfd[i]);
+		len[i] = make_addr(&ss[i], variant->family,
+				   loopback(variant->family), 0);
+		ASSERT_EQ(0, bind(lfd[i], (struct sockaddr *)&ss[i], len[i]));
+		ASSERT_EQ(0, getsockname(lfd[i], (struct sockaddr *)&ss[i],
+					 &len[i]));
+		ASSERT_EQ(0, listen(lfd[i], 4));
+	}
+	/* Every other one closes: the rest stay in their buckets. */
+	for (i = 1; i < 80; i += 2)
+		close(lfd[i]);
+	for (i = 0; i < 80; i += 2) {
+		ufd = socket(variant->family, SOCK_DGRAM, IPPROTO_UDP);
+		ASSERT_LE(0, ufd);
+		ASSERT_EQ(0, connect(ufd, (struct sockaddr *)&ss[i], len[i]));
+		ASSERT_EQ((ssize_t)sizeof(pkt), send(ufd, pkt, sizeof(pkt), 0));
+		k = udp_recv(ufd, buf, sizeof(buf), 2000);
+		EXPECT_LE(7 + 8 + 4, k) {
+			TH_LOG("listener %d: no Version Negotiation", i);
+		}
+		close(ufd);
+		close(lfd[i]);
+	}
+}
+
 /* Both ends count an opened connection, and a closed one once the close
  * reached the server.
  */
