@@ -150,6 +150,10 @@ void quic_conn_free(struct sock *sk)
 	int i;
 
 	quic_conn_unhash(sk);
+	/* A timer that fired as this began may still run its handler from
+	 * release_sock(): every handler does nothing on a closed socket.
+	 */
+	inet_sk_set_state(sk, TCP_CLOSE);
 	quic_timer_stop_all(sk);
 	kfree_skb(c->close_skb);
 	c->close_skb = NULL;
@@ -277,12 +281,20 @@ static int quic_conn_initial_keys(struct sock *sk, const struct quic_cid *cid)
 					c->version, c->is_server);
 }
 
-/* The estimate before any sample: the application's initial RTT. */
-static void quic_conn_rtt_start(struct sock *sk)
+/**
+ * quic_conn_rtt_config() - the application's initial RTT, until a sample
+ * @sk: the socket, locked
+ *
+ * At the start of a connection, and again when QUIC_SOCKOPT_CONFIG sets
+ * it before the first RTT sample.
+ */
+void quic_conn_rtt_config(struct sock *sk)
 {
+	struct quic_rtt *r = &quic_sk(sk)->conn.rec.rtt;
 	u64 init = quic_sk(sk)->opts.config.initial_smoothed_rtt;
 
-	quic_recovery_init(&quic_sk(sk)->conn.rec, init ?: QUIC_INITIAL_RTT_US);
+	if (!r->has_sample)
+		quic_rtt_init(r, init ?: QUIC_INITIAL_RTT_US);
 }
 
 /**
@@ -298,7 +310,7 @@ int quic_conn_client_start(struct sock *sk, const union quic_addr *peer)
 	int err;
 
 	c->peer = *peer;
-	quic_conn_rtt_start(sk);
+	quic_conn_rtt_config(sk);
 	err = quic_conn_first_cid(sk);
 	if (err)
 		return err;
@@ -330,7 +342,7 @@ int quic_conn_server_start(struct sock *sk, struct quic_request *req)
 	int err;
 
 	c->is_server = 1;
-	quic_conn_rtt_start(sk);
+	quic_conn_rtt_config(sk);
 	c->local = req->local;
 	c->peer = req->peer;
 	c->version = req->version;
@@ -792,20 +804,27 @@ u64 quic_conn_idle_us(u64 local, u64 peer, u64 floor)
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_conn_idle_us);
 
-/* The idle timeout in jiffies, 0 for none. Before the handshake reads
- * them, ours is the user's setting. Its floor is three times the current
- * PTO (RFC 9000 10.1), so it is computed again whenever it is used.
+/* The idle timeout in microseconds, 0 for none. Before the handshake
+ * reads them, ours is the user's setting. Its floor is three times the
+ * current PTO (RFC 9000 10.1), so it is computed again whenever it is
+ * used.
  */
-static unsigned long quic_conn_idle_jiffies(struct sock *sk)
+static u64 quic_conn_idle_usecs(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	u64 l = c->local_tp.max_idle_timeout_us;
 	u64 p = c->peer_tp_set ? c->peer_tp.max_idle_timeout_us : 0;
-	u64 t;
 
 	if (sk->sk_state == TCP_CLOSE || !c->streams_ready)
 		l = quic_sk(sk)->opts.local.max_idle_timeout_us;
-	t = quic_conn_idle_us(l, p, 3 * quic_conn_pto_us(sk));
+	return quic_conn_idle_us(l, p, 3 * quic_conn_pto_us(sk));
+}
+
+/* The same in jiffies, 0 for none. */
+static unsigned long quic_conn_idle_jiffies(struct sock *sk)
+{
+	u64 t = quic_conn_idle_usecs(sk);
+
 	return t ? usecs_to_jiffies(min_t(u64, t, U32_MAX)) : 0;
 }
 
@@ -817,12 +836,13 @@ void quic_conn_idle_start(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	unsigned long t = quic_conn_idle_jiffies(sk);
+	u64 us = quic_conn_idle_usecs(sk);
 
 	c->idle_last = jiffies;
 	c->idle_sent = false;
 	/* Probes often enough that one follows a path back in time. */
-	c->rec.max_backoff = t ? jiffies_to_usecs(t) / QUIC_CONN_PROBES_PER_IDLE :
-				 QUIC_CONN_PTO_MAX_US;
+	c->rec.max_backoff = us ? div_u64(us, QUIC_CONN_PROBES_PER_IDLE) :
+				  QUIC_CONN_PTO_MAX_US;
 	if (t)
 		quic_timer_reset(sk, QUIC_TIMER_IDLE, jiffies + t);
 	else

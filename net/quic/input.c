@@ -534,17 +534,18 @@ void quic_input_process_parked(struct sock *sk, u8 level)
  * received and not yet read is charged there (quic_conn_charge()): with
  * rcvbuf alone as the limit, a receive queue beyond rcvbuf made every
  * datagram that arrived while the user held the socket a drop, which the
- * sender then took for a loss. So the backlog gets its own rcvbuf, plus
- * the connection window: what flow control lets the peer have in flight.
+ * sender then took for a loss. So the backlog itself gets rcvbuf, plus
+ * what flow control lets the peer have in flight up to another rcvbuf:
+ * at most twice rcvbuf, whatever the peer sends (junk included).
  */
 static u32 quic_in_backlog_limit(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	u64 limit = (u64)READ_ONCE(sk->sk_rcvbuf) +
-		    atomic_read(&sk->sk_rmem_alloc);
+	u64 rcvbuf = READ_ONCE(sk->sk_rcvbuf);
+	u64 limit = rcvbuf + atomic_read(&sk->sk_rmem_alloc);
 
-	if (c->streams_ready)
-		limit += c->streams.recv.window;
+	if (READ_ONCE(c->streams_ready))
+		limit += min(READ_ONCE(c->streams.recv.window), rcvbuf);
 	return min_t(u64, limit, INT_MAX);
 }
 

@@ -218,8 +218,10 @@ static int quic_set_config(struct sock *sk, struct quic_sock_opts *o,
 		cur->version = c.version;
 	if (c.plpmtud_probe_interval)
 		cur->plpmtud_probe_interval = c.plpmtud_probe_interval;
-	if (c.initial_smoothed_rtt)
+	if (c.initial_smoothed_rtt) {
 		cur->initial_smoothed_rtt = c.initial_smoothed_rtt;
+		quic_conn_rtt_config(sk);
+	}
 	if (c.payload_cipher_type)
 		cur->payload_cipher_type = c.payload_cipher_type;
 	if (c.congestion_control_algo)

@@ -270,6 +270,7 @@ int quic_conn_set_cid(struct sock *sk,
 int quic_conn_shutdown(struct sock *sk, int how);
 void quic_conn_local_close(struct sock *sk, bool send);
 void quic_conn_idle_start(struct sock *sk);
+void quic_conn_rtt_config(struct sock *sk);
 u64 quic_conn_idle_us(u64 local, u64 peer, u64 floor);
 
 #endif /* __NET_QUIC_CONN_H */
