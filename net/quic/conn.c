@@ -820,12 +820,10 @@ static u64 quic_conn_idle_usecs(struct sock *sk)
 	return quic_conn_idle_us(l, p, 3 * quic_conn_pto_us(sk));
 }
 
-/* The same in jiffies, 0 for none. */
-static unsigned long quic_conn_idle_jiffies(struct sock *sk)
+/* An idle timeout of quic_conn_idle_usecs() in jiffies, 0 for none. */
+static unsigned long quic_conn_idle_jiffies(u64 us)
 {
-	u64 t = quic_conn_idle_usecs(sk);
-
-	return t ? usecs_to_jiffies(min_t(u64, t, U32_MAX)) : 0;
+	return us ? usecs_to_jiffies(min_t(u64, us, U32_MAX)) : 0;
 }
 
 /**
@@ -835,8 +833,8 @@ static unsigned long quic_conn_idle_jiffies(struct sock *sk)
 void quic_conn_idle_start(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	unsigned long t = quic_conn_idle_jiffies(sk);
 	u64 us = quic_conn_idle_usecs(sk);
+	unsigned long t = quic_conn_idle_jiffies(us);
 
 	c->idle_last = jiffies;
 	c->idle_sent = false;
@@ -895,7 +893,7 @@ void quic_conn_idle_timeout(struct sock *sk)
 
 	if (sk->sk_state == TCP_CLOSE)
 		return;
-	t = quic_conn_idle_jiffies(sk);
+	t = quic_conn_idle_jiffies(quic_conn_idle_usecs(sk));
 	if (!t)
 		return;
 	end = quic_sk(sk)->conn.idle_last + t;
@@ -1238,18 +1236,27 @@ void quic_conn_timer_arm(struct sock *sk)
  */
 void quic_conn_rec_spaces(struct sock *sk, struct quic_rec_space *sp)
 {
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_pnspace *s;
 	int i;
 
-	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
-		s = &c->space[i];
-		sp[i].sent = s->discarded ? NULL : &s->sent;
-		sp[i].loss_time = &s->loss_time;
-		sp[i].max_ack_delay = 0;
-	}
-	if (c->handshake_confirmed)
-		sp[QUIC_CRYPTO_APP].max_ack_delay = c->peer_tp.max_ack_delay_us;
+	for (i = 0; i < QUIC_PNSPACE_NUM; i++)
+		quic_conn_rec_space(sk, i, &sp[i]);
+}
+
+/**
+ * quic_conn_rec_space() - one packet-number space as recovery sees it
+ * @sk: the socket, locked
+ * @level: the space
+ * @sp: filled in
+ */
+void quic_conn_rec_space(struct sock *sk, u8 level, struct quic_rec_space *sp)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_pnspace *s = &c->space[level];
+
+	sp->sent = s->discarded ? NULL : &s->sent;
+	sp->loss_time = &s->loss_time;
+	sp->max_ack_delay = level == QUIC_CRYPTO_APP && c->handshake_confirmed ?
+			    c->peer_tp.max_ack_delay_us : 0;
 }
 
 /**

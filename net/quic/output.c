@@ -1145,14 +1145,14 @@ static u64 quic_out_now(void)
 static void quic_out_detect_lost(struct sock *sk, u8 level, u64 now)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_rec_space sp[QUIC_PNSPACE_NUM];
+	struct quic_rec_space sp;
 	u32 lost;
 
-	quic_conn_rec_spaces(sk, sp);
-	if (!sp[level].sent)
+	quic_conn_rec_space(sk, level, &sp);
+	if (!sp.sent)
 		return;
-	lost = quic_recovery_detect_lost(&c->rec, &sp[level], now,
-					 quic_out_pkt_lost, sk);
+	lost = quic_recovery_detect_lost(&c->rec, &sp, now, quic_out_pkt_lost,
+					 sk);
 	if (lost)
 		SNMP_ADD_STATS(quic_net(sock_net(sk))->mib, QUIC_MIB_PKT_LOST,
 			       lost);

@@ -250,6 +250,7 @@ int quic_conn_get_local_tp(struct sock *sk, u8 *buf, u32 room);
 void quic_conn_discard_space(struct sock *sk, u8 level);
 void quic_conn_timer_arm(struct sock *sk);
 void quic_conn_rec_spaces(struct sock *sk, struct quic_rec_space *sp);
+void quic_conn_rec_space(struct sock *sk, u8 level, struct quic_rec_space *sp);
 void quic_conn_closed(struct sock *sk, u32 err);
 void quic_conn_close_frame(struct sock *sk, const struct quic_frame_close *f,
 			   bool app);
