@@ -74,6 +74,7 @@ void quic_conn_init(struct sock *sk)
 	INIT_HLIST_NODE(&c->listen_node);
 	quic_timer_init(sk);
 	quic_recovery_init(&c->rec, QUIC_INITIAL_RTT_US);
+	quic_cong_init(&c->cong, QUIC_CONG_ALG_RENO, QUIC_CONN_MAX_DGRAM);
 	/* Without the cache (no memory), every datagram looks its route up. */
 	dst_cache_init(&c->dst_cache, GFP_KERNEL);
 	quic_cid_set_init(&c->src, QUIC_CID_LIMIT_MIN);
@@ -298,6 +299,21 @@ void quic_conn_rtt_config(struct sock *sk)
 }
 
 /**
+ * quic_conn_cong_config() - the application's congestion controller
+ * @sk: the socket, locked
+ *
+ * At the start of a connection, and again when QUIC_SOCKOPT_CONFIG sets
+ * it during the handshake: the window carries over, in bytes.
+ */
+void quic_conn_cong_config(struct sock *sk)
+{
+	struct quic_cong *cg = &quic_sk(sk)->conn.cong;
+
+	cg->algo = quic_sk(sk)->opts.config.congestion_control_algo;
+	cg->epoch = 0;
+}
+
+/**
  * quic_conn_client_start() - connect(): CIDs, Initial keys, hashing
  * @sk: the socket, locked, bound
  * @peer: the server's address
@@ -311,6 +327,7 @@ int quic_conn_client_start(struct sock *sk, const union quic_addr *peer)
 
 	c->peer = *peer;
 	quic_conn_rtt_config(sk);
+	quic_conn_cong_config(sk);
 	err = quic_conn_first_cid(sk);
 	if (err)
 		return err;
@@ -343,6 +360,7 @@ int quic_conn_server_start(struct sock *sk, struct quic_request *req)
 
 	c->is_server = 1;
 	quic_conn_rtt_config(sk);
+	quic_conn_cong_config(sk);
 	c->local = req->local;
 	c->peer = req->peer;
 	c->version = req->version;

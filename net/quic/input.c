@@ -402,6 +402,29 @@ static int quic_in_level(u8 type)
 	return -1;	/* 0-RTT, Retry, Version Negotiation: not handled */
 }
 
+/* Record a packet for our next ACK. An ack-eliciting one that arrived
+ * out of order, leaving a gap or filling one, is acknowledged at once
+ * (RFC 9000 13.2.1), so that the sender detects a loss, or sees a
+ * reordering, without waiting for our delay.
+ */
+static void quic_in_ack_due(struct quic_pnspace *s, u64 pn, bool eliciting)
+{
+	bool ooo;
+	u64 top;
+
+	ooo = quic_ackrange_largest(&s->recv, &top) && pn != top + 1;
+	quic_ackrange_add(&s->recv, pn, ktime_to_us(ktime_get()));
+	if (!eliciting)
+		return;
+	s->ack_pending = true;
+	if (ooo)
+		s->ack_eliciting = U8_MAX;
+	else if (s->ack_eliciting < U8_MAX)
+		s->ack_eliciting++;
+	if (s->rx_eliciting < U32_MAX)
+		s->rx_eliciting++;
+}
+
 /* One datagram for a connection, socket locked. Consumes @skb. */
 static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 {
@@ -486,13 +509,8 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 		ret = quic_in_frames(sk, level, pkt + hdr_len, plen, &eliciting);
 		if (ret < 0)
 			break;
-		if (!ret && !s->discarded) {
-			quic_ackrange_add(&s->recv, pn, ktime_to_us(ktime_get()));
-			if (eliciting)
-				s->ack_pending = true;
-			if (eliciting && s->ack_eliciting < U8_MAX)
-				s->ack_eliciting++;
-		}
+		if (!ret && !s->discarded)
+			quic_in_ack_due(s, pn, eliciting);
 		/* RFC 9001 4.9.1: a server drops Initial keys once it
 		 * processes a Handshake packet.
 		 */

@@ -26,6 +26,8 @@ static const struct snmp_mib quic_snmp_list[] = {
 	SNMP_MIB_ITEM("QuicPtoExpired", QUIC_MIB_PTO),
 	SNMP_MIB_ITEM("QuicInDropBacklog", QUIC_MIB_DROP_BACKLOG),
 	SNMP_MIB_ITEM("QuicListenOverflows", QUIC_MIB_LISTEN_OVERFLOW),
+	SNMP_MIB_ITEM("QuicCongestionEvents", QUIC_MIB_CONG_EVENT),
+	SNMP_MIB_ITEM("QuicPersistentCongestion", QUIC_MIB_CONG_PERSISTENT),
 };
 
 static_assert(ARRAY_SIZE(quic_snmp_list) == QUIC_MIB_MAX);

@@ -10,8 +10,13 @@
  * Initial packet is padded to 1200 bytes (RFC 9000 14.1), in its last
  * packet. The packet number is always sent in 4 bytes. Once established,
  * datagrams take the path's size (quic_out_dgram_limit()), and 1-RTT ACKs
- * go at every second ack-eliciting packet or within max_ack_delay
+ * go at every second ack-eliciting packet (every fourth after the first
+ * hundred), at once after a packet out of order, or within max_ack_delay
  * (quic_out_ack_now()).
+ *
+ * Data (CRYPTO, STREAM, PING) waits for room in the congestion window
+ * and for the pacer (cong.c); ACKs and control frames do not, and PTO
+ * probes skip both (RFC 9002 7.5).
  *
  * It also gives recovery.c's pure engine its meaning: what an
  * acknowledged or lost packet carried (the records of the sent packets),
@@ -45,8 +50,13 @@
 #define QUIC_OUT_ACK_RANGES	16
 /* Our ack_delay_exponent: the default, 3. */
 #define QUIC_OUT_ACK_DELAY_EXP	3
-/* 1-RTT ack-eliciting packets acknowledged at once (RFC 9000 13.2.2). */
+/* 1-RTT ack-eliciting packets acknowledged at once (RFC 9000 13.2.2):
+ * every second one for the first QUIC_OUT_ACK_EARLY, while the peer's
+ * window is still small, then every QUIC_OUT_ACK_LATER-th.
+ */
 #define QUIC_OUT_ACK_EVERY	2
+#define QUIC_OUT_ACK_EARLY	100
+#define QUIC_OUT_ACK_LATER	4
 /* Datagrams one flush sends at most. */
 #define QUIC_OUT_MAX_DGRAMS	64
 /* Records whose frames a PTO sends again (RFC 9002 6.2.4: two probes). */
@@ -106,6 +116,28 @@ struct quic_out_plan {
 	bool		used[QUIC_PNSPACE_NUM];
 	bool		eliciting[QUIC_PNSPACE_NUM];
 };
+
+/* Bytes in flight, all spaces (a discarded space has none). */
+static u64 quic_out_in_flight(const struct quic_conn *c)
+{
+	u64 n = 0;
+	int i;
+
+	for (i = 0; i < QUIC_PNSPACE_NUM; i++)
+		n += c->space[i].sent.bytes_in_flight;
+	return n;
+}
+
+/* May data (CRYPTO, STREAM, PING) go now? A PTO probe may always; else
+ * the congestion window must have room and the pacer agree.
+ */
+static bool quic_out_data_ok(struct quic_conn *c, u64 now_ns)
+{
+	if (c->probes)
+		return true;
+	return quic_cong_can_send(&c->cong, quic_out_in_flight(c)) &&
+	       !quic_cong_pace_wait(&c->cong, now_ns);
+}
 
 static u32 quic_out_hdr_len(const struct quic_conn *c, u8 level, u32 payload)
 {
@@ -263,7 +295,8 @@ static u32 quic_out_stream_ctl(struct quic_conn *c, u8 *buf, u32 room,
 
 /* Flow-control updates and STREAM data of the 1-RTT packet. */
 static u32 quic_out_stream_frames(struct sock *sk, u8 *buf, u32 room,
-				  struct quic_out_pkt *rec, bool *eliciting)
+				  struct quic_out_pkt *rec, bool data_ok,
+				  bool *eliciting)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_stream_table *t = &c->streams;
@@ -304,6 +337,8 @@ static u32 quic_out_stream_frames(struct sock *sk, u8 *buf, u32 room,
 	}
 	used += quic_out_stream_ctl(c, buf + used, room - used, rec, eliciting);
 	list_for_each_entry(ch, &c->stream_out, list) {
+		if (!data_ok)
+			break;
 		if (!ch->need_send)
 			continue;
 		if (rec->nr_schunks == QUIC_OUT_PKT_SCHUNKS)
@@ -333,9 +368,10 @@ static u32 quic_out_stream_frames(struct sock *sk, u8 *buf, u32 room,
 }
 
 /* Is the ACK of @level due now (RFC 9000 13.2.1 and 13.2.2)? Initial and
- * Handshake packets are acknowledged at once; 1-RTT ones at every second
- * ack-eliciting packet, else within our max_ack_delay (the ACK timer,
- * armed here), else with the next packet we send anyway.
+ * Handshake packets are acknowledged at once; 1-RTT ones at every
+ * QUIC_OUT_ACK_EVERY-th (then QUIC_OUT_ACK_LATER-th) ack-eliciting packet
+ * or after one out of order, else within our max_ack_delay (the ACK
+ * timer, armed here), else with the next packet we send anyway.
  */
 static bool quic_out_ack_now(struct sock *sk, u8 level)
 {
@@ -343,7 +379,10 @@ static bool quic_out_ack_now(struct sock *sk, u8 level)
 	struct quic_pnspace *s = &c->space[level];
 	unsigned long delay;
 
-	if (level != QUIC_CRYPTO_APP || s->ack_eliciting >= QUIC_OUT_ACK_EVERY)
+	if (level != QUIC_CRYPTO_APP)
+		return true;
+	if (s->ack_eliciting >= (s->rx_eliciting < QUIC_OUT_ACK_EARLY ?
+				 QUIC_OUT_ACK_EVERY : QUIC_OUT_ACK_LATER))
 		return true;
 	if (!quic_timer_pending(sk, QUIC_TIMER_ACK)) {
 		/* The peer allows for max_ack_delay: fire within it. */
@@ -365,13 +404,17 @@ void quic_output_ack_timeout(struct sock *sk)
 
 	if (sk->sk_state == TCP_CLOSE || !s->ack_pending)
 		return;
-	s->ack_eliciting = QUIC_OUT_ACK_EVERY;
+	s->ack_eliciting = U8_MAX;	/* due now */
 	quic_output_flush(sk, GFP_ATOMIC);
 }
 
-/* Plan the frames of one level into @buf; return their length. */
+/* Plan the frames of one level into @buf; return their length. Without
+ * @data_ok (the congestion window is full, or the pacer says wait) only
+ * ACKs and control frames go: no CRYPTO, STREAM or PING.
+ */
 static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
-			   struct quic_out_pkt *rec, bool *eliciting)
+			   struct quic_out_pkt *rec, bool data_ok,
+			   bool *eliciting)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_pnspace *s = &c->space[level];
@@ -392,6 +435,8 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 		}
 	}
 	list_for_each_entry(ch, &s->crypto_out, list) {
+		if (!data_ok)
+			break;
 		if (!ch->need_send)
 			continue;
 		if (rec->nr_chunks == QUIC_OUT_PKT_CHUNKS)
@@ -423,8 +468,8 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 					     eliciting);
 	if (level == QUIC_CRYPTO_APP && c->streams_ready)
 		used += quic_out_stream_frames(sk, buf + used, room - used, rec,
-					       eliciting);
-	if (s->ping && !*eliciting && room - used >= 1) {
+					       data_ok, eliciting);
+	if (s->ping && data_ok && !*eliciting && room - used >= 1) {
 		buf[used++] = QUIC_FRAME_PING;
 		*eliciting = true;
 	}
@@ -487,6 +532,10 @@ static int quic_out_seal(struct sock *sk, u8 level, u8 *p, u32 room,
 		rec->sent.in_flight = eliciting;
 		if (quic_sent_add(&s->sent, &rec->sent))
 			return -EINVAL;
+		if (eliciting)
+			quic_cong_on_sent(&c->cong, rec->sent.size,
+					  quic_out_in_flight(c),
+					  rec->sent.sent_time, ktime_get_ns());
 	}
 	if (eliciting)
 		quic_conn_idle_sent(sk);
@@ -551,6 +600,7 @@ static u32 quic_out_dgram_limit(struct sock *sk)
 			c->local_tp.max_udp_payload_size));
 	max = min(max, quic_out_path_payload(sk));
 	c->max_dgram = max_t(u32, max, QUIC_CONN_MAX_DGRAM);
+	quic_cong_set_mss(&c->cong, c->max_dgram);
 	return c->max_dgram;
 }
 
@@ -562,11 +612,13 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	u32 total = 0, room, hl, pad, i, last = 0;
 	u32 limit = quic_out_dgram_limit(sk);
+	bool initial = false, data_ok, any = false;
 	struct quic_pnspace *s;
-	bool initial = false;
 	struct sk_buff *skb;
 	int n, err = 0;
 	u8 level;
+
+	data_ok = quic_out_data_ok(c, ktime_get_ns());
 
 	for (i = 0; i < ARRAY_SIZE(quic_out_levels); i++) {
 		level = quic_out_levels[i];
@@ -585,9 +637,11 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 			room = min_t(u32, room, QUIC_CONN_MAX_DGRAM);
 		memset(pl->rec[level], 0, sizeof(*pl->rec[level]));
 		n = quic_out_frames(sk, level, pl->payload[level], room,
-				    pl->rec[level], &pl->eliciting[level]);
+				    pl->rec[level], data_ok,
+				    &pl->eliciting[level]);
 		if (!n)
 			continue;
+		any |= pl->eliciting[level];
 		pl->len[level] = n;
 		pl->used[level] = true;
 		last = level;
@@ -597,6 +651,8 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 	}
 	if (!total)
 		return 0;
+	if (any && c->probes)
+		c->probes--;
 
 	/* Padding: the sample needs 4 bytes of packet number and payload,
 	 * always there with 4-byte packet numbers; Initials need 1200.
@@ -644,6 +700,47 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 	return err ? err : 1;
 }
 
+/* Is there anything new to send in the space? */
+static bool quic_out_queued(struct quic_conn *c, u8 level)
+{
+	struct quic_pnspace *s = &c->space[level];
+	struct quic_crypto_chunk *ch;
+	struct quic_stream_out *o;
+
+	list_for_each_entry(ch, &s->crypto_out, list)
+		if (ch->need_send)
+			return true;
+	if (level != QUIC_CRYPTO_APP || !c->streams_ready)
+		return false;
+	list_for_each_entry(o, &c->stream_out, list)
+		if (o->need_send)
+			return true;
+	return false;
+}
+
+/* Data waits for the pacer alone: wake up when it may go. The window,
+ * when it is full, opens with an ACK, which flushes.
+ */
+static void quic_out_pace_arm(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	u64 wait;
+	int i;
+
+	if (c->probes || sk->sk_state == TCP_CLOSE ||
+	    !quic_cong_can_send(&c->cong, quic_out_in_flight(c)))
+		return;
+	wait = quic_cong_pace_wait(&c->cong, ktime_get_ns());
+	if (!wait)
+		return;
+	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
+		if (!c->space[i].discarded && quic_out_queued(c, i)) {
+			quic_timer_pace(sk, wait);
+			return;
+		}
+	}
+}
+
 /**
  * quic_output_flush() - send whatever is due
  * @sk: the socket, locked
@@ -689,7 +786,17 @@ void quic_output_flush(struct sock *sk, gfp_t gfp)
 out:
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++)
 		kfree(pl.rec[i]);
+	quic_out_pace_arm(sk);
 	quic_conn_timer_arm(sk);
+}
+
+/**
+ * quic_output_pace_timeout() - the pacer lets data out again (timer.c)
+ * @sk: the socket, locked, not running a user's call
+ */
+void quic_output_pace_timeout(struct sock *sk)
+{
+	quic_output_flush(sk, GFP_ATOMIC);
 }
 
 /**
@@ -1069,13 +1176,38 @@ static bool quic_out_pkt_requeue(struct sock *sk, struct quic_sent_pkt *pkt)
 	return any;
 }
 
-/* Recovery declared a sent packet lost (@ctx: the socket): its frames
- * go again, its record is freed.
+/* What one ACK or one loss detection found, for congestion control. */
+struct quic_out_batch {
+	struct sock	*sk;
+	u64		bytes;		/* in flight, acknowledged */
+	u64		newest;		/* newest sent_time of those in flight */
+	u64		first_pn;	/* lost: the packet numbers, */
+	u64		last_pn;
+	u64		nr;		/* how many, */
+	u64		first_el;	/* the oldest and newest sent_time of */
+	u64		last_el;	/* the ack-eliciting ones, */
+	u32		nr_el;		/* how many of those */
+};
+
+/* Recovery declared a sent packet lost (@ctx: a struct quic_out_batch):
+ * its frames go again, its record is freed.
  */
 static void quic_out_pkt_lost(void *ctx, struct quic_sent_pkt *pkt)
 {
 	struct quic_out_pkt *rec = container_of(pkt, struct quic_out_pkt, sent);
-	struct sock *sk = ctx;
+	struct quic_out_batch *b = ctx;
+	struct sock *sk = b->sk;
+
+	if (!b->nr++)
+		b->first_pn = pkt->pn;
+	b->last_pn = pkt->pn;
+	if (pkt->in_flight)
+		b->newest = max(b->newest, pkt->sent_time);
+	if (pkt->ack_eliciting) {
+		if (!b->nr_el++)
+			b->first_el = pkt->sent_time;
+		b->last_el = pkt->sent_time;
+	}
 
 	if (pkt->ack_eliciting) {
 		quic_out_pkt_requeue(sk, pkt);
@@ -1102,13 +1234,14 @@ static void quic_out_ctl_acked(struct sock *sk, u8 ctl, s64 id)
 	quic_stream_release(t, st);
 }
 
-/* Recovery found a sent packet acknowledged (@ctx: the socket): what it
- * carried is delivered, its record is freed.
+/* Recovery found a sent packet acknowledged (@ctx: a struct
+ * quic_out_batch): what it carried is delivered, its record is freed.
  */
 static void quic_out_pkt_acked(void *ctx, struct quic_sent_pkt *pkt)
 {
 	struct quic_out_pkt *rec = container_of(pkt, struct quic_out_pkt, sent);
-	struct sock *sk = ctx;
+	struct quic_out_batch *b = ctx;
+	struct sock *sk = b->sk;
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_pnspace *s = &c->space[rec->level];
 	struct quic_crypto_chunk *ch, *tmp;
@@ -1122,6 +1255,10 @@ static void quic_out_pkt_acked(void *ctx, struct quic_sent_pkt *pkt)
 			kfree(ch);
 			break;
 		}
+	}
+	if (pkt->in_flight) {
+		b->bytes += pkt->size;
+		b->newest = max(b->newest, pkt->sent_time);
 	}
 	if (rec->handshake_done)
 		c->hd_acked = 1;
@@ -1141,9 +1278,30 @@ static u64 quic_out_now(void)
 	return ktime_to_us(ktime_get());
 }
 
-/* Loss detection in one space (RFC 9002 6.1), counted in QuicLostPackets. */
+/* RFC 9002 7.6: the lost ack-eliciting packets span more than the
+ * persistent congestion duration, nothing between them was acknowledged
+ * (their packet numbers follow each other: every packet but a
+ * CONNECTION_CLOSE is recorded), and the first was sent after the first
+ * RTT sample. Losses are judged one space and one detection at a time.
+ */
+static bool quic_out_persistent(struct quic_conn *c, u8 level,
+				const struct quic_out_batch *b)
+{
+	u64 mad = level == QUIC_CRYPTO_APP ? c->peer_tp.max_ack_delay_us : 0;
+
+	if (b->nr_el < 2 || b->last_pn - b->first_pn + 1 != b->nr ||
+	    !c->cong.first_sample || b->first_el <= c->cong.first_sample)
+		return false;
+	return b->last_el - b->first_el >
+	       quic_cong_persistent_duration(&c->rec.rtt, mad);
+}
+
+/* Loss detection in one space (RFC 9002 6.1), counted in QuicLostPackets;
+ * the congestion controller hears of it.
+ */
 static void quic_out_detect_lost(struct sock *sk, u8 level, u64 now)
 {
+	struct quic_out_batch b = { .sk = sk };
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_rec_space sp;
 	u32 lost;
@@ -1152,10 +1310,17 @@ static void quic_out_detect_lost(struct sock *sk, u8 level, u64 now)
 	if (!sp.sent)
 		return;
 	lost = quic_recovery_detect_lost(&c->rec, &sp, now, quic_out_pkt_lost,
-					 sk);
-	if (lost)
-		SNMP_ADD_STATS(quic_net(sock_net(sk))->mib, QUIC_MIB_PKT_LOST,
-			       lost);
+					 &b);
+	if (!lost)
+		return;
+	SNMP_ADD_STATS(quic_net(sock_net(sk))->mib, QUIC_MIB_PKT_LOST, lost);
+	if (b.newest && quic_cong_on_lost(&c->cong, b.newest, now))
+		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_CONG_EVENT);
+	if (quic_out_persistent(c, level, &b)) {
+		quic_cong_persistent(&c->cong);
+		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_CONG_PERSISTENT);
+	}
+	quic_cong_pace_rate(&c->cong, &c->rec.rtt);
 }
 
 /**
@@ -1176,6 +1341,7 @@ int quic_output_ack_rcvd(struct sock *sk, u8 level,
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	u64 now = quic_out_now(), delay = 0;
+	struct quic_out_batch b = { .sk = sk };
 	int n;
 
 	/* Initial and Handshake ACKs carry no useful delay. */
@@ -1186,28 +1352,15 @@ int quic_output_ack_rcvd(struct sock *sk, u8 level,
 					   c->peer_tp.max_ack_delay_us);
 	n = quic_recovery_on_ack(&c->rec, &c->space[level].sent, ranges,
 				 ack->nr_ranges, delay, now,
-				 quic_out_pkt_acked, sk);
-	if (n > 0)
-		quic_out_detect_lost(sk, level, now);
+				 quic_out_pkt_acked, &b);
+	if (n <= 0)
+		return n;
+	if (b.bytes) {
+		quic_cong_on_ack(&c->cong, b.bytes, b.newest, &c->rec.rtt, now);
+		quic_cong_pace_rate(&c->cong, &c->rec.rtt);
+	}
+	quic_out_detect_lost(sk, level, now);
 	return n;
-}
-
-/* Is there anything new to send in the space? */
-static bool quic_out_queued(struct quic_conn *c, u8 level)
-{
-	struct quic_pnspace *s = &c->space[level];
-	struct quic_crypto_chunk *ch;
-	struct quic_stream_out *o;
-
-	list_for_each_entry(ch, &s->crypto_out, list)
-		if (ch->need_send)
-			return true;
-	if (level != QUIC_CRYPTO_APP || !c->streams_ready)
-		return false;
-	list_for_each_entry(o, &c->stream_out, list)
-		if (o->need_send)
-			return true;
-	return false;
 }
 
 /* RFC 9002 6.2.4: what a PTO probe in one space carries. New data if any
@@ -1275,6 +1428,8 @@ void quic_output_loss_timeout(struct sock *sk)
 	}
 	quic_recovery_on_pto(&c->rec);
 	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_PTO);
+	/* 7.5: probes are not blocked by the window nor the pacer. */
+	c->probes = QUIC_OUT_PTO_PROBES;
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
 		if (!sp[i].sent || !quic_sent_eliciting_in_flight(sp[i].sent))
 			continue;
@@ -1297,4 +1452,5 @@ void quic_output_loss_timeout(struct sock *sk)
 	}
 	if (ping)
 		quic_output_flush(sk, GFP_ATOMIC);
+	c->probes = 0;
 }

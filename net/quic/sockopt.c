@@ -224,8 +224,10 @@ static int quic_set_config(struct sock *sk, struct quic_sock_opts *o,
 	}
 	if (c.payload_cipher_type)
 		cur->payload_cipher_type = c.payload_cipher_type;
-	if (c.congestion_control_algo)
+	if (c.congestion_control_algo) {
 		cur->congestion_control_algo = c.congestion_control_algo;
+		quic_conn_cong_config(sk);
+	}
 	if (c.validate_peer_address)
 		cur->validate_peer_address = c.validate_peer_address;
 	if (c.stream_data_nodelay)

@@ -24,6 +24,7 @@ static const quic_timer_handler_t quic_timer_handlers[QUIC_TIMER_NUM] = {
 	[QUIC_TIMER_LOSS]	= quic_conn_loss_timeout,
 	[QUIC_TIMER_ACK]	= quic_output_ack_timeout,
 	[QUIC_TIMER_IDLE]	= quic_conn_idle_timeout,
+	[QUIC_TIMER_PACE]	= quic_output_pace_timeout,
 };
 
 static struct quic_timers *quic_timers(struct sock *sk)
@@ -65,6 +66,14 @@ static void quic_timer_idle(struct timer_list *t)
 	quic_timer_fire(quic_conn_sk(c), QUIC_TIMER_IDLE);
 }
 
+static enum hrtimer_restart quic_timer_pace_fn(struct hrtimer *t)
+{
+	struct quic_conn *c = container_of(t, struct quic_conn, timers.pace);
+
+	quic_timer_fire(quic_conn_sk(c), QUIC_TIMER_PACE);
+	return HRTIMER_NORESTART;
+}
+
 /**
  * quic_timer_init() - set up the timers of a new socket
  * @sk: the socket, not yet visible to anyone else
@@ -76,13 +85,15 @@ void quic_timer_init(struct sock *sk)
 	timer_setup(&ts->t[QUIC_TIMER_LOSS], quic_timer_loss, 0);
 	timer_setup(&ts->t[QUIC_TIMER_ACK], quic_timer_ack, 0);
 	timer_setup(&ts->t[QUIC_TIMER_IDLE], quic_timer_idle, 0);
+	hrtimer_init(&ts->pace, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_SOFT);
+	ts->pace.function = quic_timer_pace_fn;
 	ts->deferred = 0;
 }
 
 /**
- * quic_timer_reset() - (re)arm a timer
+ * quic_timer_reset() - (re)arm a timer in jiffies
  * @sk: the socket, locked (owned or bh-locked)
- * @id: which timer
+ * @id: which timer, below QUIC_TIMER_PACE
  * @expires: when, in jiffies
  */
 void quic_timer_reset(struct sock *sk, enum quic_timer_id id,
@@ -90,6 +101,27 @@ void quic_timer_reset(struct sock *sk, enum quic_timer_id id,
 {
 	lockdep_assert(lockdep_sock_is_held(sk));
 	sk_reset_timer(sk, &quic_timers(sk)->t[id], expires);
+}
+
+/**
+ * quic_timer_pace() - arm the pacing timer unless it is already armed
+ * @sk: the socket, locked (owned or bh-locked)
+ * @delay_ns: from now
+ *
+ * The pacing schedule only moves later, so an armed timer is never late:
+ * when it fires early the flush arms it again.
+ */
+void quic_timer_pace(struct sock *sk, u64 delay_ns)
+{
+	struct quic_timers *ts = quic_timers(sk);
+
+	lockdep_assert(lockdep_sock_is_held(sk));
+	if (hrtimer_is_queued(&ts->pace) ||
+	    test_bit(QUIC_TIMER_PACE, &ts->deferred))
+		return;
+	sock_hold(sk);	/* the pending timer's, as sk_reset_timer() */
+	hrtimer_start(&ts->pace, ns_to_ktime(delay_ns),
+		      HRTIMER_MODE_REL_PINNED_SOFT);
 }
 
 /**
@@ -102,7 +134,12 @@ void quic_timer_stop(struct sock *sk, enum quic_timer_id id)
 	struct quic_timers *ts = quic_timers(sk);
 
 	lockdep_assert(lockdep_sock_is_held(sk));
-	sk_stop_timer(sk, &ts->t[id]);
+	if (id == QUIC_TIMER_PACE) {
+		if (hrtimer_try_to_cancel(&ts->pace) == 1)
+			__sock_put(sk);
+	} else {
+		sk_stop_timer(sk, &ts->t[id]);
+	}
 	/* The caller holds a reference too: this one cannot be the last. */
 	if (test_and_clear_bit(id, &ts->deferred))
 		__sock_put(sk);
@@ -131,7 +168,11 @@ bool quic_timer_pending(struct sock *sk, enum quic_timer_id id)
 {
 	struct quic_timers *ts = quic_timers(sk);
 
-	return timer_pending(&ts->t[id]) || test_bit(id, &ts->deferred);
+	if (test_bit(id, &ts->deferred))
+		return true;
+	if (id == QUIC_TIMER_PACE)
+		return hrtimer_is_queued(&ts->pace);
+	return timer_pending(&ts->t[id]);
 }
 
 /**

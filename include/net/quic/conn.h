@@ -21,6 +21,7 @@
 #include <linux/workqueue.h>
 #include <net/quic/ackrange.h>
 #include <net/quic/cid.h>
+#include <net/quic/cong.h>
 #include <net/quic/connid.h>
 #include <net/quic/crypto.h>
 #include <net/quic/recovery.h>
@@ -67,7 +68,9 @@ struct sock;
  * @crypto_send_off: CRYPTO stream offset for the next bytes queued
  * @crypto_recv_off: CRYPTO stream offset expected next
  * @ack_pending: an ack-eliciting packet arrived since our last ACK
- * @ack_eliciting: ack-eliciting packets received since our last ACK
+ * @ack_eliciting: ack-eliciting packets received since our last ACK;
+ *	U8_MAX asks for an ACK at once (a packet arrived out of order)
+ * @rx_eliciting: ack-eliciting packets received in all (saturates)
  * @ping: send a PING (probe with nothing to retransmit)
  * @discarded: keys dropped; nothing more is sent or received here
  * @loss_time: when the oldest packet not yet lost will be by the time
@@ -85,6 +88,7 @@ struct quic_pnspace {
 	u64			crypto_recv_off;
 	bool			ack_pending;
 	u8			ack_eliciting;
+	u32			rx_eliciting;
 	bool			ping;
 	bool			discarded;
 	u64			loss_time;
@@ -126,6 +130,9 @@ struct quic_request {
  * @listen_node: link in the namespace's listener hash (lookup.c)
  * @version: the QUIC version in use
  * @rec: RTT estimate and PTO backoff (recovery.c)
+ * @cong: congestion window and pacing (cong.c)
+ * @probes: PTO probe datagrams still allowed past the window and pacer
+ *	(output.c)
  * @close_err: transport error to close with, set by the input path
  * @is_server: server role (listener or accepted socket)
  * @hashed: our CIDs are in the namespace table
@@ -186,6 +193,8 @@ struct quic_conn {
 	struct hlist_node	listen_node;
 	u32			version;
 	struct quic_recovery	rec;
+	struct quic_cong	cong;
+	u8			probes;
 	u32			close_err;
 	u8			is_server:1,
 				hashed:1,
@@ -272,6 +281,7 @@ int quic_conn_shutdown(struct sock *sk, int how);
 void quic_conn_local_close(struct sock *sk, bool send);
 void quic_conn_idle_start(struct sock *sk);
 void quic_conn_rtt_config(struct sock *sk);
+void quic_conn_cong_config(struct sock *sk);
 u64 quic_conn_idle_us(u64 local, u64 peer, u64 floor);
 
 #endif /* __NET_QUIC_CONN_H */

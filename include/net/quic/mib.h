@@ -31,6 +31,10 @@
  * @QUIC_MIB_PKT_LOST: sent ack-eliciting packets declared lost
  *	(RFC 9002 6.1)
  * @QUIC_MIB_PTO: probe timeouts that expired (RFC 9002 6.2)
+ * @QUIC_MIB_CONG_EVENT: congestion events: losses that reduced the
+ *	congestion window (RFC 9002 7.3.2)
+ * @QUIC_MIB_CONG_PERSISTENT: persistent congestion established (RFC 9002
+ *	7.6)
  * @QUIC_MIB_MAX: the number of counters
  */
 enum quic_mib_field {
@@ -45,6 +49,8 @@ enum quic_mib_field {
 	QUIC_MIB_PTO,
 	QUIC_MIB_DROP_BACKLOG,
 	QUIC_MIB_LISTEN_OVERFLOW,
+	QUIC_MIB_CONG_EVENT,
+	QUIC_MIB_CONG_PERSISTENT,
 	QUIC_MIB_MAX
 };
 

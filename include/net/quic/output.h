@@ -65,6 +65,7 @@ int quic_output_crypto(struct sock *sk, u8 level, struct iov_iter *from,
 		       u32 len);
 void quic_output_flush(struct sock *sk, gfp_t gfp);
 void quic_output_ack_timeout(struct sock *sk);
+void quic_output_pace_timeout(struct sock *sk);
 void quic_output_close(struct sock *sk, u32 err, gfp_t gfp);
 void quic_output_close_app(struct sock *sk, gfp_t gfp);
 void quic_output_pkt_free(void *ctx, struct quic_sent_pkt *pkt);

@@ -3,8 +3,9 @@
  * QUIC: the timers of a connection (net/quic/timer.c).
  *
  * Every timer of a connection is here: loss detection and PTO (which
- * also ends the closing and draining states), the delayed ACK and the
- * idle timeout. Each fires in softirq and takes the socket with
+ * also ends the closing and draining states), the delayed ACK, the idle
+ * timeout and the pacer (an hrtimer in softirq mode: pacing gaps are
+ * shorter than a jiffy). Each fires in softirq and takes the socket with
  * bh_lock_sock(). If a user owns the socket then, the expiry is marked
  * deferred and its handler runs from the protocol's .release_cb when
  * release_sock() hands the socket back, as TCP does with its delayed-ACK
@@ -16,6 +17,7 @@
 #ifndef __NET_QUIC_TIMER_H
 #define __NET_QUIC_TIMER_H
 
+#include <linux/hrtimer.h>
 #include <linux/timer.h>
 #include <linux/types.h>
 
@@ -27,29 +29,38 @@ struct sock;
  *	draining states, their end (conn.c)
  * @QUIC_TIMER_ACK: the delayed 1-RTT ACK (output.c)
  * @QUIC_TIMER_IDLE: the idle timeout (RFC 9000 10.1, conn.c)
+ * @QUIC_TIMER_PACE: the pacer lets the next datagram out (output.c); an
+ *	hrtimer, armed with quic_timer_pace() (the others are in jiffies)
  * @QUIC_TIMER_NUM: how many
  */
 enum quic_timer_id {
 	QUIC_TIMER_LOSS,
 	QUIC_TIMER_ACK,
 	QUIC_TIMER_IDLE,
+	QUIC_TIMER_PACE,
 	QUIC_TIMER_NUM,
 };
 
+/* The timers in jiffies, those with a timer_list. */
+#define QUIC_TIMER_NUM_JIFFIES	QUIC_TIMER_PACE
+
 /**
  * struct quic_timers - the timers of a connection
- * @t: one timer_list per enum quic_timer_id
+ * @t: one timer_list per enum quic_timer_id below QUIC_TIMER_PACE
+ * @pace: the pacing timer
  * @deferred: bit per timer that fired while a user owned the socket; each
  *	set bit holds a socket reference until .release_cb runs it
  */
 struct quic_timers {
-	struct timer_list	t[QUIC_TIMER_NUM];
+	struct timer_list	t[QUIC_TIMER_NUM_JIFFIES];
+	struct hrtimer		pace;
 	unsigned long		deferred;
 };
 
 void quic_timer_init(struct sock *sk);
 void quic_timer_reset(struct sock *sk, enum quic_timer_id id,
 		      unsigned long expires);
+void quic_timer_pace(struct sock *sk, u64 delay_ns);
 void quic_timer_stop(struct sock *sk, enum quic_timer_id id);
 void quic_timer_stop_all(struct sock *sk);
 bool quic_timer_pending(struct sock *sk, enum quic_timer_id id);

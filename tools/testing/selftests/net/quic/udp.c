@@ -538,6 +538,7 @@ TEST(snmp_names)
 		"QuicInDropNoConnection", "QuicInDropDecrypt",
 		"QuicConnOpened", "QuicConnClosed", "QuicLostPackets",
 		"QuicPtoExpired", "QuicInDropBacklog", "QuicListenOverflows",
+		"QuicCongestionEvents", "QuicPersistentCongestion",
 	};
 	int fd;
 	size_t i;
