@@ -19,6 +19,7 @@
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/quic.h>
+#include <linux/string.h>
 #include <linux/time64.h>
 #include <net/quic/cong.h>
 #include <net/quic/export.h>
@@ -63,6 +64,7 @@ void quic_cong_init(struct quic_cong *cg, u8 algo, u32 mss)
 	cg->mss = mss;
 	cg->cwnd = quic_cong_initial_window(mss);
 	cg->ssthresh = U64_MAX;
+	cg->event_pn = U64_MAX;
 	cg->hs_last_min = U64_MAX;
 	cg->hs_cur_min = U64_MAX;
 }
@@ -302,6 +304,8 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_cong_on_ack);
  * quic_cong_on_lost() - in-flight packets were declared lost
  * @cg: the state
  * @newest_lost: when the newest of them was sent
+ * @pn: the packet whose loss would start the event, U64_MAX if none may
+ *	undo it (see quic_cong_undo())
  * @now: the time (us)
  *
  * A loss of a packet sent after the last congestion event starts a new
@@ -311,13 +315,18 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_cong_on_ack);
  *
  * Return: true if a congestion event started.
  */
-bool quic_cong_on_lost(struct quic_cong *cg, u64 newest_lost, u64 now)
+bool quic_cong_on_lost(struct quic_cong *cg, u64 newest_lost, u64 pn,
+		       u64 now)
 {
 	u64 w;
 
 	if (cg->recovery_start && newest_lost <= cg->recovery_start)
 		return false;
 	cg->recovery_start = now;
+	cg->event_pn = pn;
+	cg->prior_cwnd = cg->cwnd;
+	cg->prior_ssthresh = cg->ssthresh;
+	cg->prior_w_max = cg->w_max;
 	if (cg->algo == QUIC_CONG_ALG_CUBIC) {
 		if (cg->cwnd < cg->w_max)
 			cg->w_max = div_u64(cg->cwnd * (QUIC_CUBIC_BETA_NUM +
@@ -341,6 +350,31 @@ bool quic_cong_on_lost(struct quic_cong *cg, u64 newest_lost, u64 now)
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_cong_on_lost);
 
 /**
+ * quic_cong_undo() - the loss that started the last event was spurious
+ * @cg: the state
+ *
+ * The packet was reordered, not lost (it was acknowledged after all): the
+ * window, threshold and W_max go back to what they were before the event,
+ * as TCP undoes a reduction a spurious retransmission caused. The
+ * recovery period stays, so the rest of that flight cannot start another.
+ *
+ * Return: true if there was an event to undo.
+ */
+bool quic_cong_undo(struct quic_cong *cg)
+{
+	if (!cg->prior_cwnd)
+		return false;
+	cg->cwnd = max(cg->cwnd, cg->prior_cwnd);
+	cg->ssthresh = cg->prior_ssthresh;
+	cg->w_max = cg->prior_w_max;
+	cg->prior_cwnd = 0;
+	cg->event_pn = U64_MAX;
+	cg->epoch = 0;
+	return true;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_cong_undo);
+
+/**
  * quic_cong_persistent() - persistent congestion was established
  * @cg: the state
  *
@@ -349,6 +383,7 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_cong_on_lost);
  */
 void quic_cong_persistent(struct quic_cong *cg)
 {
+	cg->prior_cwnd = 0;
 	cg->cwnd = quic_cong_min_window(cg);
 	cg->recovery_start = 0;
 	cg->epoch = 0;

@@ -28,6 +28,8 @@ static const struct snmp_mib quic_snmp_list[] = {
 	SNMP_MIB_ITEM("QuicListenOverflows", QUIC_MIB_LISTEN_OVERFLOW),
 	SNMP_MIB_ITEM("QuicCongestionEvents", QUIC_MIB_CONG_EVENT),
 	SNMP_MIB_ITEM("QuicPersistentCongestion", QUIC_MIB_CONG_PERSISTENT),
+	SNMP_MIB_ITEM("QuicSpuriousLosses", QUIC_MIB_SPURIOUS_LOSS),
+	SNMP_MIB_ITEM("QuicCongestionUndo", QUIC_MIB_CONG_UNDO),
 };
 
 static_assert(ARRAY_SIZE(quic_snmp_list) == QUIC_MIB_MAX);

@@ -1186,6 +1186,7 @@ struct quic_out_batch {
 	u64		nr;		/* how many, */
 	u64		first_el;	/* the oldest and newest sent_time of */
 	u64		last_el;	/* the ack-eliciting ones, */
+	u64		first_el_pn;	/* the oldest's packet number, */
 	u32		nr_el;		/* how many of those */
 };
 
@@ -1197,6 +1198,8 @@ static void quic_out_pkt_lost(void *ctx, struct quic_sent_pkt *pkt)
 	struct quic_out_pkt *rec = container_of(pkt, struct quic_out_pkt, sent);
 	struct quic_out_batch *b = ctx;
 	struct sock *sk = b->sk;
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	u64 largest = c->space[rec->level].sent.largest_acked;
 
 	if (!b->nr++)
 		b->first_pn = pkt->pn;
@@ -1204,16 +1207,17 @@ static void quic_out_pkt_lost(void *ctx, struct quic_sent_pkt *pkt)
 	if (pkt->in_flight)
 		b->newest = max(b->newest, pkt->sent_time);
 	if (pkt->ack_eliciting) {
-		if (!b->nr_el++)
+		if (!b->nr_el++) {
 			b->first_el = pkt->sent_time;
+			b->first_el_pn = pkt->pn;
+		}
 		b->last_el = pkt->sent_time;
-	}
-
-	if (pkt->ack_eliciting) {
+		/* Kept to see whether the loss was spurious after all. */
+		if (rec->level == QUIC_CRYPTO_APP)
+			quic_recovery_lost_note(&c->rec, pkt->pn, largest);
 		quic_out_pkt_requeue(sk, pkt);
 		/* RETIRE_CONNECTION_ID is not tracked per packet. */
-		if (rec->level == QUIC_CRYPTO_APP &&
-		    quic_sk(sk)->conn.nr_retire_unacked)
+		if (rec->level == QUIC_CRYPTO_APP && c->nr_retire_unacked)
 			quic_conn_cid_resend(sk);
 	}
 	quic_output_pkt_free(sk, pkt);
@@ -1314,7 +1318,9 @@ static void quic_out_detect_lost(struct sock *sk, u8 level, u64 now)
 	if (!lost)
 		return;
 	SNMP_ADD_STATS(quic_net(sock_net(sk))->mib, QUIC_MIB_PKT_LOST, lost);
-	if (b.newest && quic_cong_on_lost(&c->cong, b.newest, now))
+	if (b.newest &&
+	    quic_cong_on_lost(&c->cong, b.newest, level == QUIC_CRYPTO_APP &&
+			      b.nr_el ? b.first_el_pn : U64_MAX, now))
 		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_CONG_EVENT);
 	if (quic_out_persistent(c, level, &b)) {
 		quic_cong_persistent(&c->cong);
@@ -1342,6 +1348,7 @@ int quic_output_ack_rcvd(struct sock *sk, u8 level,
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	u64 now = quic_out_now(), delay = 0;
 	struct quic_out_batch b = { .sk = sk };
+	bool undo;
 	int n;
 
 	/* Initial and Handshake ACKs carry no useful delay. */
@@ -1350,6 +1357,13 @@ int quic_output_ack_rcvd(struct sock *sk, u8 level,
 					   c->peer_tp.ack_delay_exponent,
 					   c->handshake_confirmed,
 					   c->peer_tp.max_ack_delay_us);
+	if (level == QUIC_CRYPTO_APP &&
+	    quic_recovery_spurious(&c->rec, ranges, ack->nr_ranges,
+				   c->cong.event_pn, &undo)) {
+		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_SPURIOUS_LOSS);
+		if (undo && quic_cong_undo(&c->cong))
+			QUIC_INC_STATS(sock_net(sk), QUIC_MIB_CONG_UNDO);
+	}
 	n = quic_recovery_on_ack(&c->rec, &c->space[level].sent, ranges,
 				 ack->nr_ranges, delay, now,
 				 quic_out_pkt_acked, &b);

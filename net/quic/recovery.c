@@ -13,6 +13,7 @@
 #include <linux/export.h>
 #include <linux/limits.h>
 #include <linux/minmax.h>
+#include <linux/string.h>
 #include <net/quic/export.h>
 #include <net/quic/recovery.h>
 #include <net/quic/sent.h>
@@ -132,15 +133,103 @@ u64 quic_rtt_pto(const struct quic_rtt *r, u64 max_ack_delay, u32 pto_count)
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_rtt_pto);
 
 /**
+ * quic_recovery_loss_delay() - the time threshold of loss detection, as
+ *	reordering has widened it
+ * @rec: the state
+ *
+ * Return: time_num / 8 * max(smoothed_rtt, latest_rtt), at least
+ *	kGranularity.
+ */
+u64 quic_recovery_loss_delay(const struct quic_recovery *rec)
+{
+	const struct quic_rtt *r = &rec->rtt;
+	u64 d = max(r->smoothed_rtt, r->latest_rtt);
+
+	d = d * rec->time_num / QUIC_TIME_THRESHOLD_DEN;
+	return max_t(u64, d, QUIC_GRANULARITY_US);
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_recovery_loss_delay);
+
+/**
+ * quic_recovery_lost_note() - remember a packet declared lost
+ * @rec: the state
+ * @pn: its packet number (application space)
+ * @largest: the largest packet number acknowledged then
+ *
+ * The oldest memory goes when the ring is full: a spurious loss found
+ * late is one not found, nothing worse.
+ */
+void quic_recovery_lost_note(struct quic_recovery *rec, u64 pn, u64 largest)
+{
+	struct quic_rec_lost *l = &rec->lost[rec->lost_next];
+
+	l->pn = pn;
+	l->largest = largest;
+	rec->lost_next = (rec->lost_next + 1) % QUIC_REC_LOST_RING;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_recovery_lost_note);
+
+/**
+ * quic_recovery_spurious() - find losses an ACK proves spurious
+ * @rec: the state
+ * @ranges: the ACK's ranges (application space), descending
+ * @nr_ranges: how many
+ * @undo_pn: the packet whose loss started the last congestion event
+ * @undo: set if @undo_pn is among them: the event may be undone
+ *
+ * A packet declared lost and then acknowledged was reordered, not lost:
+ * the packet threshold grows to the distance it was overtaken by (plus
+ * one), the time threshold by an eighth of the RTT, both capped (RFC
+ * 9002 6.1.1, 6.1.2 allow adapting them, as TCP's RACK does).
+ *
+ * Return: how many remembered losses the ACK proved spurious.
+ */
+u32 quic_recovery_spurious(struct quic_recovery *rec,
+			   const struct quic_ack_range *ranges, u32 nr_ranges,
+			   u64 undo_pn, bool *undo)
+{
+	struct quic_rec_lost *l;
+	u32 i, j, found = 0;
+	u64 dist;
+
+	*undo = false;
+	for (i = 0; i < QUIC_REC_LOST_RING; i++) {
+		l = &rec->lost[i];
+		if (!l->largest)
+			continue;
+		for (j = 0; j < nr_ranges; j++) {
+			if (l->pn > ranges[j].largest ||
+			    l->pn < ranges[j].smallest)
+				continue;
+			dist = l->largest - l->pn + 1;
+			rec->pkt_threshold = min_t(u64, QUIC_PACKET_THRESHOLD_MAX,
+						   max_t(u64, rec->pkt_threshold,
+							 dist));
+			rec->time_num = min_t(u32, rec->time_num + 1,
+					      QUIC_TIME_THRESHOLD_MAX_NUM);
+			if (l->pn == undo_pn)
+				*undo = true;
+			l->largest = 0;
+			found++;
+			break;
+		}
+	}
+	rec->spurious += found;
+	return found;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_recovery_spurious);
+
+/**
  * quic_recovery_init() - recovery state before any packet is sent
  * @rec: the state
  * @initial_rtt: kInitialRtt, or the application's value
  */
 void quic_recovery_init(struct quic_recovery *rec, u64 initial_rtt)
 {
+	memset(rec, 0, sizeof(*rec));
 	quic_rtt_init(&rec->rtt, initial_rtt);
-	rec->pto_count = 0;
-	rec->max_backoff = 0;
+	rec->pkt_threshold = QUIC_PACKET_THRESHOLD;
+	rec->time_num = QUIC_TIME_THRESHOLD_NUM;
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_recovery_init);
 
@@ -228,8 +317,8 @@ u32 quic_recovery_detect_lost(const struct quic_recovery *rec,
 	if (!sp->sent->any_acked)
 		return 0;
 	quic_sent_detect_lost(sp->sent, sp->sent->largest_acked,
-			      quic_rtt_loss_delay(&rec->rtt), now,
-			      sp->loss_time, lost, ctx);
+			      rec->pkt_threshold, quic_recovery_loss_delay(rec),
+			      now, sp->loss_time, lost, ctx);
 	return eliciting - sp->sent->eliciting_in_flight;
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_recovery_detect_lost);

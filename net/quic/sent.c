@@ -162,6 +162,7 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_sent_on_ack);
  * @s: the store
  * @largest_acked: the largest packet number acknowledged in this space
  *	(normally s->largest_acked)
+ * @threshold: the packet threshold, kPacketThreshold (3) or more
  * @loss_delay: kTimeThreshold * max(smoothed_rtt, latest_rtt), at least
  *	kGranularity, in the unit of the send times
  * @now: the current time
@@ -173,7 +174,7 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_sent_on_ack);
  * @ctx: passed to @cb
  *
  * RFC 9002, section 6.1: a packet sent before an acknowledged one is lost
- * if it is kPacketThreshold packet numbers older, or was sent at least
+ * if it is @threshold packet numbers older, or was sent at least
  * @loss_delay ago.  Walks from the oldest packet and stops at the first
  * one that is not lost: both conditions only get harder to meet for newer
  * packets.  Costs O(packets lost + 1).
@@ -181,8 +182,8 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_sent_on_ack);
  * Return: the number of packets declared lost.
  */
 u32 quic_sent_detect_lost(struct quic_sent *s, u64 largest_acked,
-			  u64 loss_delay, u64 now, u64 *loss_time,
-			  quic_sent_cb cb, void *ctx)
+			  u32 threshold, u64 loss_delay, u64 now,
+			  u64 *loss_time, quic_sent_cb cb, void *ctx)
 {
 	struct quic_sent_pkt *pkt, *tmp;
 	u32 lost = 0;
@@ -192,7 +193,7 @@ u32 quic_sent_detect_lost(struct quic_sent *s, u64 largest_acked,
 		if (pkt->pn >= largest_acked)
 			break;
 		s->steps++;
-		if (pkt->pn + QUIC_PACKET_THRESHOLD > largest_acked &&
+		if (pkt->pn + threshold > largest_acked &&
 		    (now < loss_delay || pkt->sent_time > now - loss_delay)) {
 			*loss_time = pkt->sent_time + loss_delay;
 			break;

@@ -49,6 +49,10 @@ struct quic_rtt;
  * @hs_samples: HyStart++: RTT samples taken in this round
  * @hs_css_base: HyStart++: the smallest RTT when CSS was entered
  * @hs_css_rounds: HyStart++: rounds spent in CSS, 0 when not in CSS
+ * @event_pn: the packet whose loss started the last congestion event
+ * @prior_cwnd: @cwnd before that event, 0 once it can no longer be undone
+ * @prior_ssthresh: @ssthresh before it
+ * @prior_w_max: @w_max before it
  * @pace_next: the pacing schedule: when the next datagram may leave (ns)
  * @pace_rate: bytes per second the pacer lets out, 0 before an RTT sample
  */
@@ -73,6 +77,10 @@ struct quic_cong {
 	u32	hs_samples;
 	u64	hs_css_base;
 	u32	hs_css_rounds;
+	u64	event_pn;
+	u64	prior_cwnd;
+	u64	prior_ssthresh;
+	u64	prior_w_max;
 	u64	pace_next;
 	u64	pace_rate;
 };
@@ -83,7 +91,9 @@ void quic_cong_on_sent(struct quic_cong *cg, u32 bytes, u64 in_flight,
 		       u64 now, u64 now_ns);
 void quic_cong_on_ack(struct quic_cong *cg, u64 bytes, u64 newest_sent,
 		      const struct quic_rtt *rtt, u64 now);
-bool quic_cong_on_lost(struct quic_cong *cg, u64 newest_lost, u64 now);
+bool quic_cong_on_lost(struct quic_cong *cg, u64 newest_lost, u64 pn,
+		       u64 now);
+bool quic_cong_undo(struct quic_cong *cg);
 void quic_cong_persistent(struct quic_cong *cg);
 u64 quic_cong_persistent_duration(const struct quic_rtt *rtt,
 				  u64 max_ack_delay);

@@ -35,6 +35,10 @@
  *	congestion window (RFC 9002 7.3.2)
  * @QUIC_MIB_CONG_PERSISTENT: persistent congestion established (RFC 9002
  *	7.6)
+ * @QUIC_MIB_SPURIOUS_LOSS: packets declared lost and acknowledged later:
+ *	reordered, not lost (each widens the loss thresholds)
+ * @QUIC_MIB_CONG_UNDO: congestion events undone because the loss that
+ *	started them was spurious
  * @QUIC_MIB_MAX: the number of counters
  */
 enum quic_mib_field {
@@ -51,6 +55,8 @@ enum quic_mib_field {
 	QUIC_MIB_LISTEN_OVERFLOW,
 	QUIC_MIB_CONG_EVENT,
 	QUIC_MIB_CONG_PERSISTENT,
+	QUIC_MIB_SPURIOUS_LOSS,
+	QUIC_MIB_CONG_UNDO,
 	QUIC_MIB_MAX
 };
 

@@ -29,6 +29,13 @@ struct quic_ack_range;
 #define QUIC_INITIAL_RTT_US		333000
 /* Cap on the PTO backoff exponent. */
 #define QUIC_PTO_MAX_SHIFT		10
+/* How far reordering may push the thresholds (RFC 9002 6.1 allows an
+ * adaptive reordering threshold): packets, and eighths of the RTT.
+ */
+#define QUIC_PACKET_THRESHOLD_MAX	64
+#define QUIC_TIME_THRESHOLD_MAX_NUM	16
+/* Packets declared lost remembered, to find the spurious ones. */
+#define QUIC_REC_LOST_RING		16
 
 /**
  * struct quic_rtt - the RTT estimate of a connection (RFC 9002, 5)
@@ -54,16 +61,39 @@ u64 quic_rtt_loss_delay(const struct quic_rtt *r);
 u64 quic_rtt_pto(const struct quic_rtt *r, u64 max_ack_delay, u32 pto_count);
 
 /**
+ * struct quic_rec_lost - a packet declared lost, until it proves spurious
+ * @pn: its packet number
+ * @largest: the largest packet number acknowledged when it was declared
+ *	lost; 0 for an empty slot
+ */
+struct quic_rec_lost {
+	u64 pn;
+	u64 largest;
+};
+
+/**
  * struct quic_recovery - loss detection state of a connection
  * @rtt: the RTT estimate
  * @pto_count: consecutive PTO expiries (the backoff, RFC 9002 6.2.1)
  * @max_backoff: the longest a backed-off PTO grows, 0 for no cap; a PTO
  *	without backoff is never cut by it
+ * @pkt_threshold: the packet reordering threshold, kPacketThreshold until
+ *	a loss proves spurious, then the reordering seen
+ * @time_num: the time threshold in eighths of the RTT (kTimeThreshold is
+ *	9/8), one more per spurious loss
+ * @lost: the application-space packets last declared lost (a ring)
+ * @lost_next: the next slot of @lost
+ * @spurious: losses found spurious so far
  */
 struct quic_recovery {
 	struct quic_rtt	rtt;
 	u32		pto_count;
 	u64		max_backoff;
+	u32		pkt_threshold;
+	u32		time_num;
+	struct quic_rec_lost lost[QUIC_REC_LOST_RING];
+	u8		lost_next;
+	u32		spurious;
 };
 
 /**
@@ -104,6 +134,11 @@ enum quic_rec_timer quic_recovery_deadline(const struct quic_recovery *rec,
 					   const struct quic_rec_space *sp,
 					   u64 *deadline, int *space);
 void quic_recovery_on_pto(struct quic_recovery *rec);
+void quic_recovery_lost_note(struct quic_recovery *rec, u64 pn, u64 largest);
+u32 quic_recovery_spurious(struct quic_recovery *rec,
+			   const struct quic_ack_range *ranges, u32 nr_ranges,
+			   u64 undo_pn, bool *undo);
+u64 quic_recovery_loss_delay(const struct quic_recovery *rec);
 u64 quic_recovery_pto(const struct quic_recovery *rec, u64 max_ack_delay);
 
 #endif /* _NET_QUIC_RECOVERY_H */

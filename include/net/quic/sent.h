@@ -84,8 +84,8 @@ int quic_sent_add(struct quic_sent *s, struct quic_sent_pkt *pkt);
 int quic_sent_on_ack(struct quic_sent *s, const struct quic_ack_range *ranges,
 		     u32 n, quic_sent_cb cb, void *ctx);
 u32 quic_sent_detect_lost(struct quic_sent *s, u64 largest_acked,
-			  u64 loss_delay, u64 now, u64 *loss_time,
-			  quic_sent_cb cb, void *ctx);
+			  u32 threshold, u64 loss_delay, u64 now,
+			  u64 *loss_time, quic_sent_cb cb, void *ctx);
 void quic_sent_remove_all(struct quic_sent *s, quic_sent_cb cb, void *ctx);
 
 /**

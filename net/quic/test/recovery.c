@@ -191,7 +191,8 @@ static int loss_packet_threshold(struct quic_test *t)
 	if (quic_sent_on_ack(&s, &rg, 1, lost_cb, &l) != 1)
 		return quic_test_fail(t, "ack of 5 failed");
 	l.n = 0;
-	n = quic_sent_detect_lost(&s, s.largest_acked, quic_rtt_loss_delay(&r),
+	n = quic_sent_detect_lost(&s, s.largest_acked, QUIC_PACKET_THRESHOLD,
+				  quic_rtt_loss_delay(&r),
 				  now, &loss_time, lost_cb, &l);
 	if (n != 3 || l.pn[0] != 0 || l.pn[2] != 2)
 		return quic_test_fail(t, "%u lost, first %llu", n, l.pn[0]);
@@ -214,11 +215,13 @@ static int loss_time_threshold(struct quic_test *t)
 	loss_setup(&s, pkts, &r);
 	quic_sent_on_ack(&s, &rg, 1, lost_cb, &l);
 	/* Packet 4 (and 3) are only 1 and 2 below: time decides. */
-	quic_sent_detect_lost(&s, 5, quic_rtt_loss_delay(&r), 1060 * MS,
-			      &loss_time, lost_cb, &l);
+	quic_sent_detect_lost(&s, 5, QUIC_PACKET_THRESHOLD,
+			      quic_rtt_loss_delay(&r), 1060 * MS, &loss_time,
+			      lost_cb, &l);
 	l.n = 0;
-	n = quic_sent_detect_lost(&s, 5, quic_rtt_loss_delay(&r),
-				  1030 * MS + 112500, &loss_time, lost_cb, &l);
+	n = quic_sent_detect_lost(&s, 5, QUIC_PACKET_THRESHOLD,
+				  quic_rtt_loss_delay(&r), 1030 * MS + 112500,
+				  &loss_time, lost_cb, &l);
 	if (n != 1 || l.pn[0] != 3)
 		return quic_test_fail(t, "%u lost, first %llu", n, l.pn[0]);
 	if (loss_time != 1040 * MS + 112500)
@@ -226,8 +229,9 @@ static int loss_time_threshold(struct quic_test *t)
 	/* A larger latest_rtt stretches the threshold (max of the two). */
 	r.latest_rtt = 200 * MS;
 	l.n = 0;
-	n = quic_sent_detect_lost(&s, 5, quic_rtt_loss_delay(&r),
-				  1040 * MS + 112500, &loss_time, lost_cb, &l);
+	n = quic_sent_detect_lost(&s, 5, QUIC_PACKET_THRESHOLD,
+				  quic_rtt_loss_delay(&r), 1040 * MS + 112500,
+				  &loss_time, lost_cb, &l);
 	if (n || loss_time != 1040 * MS + 225 * MS)
 		return quic_test_fail(t, "%u lost with latest_rtt 200 ms", n);
 	return 0;
@@ -401,6 +405,8 @@ static int engine_detect_lost(struct quic_test *t)
 
 	loss_setup(&s, pkts, &rec.rtt);
 	rec.pto_count = 0;
+	rec.pkt_threshold = QUIC_PACKET_THRESHOLD;
+	rec.time_num = QUIC_TIME_THRESHOLD_NUM;
 	sp = (struct quic_rec_space){ .sent = &s, .loss_time = &loss_time };
 	n = quic_recovery_detect_lost(&rec, &sp, 1060 * MS, lost_cb, &l);
 	if (n || loss_time)
@@ -443,6 +449,48 @@ static int engine_backoff_cap(struct quic_test *t)
 	return 0;
 }
 
+/* A loss the peer's ACK later contradicts widens both thresholds: the
+ * packet threshold to the distance the packet was overtaken by, the time
+ * threshold by an eighth; the event's packet asks for an undo.
+ */
+static int engine_spurious(struct quic_test *t)
+{
+	struct quic_ack_range rg[2] = {
+		{ .largest = 40, .smallest = 30 },
+		{ .largest = 12, .smallest = 10 },
+	};
+	struct quic_recovery rec;
+	bool undo;
+	u32 n;
+
+	quic_recovery_init(&rec, QUIC_INITIAL_RTT_US);
+	quic_rtt_update(&rec.rtt, 80 * MS, 0);
+	if (quic_recovery_loss_delay(&rec) != 90 * MS)
+		return quic_test_fail(t, "loss delay %llu",
+				      quic_recovery_loss_delay(&rec));
+	quic_recovery_lost_note(&rec, 11, 20);
+	quic_recovery_lost_note(&rec, 15, 20);
+	n = quic_recovery_spurious(&rec, rg, 2, 11, &undo);
+	if (n != 1 || !undo || rec.spurious != 1)
+		return quic_test_fail(t, "found %u, undo %d", n, undo);
+	if (rec.pkt_threshold != 10 || rec.time_num != 10)
+		return quic_test_fail(t, "thresholds %u, %u/8",
+				      rec.pkt_threshold, rec.time_num);
+	if (quic_recovery_loss_delay(&rec) != 100 * MS)
+		return quic_test_fail(t, "loss delay %llu",
+				      quic_recovery_loss_delay(&rec));
+	/* Found once only; 15 stays lost. */
+	n = quic_recovery_spurious(&rec, rg, 2, 11, &undo);
+	if (n || undo)
+		return quic_test_fail(t, "found again: %u", n);
+	/* Far reordering is capped. */
+	quic_recovery_lost_note(&rec, 31, 1000);
+	quic_recovery_spurious(&rec, rg, 1, U64_MAX, &undo);
+	if (rec.pkt_threshold != QUIC_PACKET_THRESHOLD_MAX || undo)
+		return quic_test_fail(t, "cap: %u", rec.pkt_threshold);
+	return 0;
+}
+
 static const struct quic_test_case quic_recovery_cases[] = {
 	QUIC_TEST_CASE(rtt_initial),
 	QUIC_TEST_CASE(rtt_first_sample),
@@ -459,6 +507,7 @@ static const struct quic_test_case quic_recovery_cases[] = {
 	QUIC_TEST_CASE(engine_deadline),
 	QUIC_TEST_CASE(engine_detect_lost),
 	QUIC_TEST_CASE(engine_backoff_cap),
+	QUIC_TEST_CASE(engine_spurious),
 };
 
 const struct quic_test_suite quic_recovery_suite = {

@@ -15,6 +15,9 @@
 
 #include "test.h"
 
+/* kPacketThreshold, short for the calls below. */
+#define T3	QUIC_PACKET_THRESHOLD
+
 #define REC_MAX		64
 
 /* What the callbacks saw: the packet numbers, in call order. */
@@ -291,8 +294,8 @@ static int sent_lost_packet_threshold(struct quic_test *t)
 	r.bytes = 0;
 	s.steps = 0;
 	/* No time threshold: the time is 0, all were sent "in the future". */
-	n = quic_sent_detect_lost(&s, s.largest_acked, 1000, 0, &loss_time,
-				  rec_cb, &r);
+	n = quic_sent_detect_lost(&s, s.largest_acked, QUIC_PACKET_THRESHOLD,
+				  1000, 0, &loss_time, rec_cb, &r);
 	if (!err && (n != 7 || s.steps != 8))
 		err = quic_test_fail(t, "%u lost in %llu steps, want 7 in 8",
 				     n, s.steps);
@@ -325,22 +328,22 @@ static int sent_lost_time_threshold(struct quic_test *t)
 	 * and 40, are within kPacketThreshold.  With a delay of 25, 3 is lost
 	 * at 55 and 4 at 65.
 	 */
-	n = quic_sent_detect_lost(&s, 5, 25, 10, &loss_time, rec_cb, &r);
+	n = quic_sent_detect_lost(&s, 5, T3, 25, 10, &loss_time, rec_cb, &r);
 	if (!err && (n != 3 || loss_time != 55))
 		err = quic_test_fail(t, "%u lost, loss_time %llu", n, loss_time);
 	err = err ?: check_store(t, &s, left, 3);
-	n = err ?: quic_sent_detect_lost(&s, 5, 25, 54, &loss_time, rec_cb, &r);
+	n = err ?: quic_sent_detect_lost(&s, 5, T3, 25, 54, &loss_time, rec_cb, &r);
 	if (!err && (n || loss_time != 55))
 		err = quic_test_fail(t, "early: %u lost, loss_time %llu", n, loss_time);
-	n = err ?: quic_sent_detect_lost(&s, 5, 25, 55, &loss_time, rec_cb, &r);
+	n = err ?: quic_sent_detect_lost(&s, 5, T3, 25, 55, &loss_time, rec_cb, &r);
 	if (!err && (n != 1 || loss_time != 65))
 		err = quic_test_fail(t, "at 55: %u lost, loss_time %llu", n, loss_time);
 	/* 6 is above the largest acknowledged: not lost, no loss time. */
-	n = err ?: quic_sent_detect_lost(&s, 5, 25, 1000, &loss_time, rec_cb, &r);
+	n = err ?: quic_sent_detect_lost(&s, 5, T3, 25, 1000, &loss_time, rec_cb, &r);
 	if (!err && (n != 1 || loss_time))
 		err = quic_test_fail(t, "at 1000: %u lost, loss_time %llu", n, loss_time);
 	err = err ?: check_rec(t, &r, lost, 5) ?: check_store(t, &s, left + 2, 1);
-	n = err ?: quic_sent_detect_lost(&s, 5, 0, U64_MAX, &loss_time, rec_cb, &r);
+	n = err ?: quic_sent_detect_lost(&s, 5, T3, 0, U64_MAX, &loss_time, rec_cb, &r);
 	if (!err && n)
 		err = quic_test_fail(t, "packet above largest acked lost");
 	kvfree(pkts);
@@ -412,7 +415,7 @@ static int sent_bytes_in_flight(struct quic_test *t)
 		goto out;
 	}
 	/* Largest acked 12: 0-7 are lost (8-9 acked), 10 and up are not. */
-	n = quic_sent_detect_lost(&s, 12, 1000, 0, &loss_time, rec_cb, &r);
+	n = quic_sent_detect_lost(&s, 12, T3, 1000, 0, &loss_time, rec_cb, &r);
 	if (n != 8 || quic_sent_bytes_in_flight(&s) != bytes - r.bytes) {
 		err = quic_test_fail(t, "after loss: %u lost, %llu bytes in flight, want %llu",
 				     n, quic_sent_bytes_in_flight(&s),

@@ -64,6 +64,8 @@ static void print_usage(void)
 		"  -P, --priority STR   GnuTLS priority string (overrides -c)\n"
 		"      --ca FILE        verify the server certificate\n"
 		"  -t, --timeout SEC    give up after SEC seconds (default 60)\n"
+		"      --cc NAME        congestion control: reno (default), cubic\n"
+		"      --idle SEC       idle timeout (default 30)\n"
 		"  -q, --quiet          no summary line\n");
 	exit(2);
 }
@@ -315,11 +317,15 @@ int main(int argc, char **argv)
 		{ "priority", required_argument, NULL, 'P' },
 		{ "ca", required_argument, NULL, 'C' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "cc", required_argument, NULL, 'G' },
+		{ "idle", required_argument, NULL, 'I' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *output = NULL, *prio = NULL, *ca = NULL, *cipher = NULL;
+	const char *cc = NULL;
+	double idle = 0;
 	struct h3c_req req = { .out = -1, .content_length = -1 };
 	gnutls_certificate_credentials_t cred = NULL;
 	gnutls_session_t session = NULL;
@@ -349,6 +355,12 @@ int main(int argc, char **argv)
 			break;
 		case 't':
 			timeout = atof(optarg);
+			break;
+		case 'G':
+			cc = optarg;
+			break;
+		case 'I':
+			idle = atof(optarg);
 			break;
 		case 'q':
 			quiet = true;
@@ -389,6 +401,14 @@ int main(int argc, char **argv)
 	if (fd < 0) {
 		perror("h3client: socket(IPPROTO_QUIC)");
 		return 1;
+	}
+	if (cc && h3_set_cong(fd, cc)) {
+		fprintf(stderr, "h3client: congestion control %s refused\n", cc);
+		return 2;
+	}
+	if (idle && h3_set_idle(fd, idle)) {
+		fprintf(stderr, "h3client: idle timeout %g refused\n", idle);
+		return 2;
 	}
 	if (connect(fd, (struct sockaddr *)&ss, sslen)) {
 		perror("h3client: connect");

@@ -99,6 +99,59 @@ int h3_set_cipher_hint(int fd, uint32_t type)
 }
 
 /**
+ * h3_set_cong() - choose the congestion controller of a socket
+ * @fd: the QUIC socket (a listener passes it to accepted sockets)
+ * @name: "reno" or "cubic"
+ *
+ * Return: 0, -EINVAL for an unknown name, or -errno.
+ */
+int h3_set_cong(int fd, const char *name)
+{
+	struct quic_config cfg;
+	socklen_t len = sizeof(cfg);
+	uint8_t algo;
+
+	if (!strcmp(name, "reno"))
+		algo = QUIC_CONG_ALG_RENO;
+	else if (!strcmp(name, "cubic"))
+		algo = QUIC_CONG_ALG_CUBIC;
+	else
+		return -EINVAL;
+	memset(&cfg, 0, sizeof(cfg));
+	if (getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &cfg, &len))
+		return -errno;
+	cfg.congestion_control_algo = algo;
+	if (setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &cfg, sizeof(cfg)))
+		return -errno;
+	return 0;
+}
+
+/**
+ * h3_set_idle() - set the local max_idle_timeout of a socket
+ * @fd: the QUIC socket, before its handshake (a listener passes it on)
+ * @secs: the timeout in seconds, 1 to 4294
+ *
+ * Return: 0, -EINVAL for a value out of range, or -errno.
+ */
+int h3_set_idle(int fd, double secs)
+{
+	struct quic_transport_param p;
+	socklen_t len = sizeof(p);
+
+	if (!(secs >= 1 && secs <= 4294))
+		return -EINVAL;
+	memset(&p, 0, sizeof(p));
+	if (getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_TRANSPORT_PARAM, &p, &len))
+		return -errno;
+	p.remote = 0;
+	p.max_idle_timeout = (uint32_t)(secs * 1000000);
+	if (setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_TRANSPORT_PARAM, &p,
+		       sizeof(p)))
+		return -errno;
+	return 0;
+}
+
+/**
  * h3_parse_addr() - resolve a numeric or named host and a port
  * @host: name or address; "[::1]" brackets are accepted; NULL for any
  * @port: port number

@@ -66,6 +66,8 @@ void h3_conn_callbacks(nghttp3_callbacks *cb);
 int h3_cipher_parse(const char *name, uint32_t *type);
 const char *h3_cipher_name(uint32_t type);
 int h3_set_cipher_hint(int fd, uint32_t type);
+int h3_set_cong(int fd, const char *name);
+int h3_set_idle(int fd, double secs);
 int h3_parse_addr(const char *host, const char *port, int passive,
 		  struct sockaddr_storage *ss, socklen_t *len);
 const char *h3_addr_str(const struct sockaddr *sa, char *buf, size_t len);

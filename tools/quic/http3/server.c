@@ -67,6 +67,8 @@ static void print_usage(void)
 		"  -c, --cipher NAME    offer only this cipher (AES-128-GCM,\n"
 		"                       AES-256-GCM, CHACHA20-POLY1305, ...)\n"
 		"  -n, --count N        exit after N connections\n"
+		"      --cc NAME        congestion control: reno (default), cubic\n"
+		"      --idle SEC       idle timeout (default 30)\n"
 		"  -q, --quiet          no log lines\n"
 		"GET /bytes/N answers N bytes (K, M, G suffixes).\n");
 	exit(2);
@@ -370,11 +372,14 @@ int main(int argc, char **argv)
 		{ "htdocs", required_argument, NULL, 'd' },
 		{ "cipher", required_argument, NULL, 'c' },
 		{ "count", required_argument, NULL, 'n' },
+		{ "cc", required_argument, NULL, 'G' },
+		{ "idle", required_argument, NULL, 'I' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *key, *cert;
+	const char *key, *cert, *cc = NULL;
+	double idle = 0;
 	struct sockaddr_storage peer;
 	long count = 0, served = 0;
 	uint32_t ctype = 0;
@@ -398,6 +403,12 @@ int main(int argc, char **argv)
 		case 'n':
 			count = atol(optarg);
 			break;
+		case 'G':
+			cc = optarg;
+			break;
+		case 'I':
+			idle = atof(optarg);
+			break;
 		case 'q':
 			quiet = true;
 			break;
@@ -417,6 +428,14 @@ int main(int argc, char **argv)
 	lfd = h3s_listen(argv[optind], argv[optind + 1]);
 	if (lfd < 0)
 		return 1;
+	if (cc && h3_set_cong(lfd, cc)) {
+		fprintf(stderr, "h3server: congestion control %s refused\n", cc);
+		return 2;
+	}
+	if (idle && h3_set_idle(lfd, idle)) {
+		fprintf(stderr, "h3server: idle timeout %g refused\n", idle);
+		return 2;
+	}
 	while (!count || served < count) {
 		plen = sizeof(peer);
 		fd = accept(lfd, (struct sockaddr *)&peer, &plen);

@@ -3,11 +3,14 @@
 #
 # Transfers across a router (topo.sh) rather than over lo, run inside the
 # test VM by run_tests.sh: our h3client and ngtcp2's gtlsclient download
-# from our h3server in another namespace, over IPv4 and IPv6, on a clean
-# path, with delay and loss on the client's link, and with the server's
-# link shrunk to the IPv6 minimum MTU (1280). Every body is compared by
-# SHA-256; one result line per transfer (ktap.sh). Nothing asserts a
-# time.
+# from our h3server in another namespace. Over IPv4 and IPv6: a clean
+# path, delay and loss on the client's link, the server's link shrunk to
+# the IPv6 minimum MTU (1280). Over IPv4, with the server's congestion
+# control CUBIC: 2% loss, 25% reordering, a 2 s blackhole in mid-transfer,
+# a 25 s outage under a 60 s idle timeout (our client only); with NewReno,
+# a 750 ms round trip. Every body is compared by SHA-256; one result line
+# per transfer (ktap.sh); the server's counters go to the log. Nothing
+# asserts a time.
 #
 # QUIC_PATHS_SIZE (default 2 MiB) sets the size of the file.
 
@@ -34,14 +37,29 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cases=("clean" "delay 10ms, 2% loss on the client link" "server link MTU 1280")
+# One entry per case: its name, the server's congestion control, the
+# address families, the clients, their idle timeout (s, 0: default).
+cases=("clean" "delay 10ms, 2% loss on the client link" "server link MTU 1280"
+       "CUBIC, delay 10ms, 2% loss" "CUBIC, delay 10ms, 25% reordering"
+       "CUBIC, 2 s blackhole mid-transfer" "RTT 750ms"
+       "CUBIC, 25 s outage under a 60 s idle timeout")
+ccs=(reno reno reno cubic cubic cubic reno cubic)
+fams=("4 6" "4 6" "4 6" 4 4 4 4 4)
+clients=("h3 gtls" "h3 gtls" "h3 gtls" "h3 gtls" "h3 gtls" "h3 gtls" "h3 gtls" h3)
+idles=(0 0 0 0 0 0 0 60)
+
+# client_name KIND
+client_name() {
+	[ "$1" = h3 ] && echo h3client || echo gtlsclient
+}
 
 fail_all() {
-	local c f
-	for c in "${cases[@]}"; do
-		for f in 4 6; do
-			result "not ok" $suite "h3client from h3server IPv$f, $c ($1)"
-			result "not ok" $suite "gtlsclient from h3server IPv$f, $c ($1)"
+	local i f k
+	for i in "${!cases[@]}"; do
+		for f in ${fams[$i]}; do
+			for k in ${clients[$i]}; do
+				result "not ok" $suite "$(client_name $k) from h3server IPv$f, ${cases[$i]} ($1)"
+			done
 		done
 	done
 	exit 0
@@ -73,37 +91,87 @@ check() {
 	fi
 }
 
+# during CASE PID: what happens to the path while the transfer PID runs:
+# 0.5 s in, the client's link drops everything, for 2 s in the blackhole
+# case and for 25 s in the outage case (the transfers take longer than
+# 0.5 s at 20 Mbit/s under TCG).
+during() {
+	local secs
+	case $1 in
+	5) secs=2 ;;
+	7) secs=25 ;;
+	*) return 0 ;;
+	esac
+	sleep 0.5
+	kill -0 "$2" 2>/dev/null || return 0
+	topo_link c netem delay 5ms rate 20mbit loss 100% >>"$log" 2>&1
+	sleep $secs
+	topo_link c netem delay 5ms rate 20mbit >>"$log" 2>&1
+}
+
+# The server namespace's QUIC counters, and those a transfer moved.
+snap() {
+	ip netns exec "$TOPO_QS" cat /proc/net/quic/snmp 2>/dev/null
+}
+delta() {
+	awk 'NR == FNR { b[$1] = $2; next }
+	     $2 != b[$1] { printf " %s +%d", substr($1, 5), $2 - b[$1] }' "$1" "$2"
+}
+
+# transfer CASE NAME CMD...: one download, the path doing what "during"
+# says meanwhile; the body is checked, the server's counters logged.
+transfer() {
+	local i=$1 name=$2 rc
+	shift 2
+	echo "-- $name" >>"$log"
+	rm -f "$tmp/got/f.bin"
+	snap >"$tmp/before"
+	"$@" >>"$log" 2>&1 &
+	during "$i" $!
+	wait $!
+	rc=$?
+	snap >"$tmp/after"
+	echo "   server:$(delta "$tmp/before" "$tmp/after")" >>"$log"
+	check "$name" $rc "$tmp/got/f.bin"
+}
+
 for i in "${!cases[@]}"; do
 	topo_link c netem delay 0ms >>"$log" 2>&1
 	topo_link s mtu 1500 netem delay 0ms >>"$log" 2>&1
 	case $i in
-	1) topo_link c netem delay 10ms loss 2% >>"$log" 2>&1 ;;
+	1 | 3) topo_link c netem delay 10ms loss 2% >>"$log" 2>&1 ;;
 	2) topo_link s mtu 1280 >>"$log" 2>&1 ;;
+	4) topo_link c netem delay 10ms reorder 25% 50% >>"$log" 2>&1 ;;
+	5 | 7) topo_link c netem delay 5ms rate 20mbit >>"$log" 2>&1 ;;
+	6) topo_link c netem delay 375ms >>"$log" 2>&1 ;;
 	esac
-	for fam in 4 6; do
+	idle=()
+	[ "${idles[$i]}" = 0 ] || idle=(--idle "${idles[$i]}")
+	for fam in ${fams[$i]}; do
 		if [ $fam = 4 ]; then addr=$TOPO_S4 host=$TOPO_S4; else addr=$TOPO_S6 host="[$TOPO_S6]"; fi
 		port=$((port + 1))
 		# Not through the shell function: $! must be h3server itself.
-		ip netns exec "$TOPO_QS" "$h3/h3server" -d "$tmp/www" "$addr" $port \
+		ip netns exec "$TOPO_QS" "$h3/h3server" --cc "${ccs[$i]}" \
+			"${idle[@]}" -d "$tmp/www" "$addr" $port \
 			"$tmp/key.pem" "$tmp/cert.pem" >>"$log" 2>&1 &
 		srv_pid=$!
 		sleep 1
 
-		name="h3client from h3server IPv$fam, ${cases[$i]}"
-		echo "-- $name" >>"$log"
-		rm -f "$tmp/got/f.bin"
-		timeout 300 ip netns exec "$TOPO_QC" "$h3/h3client" -t 240 \
-			--ca "$tmp/cert.pem" -o "$tmp/got/f.bin" \
-			"https://$host:$port/f.bin" >>"$log" 2>&1
-		check "$name" $? "$tmp/got/f.bin"
-
-		name="gtlsclient from h3server IPv$fam, ${cases[$i]}"
-		echo "-- $name" >>"$log"
-		rm -f "$tmp/got/f.bin"
-		timeout 300 ip netns exec "$TOPO_QC" gtlsclient -q \
-			--exit-on-all-streams-close --download "$tmp/got" \
-			"$addr" $port "https://$host:$port/f.bin" >>"$log" 2>&1
-		check "$name" $? "$tmp/got/f.bin"
+		for k in ${clients[$i]}; do
+			name="$(client_name $k) from h3server IPv$fam, ${cases[$i]}"
+			if [ $k = h3 ]; then
+				transfer $i "$name" timeout 300 \
+					ip netns exec "$TOPO_QC" "$h3/h3client" \
+					-t 240 "${idle[@]}" --ca "$tmp/cert.pem" \
+					-o "$tmp/got/f.bin" "https://$host:$port/f.bin"
+			else
+				transfer $i "$name" timeout 300 \
+					ip netns exec "$TOPO_QC" gtlsclient -q \
+					--exit-on-all-streams-close \
+					--download "$tmp/got" "$addr" $port \
+					"https://$host:$port/f.bin"
+			fi
+		done
 
 		kill "$srv_pid" 2>/dev/null
 		wait "$srv_pid" 2>/dev/null

@@ -539,6 +539,7 @@ TEST(snmp_names)
 		"QuicConnOpened", "QuicConnClosed", "QuicLostPackets",
 		"QuicPtoExpired", "QuicInDropBacklog", "QuicListenOverflows",
 		"QuicCongestionEvents", "QuicPersistentCongestion",
+		"QuicSpuriousLosses", "QuicCongestionUndo",
 	};
 	int fd;
 	size_t i;
