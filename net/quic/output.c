@@ -90,6 +90,7 @@
  * @nr_ctls: stream control frames carried
  * @ctl: their QUIC_STREAM_CTL_* bits
  * @ctl_id: their streams
+ * @pmtu_probe: a path MTU probe (PING and PADDING)
  */
 struct quic_out_pkt {
 	struct quic_sent_pkt	sent;
@@ -103,6 +104,7 @@ struct quic_out_pkt {
 	u8			nr_ctls;
 	u8			ctl[QUIC_OUT_PKT_CTLS];
 	s64			ctl_id[QUIC_OUT_PKT_CTLS];
+	bool			pmtu_probe;
 };
 
 static const u8 quic_out_levels[] = {
@@ -515,7 +517,8 @@ static int quic_out_seal(struct sock *sk, u8 level, u8 *p, u32 room,
 		return hlen;
 	if (hlen + len + QUIC_PACKET_TAG_LEN > room)
 		return -ENOBUFS;
-	memcpy(p + hlen, payload, len);
+	if (payload != p + hlen)	/* else built in place */
+		memmove(p + hlen, payload, len);
 	err = quic_crypto_encrypt(&s->tx, p, hlen, QUIC_OUT_PN_LEN, pn, len);
 	if (err)
 		return err;
@@ -580,10 +583,11 @@ static u32 quic_out_path_payload(struct sock *sk)
 }
 
 /* The largest datagram to build now (RFC 9000 14): 1200 bytes until the
- * handshake is done and the Initial space gone; then the path MTU less
- * the headers, capped by both ends' max_udp_payload_size and by
- * QUIC_CONN_MAX_DGRAM_CAP, never below 1200. Fixed once chosen: STREAM
- * chunks are cut to it and never split.
+ * handshake is done and the Initial space gone; then what the path MTU
+ * search (pmtu.c) has confirmed, starting at 1200, up to the path MTU
+ * less the headers, both ends' max_udp_payload_size and
+ * QUIC_CONN_MAX_DGRAM_CAP. It only grows: STREAM chunks, cut to it when
+ * queued and never split, always fit later packets.
  */
 static u32 quic_out_dgram_limit(struct sock *sk)
 {
@@ -599,9 +603,68 @@ static u32 quic_out_dgram_limit(struct sock *sk)
 		    min(c->peer_tp.max_udp_payload_size,
 			c->local_tp.max_udp_payload_size));
 	max = min(max, quic_out_path_payload(sk));
-	c->max_dgram = max_t(u32, max, QUIC_CONN_MAX_DGRAM);
+	quic_pmtu_init(&c->pmtu, QUIC_CONN_MAX_DGRAM, max);
+	c->max_dgram = c->pmtu.plpmtu;
 	quic_cong_set_mss(&c->cong, c->max_dgram);
 	return c->max_dgram;
+}
+
+/* DPLPMTUD (pmtu.c): a PING padded to the size being probed, alone in
+ * its datagram, once the handshake is confirmed; it waits for the window
+ * like data, but its loss is no sign of congestion (quic_out_pkt_lost()).
+ * With a PLPMTUD probe interval configured, a finished search starts
+ * again after it.
+ */
+static void quic_out_pmtu_probe(struct sock *sk, gfp_t gfp)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	u32 interval = quic_sk(sk)->opts.config.plpmtud_probe_interval;
+	u64 now_ns = ktime_get_ns(), now = div_u64(now_ns, NSEC_PER_USEC);
+	struct quic_out_pkt *rec;
+	struct sk_buff *skb;
+	u32 size, len, hl;
+	u8 *buf;
+	int n;
+
+	if (!c->max_dgram || !c->handshake_confirmed || c->closing)
+		return;
+	if (c->pmtu.done) {
+		if (!interval)
+			return;
+		if (!c->pmtu.raise_at)
+			c->pmtu.raise_at = now + interval;
+		if (now < c->pmtu.raise_at)
+			return;
+		c->pmtu.raise_at = 0;
+		quic_pmtu_restart(&c->pmtu);
+	}
+	size = quic_pmtu_next(&c->pmtu);
+	if (!size || !quic_out_data_ok(c, now_ns))
+		return;
+	hl = quic_out_hdr_len(c, QUIC_CRYPTO_APP, 0);
+	len = size - hl - QUIC_PACKET_TAG_LEN;
+	rec = kzalloc(sizeof(*rec), gfp);
+	skb = alloc_skb(QUIC_UDP_HEADROOM + size, gfp);
+	if (!rec || !skb)
+		goto err;
+	skb_reserve(skb, QUIC_UDP_HEADROOM);
+	/* The payload in place, after the header: PING, then PADDING. */
+	buf = skb_tail_pointer(skb) + hl;
+	memset(buf, 0, len);
+	buf[0] = QUIC_FRAME_PING;
+	rec->pmtu_probe = true;
+	n = quic_out_seal(sk, QUIC_CRYPTO_APP, skb_tail_pointer(skb),
+			  skb_tailroom(skb), buf, len, rec, true);
+	if (n < 0)
+		goto err;
+	skb_put(skb, n);
+	quic_pmtu_sent(&c->pmtu, size, rec->sent.pn);
+	quic_udp_xmit(quic_sk(sk)->udp, skb, &c->local, &c->peer, 0,
+		      &c->dst_cache);
+	return;
+err:
+	kfree_skb(skb);
+	kfree(rec);
 }
 
 /* Build and send one datagram. Return 1 if one was sent, 0 if there was
@@ -741,6 +804,38 @@ static void quic_out_pace_arm(struct sock *sk)
 	}
 }
 
+/* The frame buffers, kept while in use: a flush runs per datagram
+ * received, mostly to send nothing or an ACK. The 1-RTT one has the size
+ * of the datagrams in use (it grows with the path MTU); the Initial and
+ * Handshake ones go with those spaces.
+ */
+static int quic_out_buffers(struct sock *sk, gfp_t gfp)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	u32 len = quic_out_dgram_limit(sk);
+	bool long_done = c->space[QUIC_CRYPTO_INITIAL].discarded &&
+			 c->space[QUIC_CRYPTO_HANDSHAKE].discarded;
+	u8 *buf;
+
+	if (long_done) {
+		kfree(c->out_long);
+		c->out_long = NULL;
+	} else if (!c->out_long) {
+		c->out_long = kmalloc(2 * QUIC_CONN_MAX_DGRAM, gfp);
+		if (!c->out_long)
+			return -ENOMEM;
+	}
+	if (c->out_buf_len >= len)
+		return 0;
+	buf = kmalloc(len, gfp);
+	if (!buf)
+		return -ENOMEM;
+	kfree(c->out_buf);
+	c->out_buf = buf;
+	c->out_buf_len = len;
+	return 0;
+}
+
 /**
  * quic_output_flush() - send whatever is due
  * @sk: the socket, locked
@@ -755,23 +850,18 @@ void quic_output_flush(struct sock *sk, gfp_t gfp)
 	lockdep_assert(lockdep_sock_is_held(sk));
 	if (sk->sk_state == TCP_CLOSE || !quic_sk(sk)->udp)
 		return;
-	if (!c->out_buf) {
-		/* Kept for the connection's life: a flush runs per
-		 * datagram received, mostly to send nothing or an ACK.
-		 */
-		c->out_buf = kmalloc(2 * QUIC_CONN_MAX_DGRAM +
-				     QUIC_CONN_MAX_DGRAM_CAP, gfp);
-		if (!c->out_buf)
-			return;
-	}
-	pl.payload[QUIC_CRYPTO_INITIAL] = c->out_buf;
-	pl.payload[QUIC_CRYPTO_HANDSHAKE] = c->out_buf + QUIC_CONN_MAX_DGRAM;
-	pl.payload[QUIC_CRYPTO_APP] = c->out_buf + 2 * QUIC_CONN_MAX_DGRAM;
+	if (quic_out_buffers(sk, gfp))
+		return;
+	pl.payload[QUIC_CRYPTO_INITIAL] = c->out_long;
+	pl.payload[QUIC_CRYPTO_HANDSHAKE] = c->out_long ?
+		c->out_long + QUIC_CONN_MAX_DGRAM : NULL;
+	pl.payload[QUIC_CRYPTO_APP] = c->out_buf;
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
 		pl.rec[i] = kzalloc(sizeof(*pl.rec[i]), gfp);
 		if (!pl.rec[i])
 			goto out;
 	}
+	quic_out_pmtu_probe(sk, gfp);
 	for (n = 0; n < QUIC_OUT_MAX_DGRAMS; n++) {
 		if (quic_out_dgram(sk, &pl, gfp) <= 0)
 			break;
@@ -1099,6 +1189,9 @@ void quic_output_stream_free(struct sock *sk)
 
 	kfree(c->out_buf);	/* freed with the connection, as the data */
 	c->out_buf = NULL;
+	c->out_buf_len = 0;
+	kfree(c->out_long);
+	c->out_long = NULL;
 	list_for_each_entry_safe(ch, tmp, &c->stream_out, list) {
 		list_del(&ch->list);
 		sk_wmem_queued_add(sk, -(int)(ch->len + sizeof(*ch)));
@@ -1201,6 +1294,12 @@ static void quic_out_pkt_lost(void *ctx, struct quic_sent_pkt *pkt)
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	u64 largest = c->space[rec->level].sent.largest_acked;
 
+	if (rec->pmtu_probe) {
+		/* Too large for the path, most likely: not congestion. */
+		quic_pmtu_lost(&c->pmtu, pkt->pn);
+		quic_output_pkt_free(sk, pkt);
+		return;
+	}
 	if (!b->nr++)
 		b->first_pn = pkt->pn;
 	b->last_pn = pkt->pn;
@@ -1263,6 +1362,10 @@ static void quic_out_pkt_acked(void *ctx, struct quic_sent_pkt *pkt)
 	if (pkt->in_flight) {
 		b->bytes += pkt->size;
 		b->newest = max(b->newest, pkt->sent_time);
+	}
+	if (rec->pmtu_probe && quic_pmtu_acked(&c->pmtu, pkt->pn)) {
+		c->max_dgram = c->pmtu.plpmtu;
+		quic_cong_set_mss(&c->cong, c->max_dgram);
 	}
 	if (rec->handshake_done)
 		c->hd_acked = 1;

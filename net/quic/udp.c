@@ -232,9 +232,10 @@ static int quic_udp_xmit4(struct quic_udp_sock *us, struct sk_buff *skb,
 			local_bh_enable();
 		}
 	}
+	/* RFC 9000 14: never fragmented, DF set. */
 	udp_tunnel_xmit_skb(rt, sk, skb, fl4.saddr, fl4.daddr, tos,
-			    ip4_dst_hoplimit(&rt->dst), 0, us->key.port,
-			    daddr->sin_port, false, false);
+			    ip4_dst_hoplimit(&rt->dst), htons(IP_DF),
+			    us->key.port, daddr->sin_port, false, false);
 	return 0;
 }
 

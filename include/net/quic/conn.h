@@ -24,6 +24,7 @@
 #include <net/quic/cong.h>
 #include <net/quic/connid.h>
 #include <net/quic/crypto.h>
+#include <net/quic/pmtu.h>
 #include <net/quic/recovery.h>
 #include <net/quic/sent.h>
 #include <net/quic/stream.h>
@@ -131,6 +132,7 @@ struct quic_request {
  * @version: the QUIC version in use
  * @rec: RTT estimate and PTO backoff (recovery.c)
  * @cong: congestion window and pacing (cong.c)
+ * @pmtu: the path MTU search (pmtu.c); @max_dgram follows its plpmtu
  * @probes: PTO probe datagrams still allowed past the window and pacer
  *	(output.c)
  * @close_err: transport error to close with, set by the input path
@@ -175,8 +177,11 @@ struct quic_request {
  * @draining: draining state (RFC 9000 10.2.2): the peer sent it
  * @max_dgram: the datagram size once established (output.c), 0 before
  * @dst_cache: the route of the path, cached (udp.c)
- * @out_buf: output.c's frame buffers: QUIC_CONN_MAX_DGRAM bytes for each of
- *	Initial and Handshake, then QUIC_CONN_MAX_DGRAM_CAP for 1-RTT
+ * @out_buf: output.c's 1-RTT frame buffer, @out_buf_len bytes: the
+ *	datagram size in use
+ * @out_buf_len: its size
+ * @out_long: output.c's Initial and Handshake frame buffers,
+ *	QUIC_CONN_MAX_DGRAM bytes each, freed once both spaces are discarded
  * @ku_work: prepares the next 1-RTT keys after a key update (keyupdate.c)
  */
 struct quic_conn {
@@ -194,6 +199,7 @@ struct quic_conn {
 	u32			version;
 	struct quic_recovery	rec;
 	struct quic_cong	cong;
+	struct quic_pmtu	pmtu;
 	u8			probes;
 	u32			close_err;
 	u8			is_server:1,
@@ -235,6 +241,8 @@ struct quic_conn {
 	u32			max_dgram;
 	struct dst_cache	dst_cache;
 	u8			*out_buf;
+	u32			out_buf_len;
+	u8			*out_long;
 	struct work_struct	ku_work;
 };
 

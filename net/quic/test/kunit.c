@@ -74,12 +74,13 @@ QUIC_KUNIT_SUITE(stream);
 QUIC_KUNIT_SUITE(conn);
 QUIC_KUNIT_SUITE(recovery);
 QUIC_KUNIT_SUITE(cong);
+QUIC_KUNIT_SUITE(pmtu);
 
 kunit_test_suites(&quic_kunit_hash, &quic_kunit_tparam, &quic_kunit_packet,
 		  &quic_kunit_varint, &quic_kunit_frame, &quic_kunit_ackrange,
 		  &quic_kunit_sent, &quic_kunit_udp, &quic_kunit_crypto,
 		  &quic_kunit_connid, &quic_kunit_stream, &quic_kunit_conn,
-		  &quic_kunit_recovery, &quic_kunit_cong);
+		  &quic_kunit_recovery, &quic_kunit_cong, &quic_kunit_pmtu);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit tests of the QUIC transport");

@@ -49,6 +49,7 @@ static const struct quic_test_suite *const quic_test_suites[] = {
 	&quic_conn_suite,
 	&quic_recovery_suite,
 	&quic_cong_suite,
+	&quic_pmtu_suite,
 };
 
 static void quic_test_run_suite(const struct quic_test_suite *s)

@@ -57,5 +57,6 @@ extern const struct quic_test_suite quic_stream_suite;
 extern const struct quic_test_suite quic_conn_suite;
 extern const struct quic_test_suite quic_recovery_suite;
 extern const struct quic_test_suite quic_cong_suite;
+extern const struct quic_test_suite quic_pmtu_suite;
 
 #endif /* _NET_QUIC_TEST_TEST_H */

@@ -8,7 +8,8 @@
 # the IPv6 minimum MTU (1280). Over IPv4, with the server's congestion
 # control CUBIC: 2% loss, 25% reordering, a 2 s blackhole in mid-transfer,
 # a 25 s outage under a 60 s idle timeout (our client only); with NewReno,
-# a 750 ms round trip. Every body is compared by SHA-256; one result line
+# a 750 ms round trip. Over both, the client's link at 1280 bytes, below
+# the server's: the path MTU search finds it, nothing is fragmented. Every body is compared by SHA-256; one result line
 # per transfer (ktap.sh); the server's counters go to the log. Nothing
 # asserts a time.
 #
@@ -42,11 +43,15 @@ trap cleanup EXIT
 cases=("clean" "delay 10ms, 2% loss on the client link" "server link MTU 1280"
        "CUBIC, delay 10ms, 2% loss" "CUBIC, delay 10ms, 25% reordering"
        "CUBIC, 2 s blackhole mid-transfer" "RTT 750ms"
-       "CUBIC, 25 s outage under a 60 s idle timeout")
-ccs=(reno reno reno cubic cubic cubic reno cubic)
-fams=("4 6" "4 6" "4 6" 4 4 4 4 4)
-clients=("h3 gtls" "h3 gtls" "h3 gtls" "h3 gtls" "h3 gtls" "h3 gtls" "h3 gtls" h3)
-idles=(0 0 0 0 0 0 0 60)
+       "CUBIC, 25 s outage under a 60 s idle timeout"
+       "client link MTU 1280")
+ccs=(reno reno reno cubic cubic cubic reno cubic cubic)
+fams=("4 6" "4 6" "4 6" 4 4 4 4 4 "4 6")
+clients=("h3 gtls" "h3 gtls" "h3 gtls" "h3 gtls" "h3 gtls" "h3 gtls" "h3 gtls" h3
+	 "h3 gtls")
+idles=(0 0 0 0 0 0 0 60 0)
+# The case whose path MTU (1280) is below the server's link MTU (1500).
+pmtu_case=8
 
 # client_name KIND
 client_name() {
@@ -59,6 +64,8 @@ fail_all() {
 		for f in ${fams[$i]}; do
 			for k in ${clients[$i]}; do
 				result "not ok" $suite "$(client_name $k) from h3server IPv$f, ${cases[$i]} ($1)"
+				[ "$i" != $pmtu_case ] ||
+					result "not ok" $suite "$(client_name $k) IPv$f: no fragment, at most 30 datagrams too big ($1)"
 			done
 		done
 	done
@@ -118,6 +125,36 @@ delta() {
 	     $2 != b[$1] { printf " %s +%d", substr($1, 5), $2 - b[$1] }' "$1" "$2"
 }
 
+# IP counters of the router (forwarding) and the client (reassembly).
+ipsnap() {
+	{
+		ip netns exec "$TOPO_QR" nstat -az
+		ip netns exec "$TOPO_QC" nstat -az | sed 's/^/client/'
+	} 2>/dev/null
+}
+
+# pmtu_check NAME FAM: the transfer just done was never fragmented (the
+# client reassembled nothing) and the router dropped at most 30 datagrams
+# too big for the client's link: the path MTU probes, nothing else.
+pmtu_check() {
+	local v=Ip
+	[ "$2" = 6 ] && v=Ip6
+	awk -v v=$v 'NR == FNR { b[$1] = $2; next }
+		{ d[$1] = $2 - b[$1] }
+		END {
+			reasm = d["client" v "ReasmReqds"]
+			fails = d[v "FragFails"]
+			printf "   %s fragments reassembled, %s too big dropped\n", reasm + 0, fails + 0
+			exit !(reasm == 0 && fails <= 30)
+		}' "$tmp/ipbefore" "$tmp/ipafter" >>"$log"
+	if [ $? = 0 ]; then
+		result ok $suite "$1"
+	else
+		echo "   FAIL $1"
+		result "not ok" $suite "$1"
+	fi
+}
+
 # transfer CASE NAME CMD...: one download, the path doing what "during"
 # says meanwhile; the body is checked, the server's counters logged.
 transfer() {
@@ -126,17 +163,19 @@ transfer() {
 	echo "-- $name" >>"$log"
 	rm -f "$tmp/got/f.bin"
 	snap >"$tmp/before"
+	ipsnap >"$tmp/ipbefore"
 	"$@" >>"$log" 2>&1 &
 	during "$i" $!
 	wait $!
 	rc=$?
 	snap >"$tmp/after"
+	ipsnap >"$tmp/ipafter"
 	echo "   server:$(delta "$tmp/before" "$tmp/after")" >>"$log"
 	check "$name" $rc "$tmp/got/f.bin"
 }
 
 for i in "${!cases[@]}"; do
-	topo_link c netem delay 0ms >>"$log" 2>&1
+	topo_link c mtu 1500 netem delay 0ms >>"$log" 2>&1
 	topo_link s mtu 1500 netem delay 0ms >>"$log" 2>&1
 	case $i in
 	1 | 3) topo_link c netem delay 10ms loss 2% >>"$log" 2>&1 ;;
@@ -144,6 +183,7 @@ for i in "${!cases[@]}"; do
 	4) topo_link c netem delay 10ms reorder 25% 50% >>"$log" 2>&1 ;;
 	5 | 7) topo_link c netem delay 5ms rate 20mbit >>"$log" 2>&1 ;;
 	6) topo_link c netem delay 375ms >>"$log" 2>&1 ;;
+	8) topo_link c mtu 1280 >>"$log" 2>&1 ;;
 	esac
 	idle=()
 	[ "${idles[$i]}" = 0 ] || idle=(--idle "${idles[$i]}")
@@ -171,6 +211,8 @@ for i in "${!cases[@]}"; do
 					--download "$tmp/got" "$addr" $port \
 					"https://$host:$port/f.bin"
 			fi
+			[ "$i" != $pmtu_case ] ||
+				pmtu_check "$(client_name $k) IPv$fam: no fragment, at most 30 datagrams too big" $fam
 		done
 
 		kill "$srv_pid" 2>/dev/null
