@@ -402,14 +402,8 @@ int main(int argc, char **argv)
 		perror("h3client: socket(IPPROTO_QUIC)");
 		return 1;
 	}
-	if (cc && h3_set_cong(fd, cc)) {
-		fprintf(stderr, "h3client: congestion control %s refused\n", cc);
+	if (h3_set_transport(fd, "h3client", cc, idle))
 		return 2;
-	}
-	if (idle && h3_set_idle(fd, idle)) {
-		fprintf(stderr, "h3client: idle timeout %g refused\n", idle);
-		return 2;
-	}
 	if (connect(fd, (struct sockaddr *)&ss, sslen)) {
 		perror("h3client: connect");
 		return 1;

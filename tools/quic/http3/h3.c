@@ -152,6 +152,28 @@ int h3_set_idle(int fd, double secs)
 }
 
 /**
+ * h3_set_transport() - apply the --cc and --idle options of our tools
+ * @fd: the QUIC socket, before its handshake (a listener passes them on)
+ * @who: the program's name, for the error message
+ * @cc: the congestion control name, or NULL to leave it
+ * @idle: the idle timeout in seconds, or 0 to leave it
+ *
+ * Return: 0, or -1 after printing why.
+ */
+int h3_set_transport(int fd, const char *who, const char *cc, double idle)
+{
+	if (cc && h3_set_cong(fd, cc)) {
+		fprintf(stderr, "%s: congestion control %s refused\n", who, cc);
+		return -1;
+	}
+	if (idle && h3_set_idle(fd, idle)) {
+		fprintf(stderr, "%s: idle timeout %g refused\n", who, idle);
+		return -1;
+	}
+	return 0;
+}
+
+/**
  * h3_parse_addr() - resolve a numeric or named host and a port
  * @host: name or address; "[::1]" brackets are accepted; NULL for any
  * @port: port number

@@ -68,6 +68,7 @@ const char *h3_cipher_name(uint32_t type);
 int h3_set_cipher_hint(int fd, uint32_t type);
 int h3_set_cong(int fd, const char *name);
 int h3_set_idle(int fd, double secs);
+int h3_set_transport(int fd, const char *who, const char *cc, double idle);
 int h3_parse_addr(const char *host, const char *port, int passive,
 		  struct sockaddr_storage *ss, socklen_t *len);
 const char *h3_addr_str(const struct sockaddr *sa, char *buf, size_t len);

@@ -428,14 +428,8 @@ int main(int argc, char **argv)
 	lfd = h3s_listen(argv[optind], argv[optind + 1]);
 	if (lfd < 0)
 		return 1;
-	if (cc && h3_set_cong(lfd, cc)) {
-		fprintf(stderr, "h3server: congestion control %s refused\n", cc);
+	if (h3_set_transport(lfd, "h3server", cc, idle))
 		return 2;
-	}
-	if (idle && h3_set_idle(lfd, idle)) {
-		fprintf(stderr, "h3server: idle timeout %g refused\n", idle);
-		return 2;
-	}
 	while (!count || served < count) {
 		plen = sizeof(peer);
 		fd = accept(lfd, (struct sockaddr *)&peer, &plen);

@@ -8,7 +8,10 @@
  * The free-memory figure also sees what the slab does not: allocations
  * larger than a slab object go to the page allocator. Asserts nothing.
  *
- *   quic_mem [-t] [-n N]
+ *   quic_mem [-t] [-n N] [-d PREFIX]
+ *
+ * -d copies /proc/slabinfo to PREFIX.before and PREFIX.after, to see
+ * which caches grew.
  */
 
 #define _GNU_SOURCE
@@ -54,6 +57,26 @@ static int meminfo(long *slab, long *mfree)
 	return *slab < 0 || *mfree < 0 ? -1 : 0;
 }
 
+/* Copy /proc/slabinfo to PREFIX.SUFFIX, if a prefix was given. */
+static void slabinfo(const char *prefix, const char *suffix)
+{
+	char path[512], buf[4096];
+	FILE *in, *out;
+	size_t n;
+
+	if (!prefix)
+		return;
+	snprintf(path, sizeof(path), "%s.%s", prefix, suffix);
+	in = fopen("/proc/slabinfo", "r");
+	out = fopen(path, "w");
+	while (in && out && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+		fwrite(buf, 1, n, out);
+	if (in)
+		fclose(in);
+	if (out)
+		fclose(out);
+}
+
 /* Let RCU and deferred frees settle before a reading. */
 static void settle(void)
 {
@@ -95,11 +118,12 @@ int main(int argc, char **argv)
 	long slab0, free0, slab1, free1;
 	struct mem_server s = {};
 	struct sockaddr_storage ss;
+	const char *dump = NULL;
 	int opt, i, n = 100, *cfds;
 	socklen_t len;
 	pthread_t th;
 
-	while ((opt = getopt(argc, argv, "tn:")) != -1) {
+	while ((opt = getopt(argc, argv, "tn:d:")) != -1) {
 		switch (opt) {
 		case 't':
 			s.tcp = 1;
@@ -107,8 +131,12 @@ int main(int argc, char **argv)
 		case 'n':
 			n = atoi(optarg);
 			break;
+		case 'd':
+			dump = optarg;
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-t] [-n N]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-t] [-n N] [-d PREFIX]\n",
+				argv[0]);
 			return 2;
 		}
 	}
@@ -137,6 +165,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	settle();
+	slabinfo(dump, "before");
 	if (meminfo(&slab0, &free0))
 		return 1;
 	if (pthread_create(&th, NULL, server_main, &s))
@@ -158,6 +187,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	settle();
+	slabinfo(dump, "after");
 	if (meminfo(&slab1, &free1))
 		return 1;
 	printf("%s %d connections: slab %ld bytes per connection, memory %ld bytes per connection\n",
