@@ -153,7 +153,7 @@ u64 quic_cong_cubic(const struct quic_cong *cg, u64 t)
 {
 	u64 d, offs;
 
-	d = (t > cg->k ? t - cg->k : cg->k - t) / USEC_PER_MSEC;
+	d = div_u64(t > cg->k ? t - cg->k : cg->k - t, USEC_PER_MSEC);
 	d = min(d, QUIC_CUBIC_MAX_MS);
 	/* C = 0.4 per s^3, d in ms: 4 * mss * d^3 / (10 * 10^9). */
 	offs = mul_u64_u64_div_u64(d * d * d, 4ULL * cg->mss, 10000000000ULL);
@@ -306,6 +306,7 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_cong_on_ack);
  * @newest_lost: when the newest of them was sent
  * @pn: the packet whose loss would start the event, U64_MAX if none may
  *	undo it (see quic_cong_undo())
+ * @nr_lost: how many ack-eliciting packets were lost
  * @now: the time (us)
  *
  * A loss of a packet sent after the last congestion event starts a new
@@ -316,14 +317,17 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_cong_on_ack);
  * Return: true if a congestion event started.
  */
 bool quic_cong_on_lost(struct quic_cong *cg, u64 newest_lost, u64 pn,
-		       u64 now)
+		       u32 nr_lost, u64 now)
 {
 	u64 w;
 
-	if (cg->recovery_start && newest_lost <= cg->recovery_start)
+	if (cg->recovery_start && newest_lost <= cg->recovery_start) {
+		cg->event_lost += nr_lost;	/* more of the same event */
 		return false;
+	}
 	cg->recovery_start = now;
 	cg->event_pn = pn;
+	cg->event_lost = nr_lost;
 	cg->prior_cwnd = cg->cwnd;
 	cg->prior_ssthresh = cg->ssthresh;
 	cg->prior_w_max = cg->w_max;
@@ -353,8 +357,9 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_cong_on_lost);
  * quic_cong_undo() - the loss that started the last event was spurious
  * @cg: the state
  *
- * The packet was reordered, not lost (it was acknowledged after all): the
- * window, threshold and W_max go back to what they were before the event,
+ * The packet was reordered, not lost (it was acknowledged after all) and
+ * no other packet was lost in the event's recovery period: the window,
+ * threshold and W_max go back to what they were before the event,
  * as TCP undoes a reduction a spurious retransmission caused. The
  * recovery period stays, so the rest of that flight cannot start another.
  *
@@ -362,7 +367,8 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_cong_on_lost);
  */
 bool quic_cong_undo(struct quic_cong *cg)
 {
-	if (!cg->prior_cwnd)
+	/* Only an event that lost that one packet and nothing else. */
+	if (!cg->prior_cwnd || cg->event_lost != 1)
 		return false;
 	cg->cwnd = max(cg->cwnd, cg->prior_cwnd);
 	cg->ssthresh = cg->prior_ssthresh;

@@ -59,8 +59,19 @@
 #define QUIC_OUT_ACK_LATER	4
 /* Datagrams one flush sends at most. */
 #define QUIC_OUT_MAX_DGRAMS	64
+/* A GSO batch: at most this many datagrams (UDP_MAX_SEGMENTS), and
+ * bytes of UDP payload, under the 64 KiB of an IP packet with headers.
+ */
+#define QUIC_OUT_GSO_SEGS	64
+#define QUIC_OUT_GSO_BYTES	64000
+/* PADDING a 1-RTT datagram gets at most to take the batch's size (its
+ * frame headers vary by a few bytes with the varints of the offsets).
+ */
+#define QUIC_OUT_GSO_PAD	16
 /* Records whose frames a PTO sends again (RFC 9002 6.2.4: two probes). */
 #define QUIC_OUT_PTO_PROBES	2
+/* PTOs in a row taken for a path MTU black hole. */
+#define QUIC_OUT_BLACK_HOLE_PTOS	2
 
 /* Room a full-size STREAM chunk leaves in its packet: short header, tag,
  * STREAM frame header and a small ACK or flow-control frame.
@@ -111,12 +122,19 @@ static const u8 quic_out_levels[] = {
 	QUIC_CRYPTO_INITIAL, QUIC_CRYPTO_HANDSHAKE, QUIC_CRYPTO_APP
 };
 
+/* What one flush builds: the frames of the next datagram, per level, and
+ * the GSO batch of full-size 1-RTT datagrams not yet sent.
+ */
 struct quic_out_plan {
 	u8		*payload[QUIC_PNSPACE_NUM];
 	u32		len[QUIC_PNSPACE_NUM];
 	struct quic_out_pkt *rec[QUIC_PNSPACE_NUM];
 	bool		used[QUIC_PNSPACE_NUM];
 	bool		eliciting[QUIC_PNSPACE_NUM];
+	struct sk_buff	*gso;
+	u32		gso_size;
+	u16		gso_segs;
+	bool		paced;
 };
 
 /* Bytes in flight, all spaces (a discarded space has none). */
@@ -133,12 +151,14 @@ static u64 quic_out_in_flight(const struct quic_conn *c)
 /* May data (CRYPTO, STREAM, PING) go now? A PTO probe may always; else
  * the congestion window must have room and the pacer agree.
  */
-static bool quic_out_data_ok(struct quic_conn *c, u64 now_ns)
+static bool quic_out_data_ok(struct quic_conn *c, u64 now_ns, bool *paced)
 {
 	if (c->probes)
 		return true;
-	return quic_cong_can_send(&c->cong, quic_out_in_flight(c)) &&
-	       !quic_cong_pace_wait(&c->cong, now_ns);
+	if (!quic_cong_can_send(&c->cong, quic_out_in_flight(c)))
+		return false;
+	*paced = !!quic_cong_pace_wait(&c->cong, now_ns);
+	return !*paced;
 }
 
 static u32 quic_out_hdr_len(const struct quic_conn *c, u8 level, u32 payload)
@@ -295,6 +315,36 @@ static u32 quic_out_stream_ctl(struct quic_conn *c, u8 *buf, u32 room,
 	return used;
 }
 
+/* A queued STREAM chunk larger than any packet now (the datagram size
+ * fell back after a black hole, quic_out_pmtu_check()): cut it where
+ * @n bytes fit, the rest becomes a chunk of its own. Records of packets
+ * that carried the whole chunk keep the first part: if they are
+ * acknowledged, the rest is merely sent twice. Return 0 if cut.
+ */
+static int quic_out_schunk_split(struct sock *sk, struct quic_stream_out *ch,
+				 int n)
+{
+	u32 max = quic_sk(sk)->conn.max_dgram - QUIC_OUT_STREAM_OVERHEAD;
+	struct quic_stream_out *tail;
+
+	if (ch->len <= max || n < QUIC_OUT_STREAM_OVERHEAD)
+		return -EAGAIN;	/* a full packet takes it */
+	tail = kzalloc(struct_size(tail, data, ch->len - n), GFP_ATOMIC);
+	if (!tail)
+		return -ENOMEM;
+	memcpy(tail->data, ch->data + n, ch->len - n);
+	tail->id = ch->id;
+	tail->offset = ch->offset + n;
+	tail->len = ch->len - n;
+	tail->fin = ch->fin;
+	tail->need_send = true;
+	ch->fin = false;
+	ch->len = n;
+	list_add(&tail->list, &ch->list);
+	sk_wmem_queued_add(sk, sizeof(*tail));
+	return 0;
+}
+
 /* Flow-control updates and STREAM data of the 1-RTT packet. */
 static u32 quic_out_stream_frames(struct sock *sk, u8 *buf, u32 room,
 				  struct quic_out_pkt *rec, bool data_ok,
@@ -347,8 +397,9 @@ static u32 quic_out_stream_frames(struct sock *sk, u8 *buf, u32 room,
 			break;
 		n = quic_frame_stream_fit(ch->id, ch->offset, true,
 					  room - used, ch->len);
-		if (n < (int)ch->len)
-			break;	/* chunks are never split */
+		if (n < (int)ch->len &&
+		    quic_out_schunk_split(sk, ch, n))
+			break;	/* for the next packet */
 		memset(&f, 0, sizeof(f));
 		f.type = quic_frame_stream_type(ch->offset, true, ch->fin);
 		f.data.id = ch->id;
@@ -609,6 +660,30 @@ static u32 quic_out_dgram_limit(struct sock *sk)
 	return c->max_dgram;
 }
 
+/* At a PTO, with datagrams above the base size in use: has the path
+ * shrunk? The route says so (an ICMP "fragmentation needed" or "packet
+ * too big" lowered its MTU: our datagrams, DF, are then dropped before
+ * they leave), or PTOs in a row suggest a black hole (RFC 8899 4.3).
+ * Either way datagrams fall back to 1200 bytes, which every QUIC path
+ * carries, and the search starts again, up to the route's MTU.
+ */
+static void quic_out_pmtu_check(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	u32 route;
+
+	if (c->max_dgram <= QUIC_CONN_MAX_DGRAM)
+		return;
+	route = quic_out_path_payload(sk);
+	if (route >= c->max_dgram &&
+	    c->rec.pto_count < QUIC_OUT_BLACK_HOLE_PTOS)
+		return;
+	quic_pmtu_init(&c->pmtu, QUIC_CONN_MAX_DGRAM,
+		       min(c->pmtu.max, max(route, QUIC_CONN_MAX_DGRAM)));
+	c->max_dgram = c->pmtu.plpmtu;
+	quic_cong_set_mss(&c->cong, c->max_dgram);
+}
+
 /* DPLPMTUD (pmtu.c): a PING padded to the size being probed, alone in
  * its datagram, once the handshake is confirmed; it waits for the window
  * like data, but its loss is no sign of congestion (quic_out_pkt_lost()).
@@ -623,10 +698,13 @@ static void quic_out_pmtu_probe(struct sock *sk, gfp_t gfp)
 	struct quic_out_pkt *rec;
 	struct sk_buff *skb;
 	u32 size, len, hl;
+	bool paced;
 	u8 *buf;
 	int n;
 
-	if (!c->max_dgram || !c->handshake_confirmed || c->closing)
+	/* Not during a PTO: the probes must be packets that get through. */
+	if (!c->max_dgram || !c->handshake_confirmed || c->closing ||
+	    c->probes)
 		return;
 	if (c->pmtu.done) {
 		if (!interval)
@@ -639,7 +717,7 @@ static void quic_out_pmtu_probe(struct sock *sk, gfp_t gfp)
 		quic_pmtu_restart(&c->pmtu);
 	}
 	size = quic_pmtu_next(&c->pmtu);
-	if (!size || !quic_out_data_ok(c, now_ns))
+	if (!size || !quic_out_data_ok(c, now_ns, &paced))
 		return;
 	hl = quic_out_hdr_len(c, QUIC_CRYPTO_APP, 0);
 	len = size - hl - QUIC_PACKET_TAG_LEN;
@@ -667,21 +745,90 @@ err:
 	kfree(rec);
 }
 
-/* Build and send one datagram. Return 1 if one was sent, 0 if there was
- * nothing to send, or a negative errno.
+/* Send the GSO batch, if any: one skb, its datagrams cut by the stack
+ * (SKB_GSO_UDP_L4) at the device or, on lo and veth, by the receiving
+ * UDP socket.
+ */
+static int quic_out_gso_send(struct sock *sk, struct quic_out_plan *pl)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct sk_buff *skb = pl->gso;
+
+	pl->gso = NULL;
+	if (!skb)
+		return 0;
+	if (!skb->len) {
+		kfree_skb(skb);
+		return 0;
+	}
+	if (pl->gso_segs > 1) {
+		skb_shinfo(skb)->gso_size = pl->gso_size;
+		skb_shinfo(skb)->gso_type = SKB_GSO_UDP_L4;
+		skb_shinfo(skb)->gso_segs = pl->gso_segs;
+		/* The UDP checksum, over each segment, where the UDP
+		 * header will be pushed (udp_set_csum() of a GSO skb only
+		 * seeds it with the pseudo header).
+		 */
+		skb->ip_summed = CHECKSUM_PARTIAL;
+		skb->csum_start = skb_headroom(skb) - sizeof(struct udphdr);
+		skb->csum_offset = offsetof(struct udphdr, check);
+	}
+	return quic_udp_xmit(quic_sk(sk)->udp, skb, &c->local, &c->peer, 0,
+			     &c->dst_cache);
+}
+
+/* The skb to build a datagram of @total bytes into: the GSO batch if it
+ * is a 1-RTT one that fits it; else the batch goes first and a 1-RTT
+ * datagram of about the full size (its STREAM chunk fills it) starts a new
+ * one, of its size; anything else gets an skb of its own.
+ */
+static struct sk_buff *quic_out_gso_skb(struct sock *sk,
+					struct quic_out_plan *pl, u32 total,
+					u32 limit, bool app_only, gfp_t gfp)
+{
+	struct sk_buff *skb;
+	u32 segs;
+
+	if (pl->gso) {
+		if (app_only && total <= pl->gso_size &&
+		    skb_tailroom(pl->gso) >= total)
+			return pl->gso;
+		quic_out_gso_send(sk, pl);
+	}
+	segs = min_t(u32, QUIC_OUT_GSO_SEGS, QUIC_OUT_GSO_BYTES / limit);
+	if (app_only && total + QUIC_OUT_STREAM_OVERHEAD >= limit && segs > 1) {
+		skb = alloc_skb(QUIC_UDP_HEADROOM + segs * total,
+				gfp | __GFP_NOWARN);
+		if (skb) {
+			skb_reserve(skb, QUIC_UDP_HEADROOM);
+			pl->gso = skb;
+			pl->gso_size = total;
+			pl->gso_segs = 0;
+			return skb;
+		}
+	}
+	skb = alloc_skb(QUIC_UDP_HEADROOM + total, gfp);
+	if (skb)
+		skb_reserve(skb, QUIC_UDP_HEADROOM);
+	return skb;
+}
+
+/* Build and send one datagram. Return 1 if one was sent (or added to the
+ * GSO batch), 0 if there was nothing to send, or a negative errno.
  */
 static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	u32 total = 0, room, hl, pad, i, last = 0;
 	u32 limit = quic_out_dgram_limit(sk);
-	bool initial = false, data_ok, any = false;
+	bool initial = false, data_ok, any = false, app_only;
 	struct quic_pnspace *s;
 	struct sk_buff *skb;
 	int n, err = 0;
 	u8 level;
 
-	data_ok = quic_out_data_ok(c, ktime_get_ns());
+	pl->paced = false;
+	data_ok = quic_out_data_ok(c, ktime_get_ns(), &pl->paced);
 
 	for (i = 0; i < ARRAY_SIZE(quic_out_levels); i++) {
 		level = quic_out_levels[i];
@@ -735,10 +882,19 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 		total = QUIC_CONN_MAX_DGRAM;
 	}
 
-	skb = alloc_skb(QUIC_UDP_HEADROOM + total, gfp);
+	app_only = !pl->used[QUIC_CRYPTO_INITIAL] &&
+		   !pl->used[QUIC_CRYPTO_HANDSHAKE];
+	if (app_only && pl->gso && total < pl->gso_size &&
+	    pl->gso_size - total <= QUIC_OUT_GSO_PAD) {
+		pad = pl->gso_size - total;
+		memset(pl->payload[QUIC_CRYPTO_APP] + pl->len[QUIC_CRYPTO_APP],
+		       0, pad);
+		pl->len[QUIC_CRYPTO_APP] += pad;
+		total += pad;
+	}
+	skb = quic_out_gso_skb(sk, pl, total, limit, app_only, gfp);
 	if (!skb)
 		return -ENOMEM;
-	skb_reserve(skb, QUIC_UDP_HEADROOM);
 	for (i = 0; i < ARRAY_SIZE(quic_out_levels); i++) {
 		level = quic_out_levels[i];
 		if (!pl->used[level])
@@ -753,6 +909,16 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 		}
 		pl->rec[level] = NULL;	/* owned by the sent store */
 		skb_put(skb, n);
+	}
+	if (skb == pl->gso) {
+		if (err)
+			return err;	/* nothing of this datagram was put */
+		pl->gso_segs++;
+		/* A shorter datagram is the batch's last. */
+		if (total < pl->gso_size || pl->gso_segs == QUIC_OUT_GSO_SEGS ||
+		    skb_tailroom(skb) < pl->gso_size)
+			return quic_out_gso_send(sk, pl) ?: 1;
+		return 1;
 	}
 	if (err || !skb->len) {
 		kfree_skb(skb);
@@ -781,24 +947,24 @@ static bool quic_out_queued(struct quic_conn *c, u8 level)
 	return false;
 }
 
-/* Data waits for the pacer alone: wake up when it may go. The window,
+/* The flush stopped with data queued and room in the window, @again:
+ * the pacer held it back, or the flush sent its most datagrams: come back
+ * when the pacer lets it go (at once if it already does). The window,
  * when it is full, opens with an ACK, which flushes.
  */
-static void quic_out_pace_arm(struct sock *sk)
+static void quic_out_pace_arm(struct sock *sk, bool again)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	u64 wait;
 	int i;
 
-	if (c->probes || sk->sk_state == TCP_CLOSE ||
+	if (!again || c->probes || sk->sk_state == TCP_CLOSE ||
 	    !quic_cong_can_send(&c->cong, quic_out_in_flight(c)))
 		return;
 	wait = quic_cong_pace_wait(&c->cong, ktime_get_ns());
-	if (!wait)
-		return;
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
 		if (!c->space[i].discarded && quic_out_queued(c, i)) {
-			quic_timer_pace(sk, wait);
+			quic_timer_pace(sk, max_t(u64, wait, 1));
 			return;
 		}
 	}
@@ -806,8 +972,8 @@ static void quic_out_pace_arm(struct sock *sk)
 
 /* The frame buffers, kept while in use: a flush runs per datagram
  * received, mostly to send nothing or an ACK. The 1-RTT one has the size
- * of the datagrams in use (it grows with the path MTU); the Initial and
- * Handshake ones go with those spaces.
+ * of the datagrams in use (quic_out_grow() grows it with the path MTU);
+ * the Initial and Handshake ones go with those spaces.
  */
 static int quic_out_buffers(struct sock *sk, gfp_t gfp)
 {
@@ -845,7 +1011,7 @@ void quic_output_flush(struct sock *sk, gfp_t gfp)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_out_plan pl = {};
-	int i, n;
+	int i, n = 0;
 
 	lockdep_assert(lockdep_sock_is_held(sk));
 	if (sk->sk_state == TCP_CLOSE || !quic_sk(sk)->udp)
@@ -874,9 +1040,10 @@ void quic_output_flush(struct sock *sk, gfp_t gfp)
 		}
 	}
 out:
+	quic_out_gso_send(sk, &pl);
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++)
 		kfree(pl.rec[i]);
-	quic_out_pace_arm(sk);
+	quic_out_pace_arm(sk, pl.paced || n == QUIC_OUT_MAX_DGRAMS);
 	quic_conn_timer_arm(sk);
 }
 
@@ -1337,6 +1504,26 @@ static void quic_out_ctl_acked(struct sock *sk, u8 ctl, s64 id)
 	quic_stream_release(t, st);
 }
 
+/* A path MTU probe was acknowledged: datagrams take its size, once the
+ * 1-RTT frame buffer has grown to it (else they stay as they are).
+ */
+static void quic_out_grow(struct quic_conn *c)
+{
+	u32 len = c->pmtu.plpmtu;
+	u8 *buf;
+
+	if (c->out_buf_len < len) {
+		buf = kmalloc(len, GFP_ATOMIC | __GFP_NOWARN);
+		if (!buf)
+			return;
+		kfree(c->out_buf);
+		c->out_buf = buf;
+		c->out_buf_len = len;
+	}
+	c->max_dgram = len;
+	quic_cong_set_mss(&c->cong, len);
+}
+
 /* Recovery found a sent packet acknowledged (@ctx: a struct
  * quic_out_batch): what it carried is delivered, its record is freed.
  */
@@ -1363,10 +1550,8 @@ static void quic_out_pkt_acked(void *ctx, struct quic_sent_pkt *pkt)
 		b->bytes += pkt->size;
 		b->newest = max(b->newest, pkt->sent_time);
 	}
-	if (rec->pmtu_probe && quic_pmtu_acked(&c->pmtu, pkt->pn)) {
-		c->max_dgram = c->pmtu.plpmtu;
-		quic_cong_set_mss(&c->cong, c->max_dgram);
-	}
+	if (rec->pmtu_probe && quic_pmtu_acked(&c->pmtu, pkt->pn))
+		quic_out_grow(c);
 	if (rec->handshake_done)
 		c->hd_acked = 1;
 	for (i = 0; i < rec->nr_schunks; i++) {
@@ -1423,8 +1608,11 @@ static void quic_out_detect_lost(struct sock *sk, u8 level, u64 now)
 	SNMP_ADD_STATS(quic_net(sock_net(sk))->mib, QUIC_MIB_PKT_LOST, lost);
 	if (b.newest &&
 	    quic_cong_on_lost(&c->cong, b.newest, level == QUIC_CRYPTO_APP &&
-			      b.nr_el ? b.first_el_pn : U64_MAX, now))
+			      b.nr_el ? b.first_el_pn : U64_MAX, b.nr_el,
+			      now)) {
 		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_CONG_EVENT);
+		quic_recovery_on_event(&c->rec);
+	}
 	if (quic_out_persistent(c, level, &b)) {
 		quic_cong_persistent(&c->cong);
 		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_CONG_PERSISTENT);
@@ -1460,6 +1648,12 @@ int quic_output_ack_rcvd(struct sock *sk, u8 level,
 					   c->peer_tp.ack_delay_exponent,
 					   c->handshake_confirmed,
 					   c->peer_tp.max_ack_delay_us);
+	n = quic_recovery_on_ack(&c->rec, &c->space[level].sent, ranges,
+				 ack->nr_ranges, delay, now,
+				 quic_out_pkt_acked, &b);
+	if (n < 0)
+		return n;
+	/* The ranges are valid: do they prove a loss spurious? */
 	if (level == QUIC_CRYPTO_APP &&
 	    quic_recovery_spurious(&c->rec, ranges, ack->nr_ranges,
 				   c->cong.event_pn, &undo)) {
@@ -1467,10 +1661,7 @@ int quic_output_ack_rcvd(struct sock *sk, u8 level,
 		if (undo && quic_cong_undo(&c->cong))
 			QUIC_INC_STATS(sock_net(sk), QUIC_MIB_CONG_UNDO);
 	}
-	n = quic_recovery_on_ack(&c->rec, &c->space[level].sent, ranges,
-				 ack->nr_ranges, delay, now,
-				 quic_out_pkt_acked, &b);
-	if (n <= 0)
+	if (!n)
 		return n;
 	if (b.bytes) {
 		quic_cong_on_ack(&c->cong, b.bytes, b.newest, &c->rec.rtt, now);
@@ -1545,6 +1736,7 @@ void quic_output_loss_timeout(struct sock *sk)
 	}
 	quic_recovery_on_pto(&c->rec);
 	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_PTO);
+	quic_out_pmtu_check(sk);
 	/* 7.5: probes are not blocked by the window nor the pacer. */
 	c->probes = QUIC_OUT_PTO_PROBES;
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
@@ -1567,7 +1759,10 @@ void quic_output_loss_timeout(struct sock *sk)
 		s->ping = true;
 		ping = true;
 	}
-	if (ping)
+	if (ping) {
+		/* The PING is the probe: past the window and the pacer. */
+		c->probes = max_t(u8, c->probes, 1);
 		quic_output_flush(sk, GFP_ATOMIC);
+	}
 	c->probes = 0;
 }

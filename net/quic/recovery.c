@@ -214,10 +214,30 @@ u32 quic_recovery_spurious(struct quic_recovery *rec,
 			break;
 		}
 	}
+	if (found)
+		rec->clean_events = 0;
 	rec->spurious += found;
 	return found;
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_recovery_spurious);
+
+/**
+ * quic_recovery_on_event() - a congestion event started
+ * @rec: the state
+ *
+ * After QUIC_REC_CLEAN_EVENTS events with no spurious loss found, the
+ * loss thresholds go back to the RFC's: reordering seen long ago, or
+ * made up by a peer, does not slow loss detection for good.
+ */
+void quic_recovery_on_event(struct quic_recovery *rec)
+{
+	if (++rec->clean_events < QUIC_REC_CLEAN_EVENTS)
+		return;
+	rec->clean_events = 0;
+	rec->pkt_threshold = QUIC_PACKET_THRESHOLD;
+	rec->time_num = QUIC_TIME_THRESHOLD_NUM;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_recovery_on_event);
 
 /**
  * quic_recovery_init() - recovery state before any packet is sent

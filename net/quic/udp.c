@@ -313,6 +313,7 @@ int quic_udp_xmit(struct quic_udp_sock *us, struct sk_buff *skb,
 		  const union quic_addr *saddr, const union quic_addr *daddr,
 		  u8 tos, struct dst_cache *cache)
 {
+	u16 segs = max_t(u16, skb_shinfo(skb)->gso_segs, 1);
 	int err;
 
 	PRANDOM_SIPHASH_ADD_NOISE(skb->len, skb, daddr->v4.sin_port, jiffies);
@@ -327,8 +328,8 @@ int quic_udp_xmit(struct quic_udp_sock *us, struct sk_buff *skb,
 	else
 		err = quic_udp_xmit6(us, skb, &saddr->v6, &daddr->v6, tos,
 				     cache);
-	if (!err)
-		QUIC_INC_STATS(us->net, QUIC_MIB_PKT_OUT);
+	if (!err)	/* datagrams: a GSO skb counts its segments */
+		SNMP_ADD_STATS(quic_net(us->net)->mib, QUIC_MIB_PKT_OUT, segs);
 	return err;
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_udp_xmit);

@@ -50,6 +50,7 @@ struct quic_rtt;
  * @hs_css_base: HyStart++: the smallest RTT when CSS was entered
  * @hs_css_rounds: HyStart++: rounds spent in CSS, 0 when not in CSS
  * @event_pn: the packet whose loss started the last congestion event
+ * @event_lost: ack-eliciting packets lost in that event's recovery period
  * @prior_cwnd: @cwnd before that event, 0 once it can no longer be undone
  * @prior_ssthresh: @ssthresh before it
  * @prior_w_max: @w_max before it
@@ -78,6 +79,7 @@ struct quic_cong {
 	u64	hs_css_base;
 	u32	hs_css_rounds;
 	u64	event_pn;
+	u32	event_lost;
 	u64	prior_cwnd;
 	u64	prior_ssthresh;
 	u64	prior_w_max;
@@ -92,7 +94,7 @@ void quic_cong_on_sent(struct quic_cong *cg, u32 bytes, u64 in_flight,
 void quic_cong_on_ack(struct quic_cong *cg, u64 bytes, u64 newest_sent,
 		      const struct quic_rtt *rtt, u64 now);
 bool quic_cong_on_lost(struct quic_cong *cg, u64 newest_lost, u64 pn,
-		       u64 now);
+		       u32 nr_lost, u64 now);
 bool quic_cong_undo(struct quic_cong *cg);
 void quic_cong_persistent(struct quic_cong *cg);
 u64 quic_cong_persistent_duration(const struct quic_rtt *rtt,

@@ -36,6 +36,10 @@ struct quic_ack_range;
 #define QUIC_TIME_THRESHOLD_MAX_NUM	16
 /* Packets declared lost remembered, to find the spurious ones. */
 #define QUIC_REC_LOST_RING		16
+/* Congestion events without a spurious loss before the thresholds reset
+ * (RACK resets its reordering window after 16 recoveries).
+ */
+#define QUIC_REC_CLEAN_EVENTS		16
 
 /**
  * struct quic_rtt - the RTT estimate of a connection (RFC 9002, 5)
@@ -84,6 +88,7 @@ struct quic_rec_lost {
  * @lost: the application-space packets last declared lost (a ring)
  * @lost_next: the next slot of @lost
  * @spurious: losses found spurious so far
+ * @clean_events: congestion events since a loss last proved spurious
  */
 struct quic_recovery {
 	struct quic_rtt	rtt;
@@ -94,6 +99,7 @@ struct quic_recovery {
 	struct quic_rec_lost lost[QUIC_REC_LOST_RING];
 	u8		lost_next;
 	u32		spurious;
+	u32		clean_events;
 };
 
 /**
@@ -139,6 +145,7 @@ u32 quic_recovery_spurious(struct quic_recovery *rec,
 			   const struct quic_ack_range *ranges, u32 nr_ranges,
 			   u64 undo_pn, bool *undo);
 u64 quic_recovery_loss_delay(const struct quic_recovery *rec);
+void quic_recovery_on_event(struct quic_recovery *rec);
 u64 quic_recovery_pto(const struct quic_recovery *rec, u64 max_ack_delay);
 
 #endif /* _NET_QUIC_RECOVERY_H */

@@ -85,12 +85,12 @@ static int reno_loss_and_avoidance(struct quic_test *t)
 	quic_cong_init(&cg, QUIC_CONG_ALG_RENO, MSS);
 	cg.cwnd = 100 * MSS;
 	send_window(&cg, 100 * MS);
-	if (!quic_cong_on_lost(&cg, 100 * MS, U64_MAX, 200 * MS))
+	if (!quic_cong_on_lost(&cg, 100 * MS, U64_MAX, 1, 200 * MS))
 		return quic_test_fail(t, "no congestion event");
 	if (cg.cwnd != 50 * MSS || cg.ssthresh != 50 * MSS)
 		return quic_test_fail(t, "after loss: %llu/%llu", cg.cwnd,
 				      cg.ssthresh);
-	if (quic_cong_on_lost(&cg, 150 * MS, U64_MAX, 210 * MS) || cg.cwnd != 50 * MSS)
+	if (quic_cong_on_lost(&cg, 150 * MS, U64_MAX, 1, 210 * MS) || cg.cwnd != 50 * MSS)
 		return quic_test_fail(t, "second event in one round");
 	/* Acknowledged, but sent before the event: no growth. */
 	quic_cong_on_ack(&cg, 10 * MSS, 190 * MS, &r, 220 * MS);
@@ -105,7 +105,7 @@ static int reno_loss_and_avoidance(struct quic_test *t)
 	if (cg.cwnd != w + MSS)
 		return quic_test_fail(t, "avoidance: %llu, want %llu", cg.cwnd,
 				      w + MSS);
-	if (!quic_cong_on_lost(&cg, 230 * MS, U64_MAX, 300 * MS))
+	if (!quic_cong_on_lost(&cg, 230 * MS, U64_MAX, 1, 300 * MS))
 		return quic_test_fail(t, "no event after recovery");
 	return 0;
 }
@@ -123,7 +123,7 @@ static int cubic_curve(struct quic_test *t)
 	quic_cong_init(&cg, QUIC_CONG_ALG_CUBIC, MSS);
 	cg.cwnd = 100 * MSS;
 	send_window(&cg, 10 * MS);
-	quic_cong_on_lost(&cg, 10 * MS, U64_MAX, 20 * MS);
+	quic_cong_on_lost(&cg, 10 * MS, U64_MAX, 1, 20 * MS);
 	if (cg.cwnd != 70 * MSS || cg.w_max != 100 * MSS)
 		return quic_test_fail(t, "after loss: cwnd %llu w_max %llu",
 				      cg.cwnd, cg.w_max);
@@ -145,7 +145,7 @@ static int cubic_curve(struct quic_test *t)
 	/* A loss below W_max: fast convergence, W_max = cwnd * 0.85. */
 	cg.cwnd = 80 * MSS;
 	send_window(&cg, 200 * MS);
-	quic_cong_on_lost(&cg, 200 * MS, U64_MAX, 300 * MS);
+	quic_cong_on_lost(&cg, 200 * MS, U64_MAX, 1, 300 * MS);
 	if (cg.w_max != 68 * MSS || cg.cwnd != 56 * MSS)
 		return quic_test_fail(t, "fast convergence: %llu/%llu",
 				      cg.w_max, cg.cwnd);
@@ -164,7 +164,7 @@ static int cubic_growth(struct quic_test *t)
 	quic_cong_init(&cg, QUIC_CONG_ALG_CUBIC, MSS);
 	cg.cwnd = 100 * MSS;
 	send_window(&cg, 10 * MS);
-	quic_cong_on_lost(&cg, 10 * MS, U64_MAX, 20 * MS);
+	quic_cong_on_lost(&cg, 10 * MS, U64_MAX, 1, 20 * MS);
 	now = 30 * MS;
 	for (i = 0; i < 100; i++) {
 		prev = cg.cwnd;
@@ -245,11 +245,11 @@ static int persistent(struct quic_test *t)
 	quic_cong_init(&cg, QUIC_CONG_ALG_RENO, MSS);
 	cg.cwnd = 40 * MSS;
 	send_window(&cg, 10 * MS);
-	quic_cong_on_lost(&cg, 10 * MS, U64_MAX, 2000 * MS);
+	quic_cong_on_lost(&cg, 10 * MS, U64_MAX, 1, 2000 * MS);
 	quic_cong_persistent(&cg);
 	if (cg.cwnd != 2 * MSS)
 		return quic_test_fail(t, "cwnd %llu", cg.cwnd);
-	if (!quic_cong_on_lost(&cg, 5 * MS, U64_MAX, 2100 * MS))
+	if (!quic_cong_on_lost(&cg, 5 * MS, U64_MAX, 1, 2100 * MS))
 		return quic_test_fail(t, "recovery not reset");
 	if (cg.cwnd != 2 * MSS)
 		return quic_test_fail(t, "below the minimum: %llu", cg.cwnd);
@@ -268,7 +268,7 @@ static int undo(struct quic_test *t)
 	cg.ssthresh = 80 * MSS;
 	cg.w_max = 90 * MSS;
 	send_window(&cg, 10 * MS);
-	quic_cong_on_lost(&cg, 10 * MS, 7, 20 * MS);
+	quic_cong_on_lost(&cg, 10 * MS, 7, 1, 20 * MS);
 	if (cg.event_pn != 7 || cg.cwnd != 70 * MSS)
 		return quic_test_fail(t, "event %llu, cwnd %llu", cg.event_pn,
 				      cg.cwnd);
@@ -278,8 +278,16 @@ static int undo(struct quic_test *t)
 				      cg.ssthresh, cg.w_max);
 	if (quic_cong_undo(&cg))
 		return quic_test_fail(t, "undone twice");
+	/* An event that lost more than the one packet stays. */
+	cg.cwnd = 100 * MSS;
+	send_window(&cg, 25 * MS);
+	quic_cong_on_lost(&cg, 25 * MS, 8, 1, 26 * MS);
+	quic_cong_on_lost(&cg, 24 * MS, 10, 2, 27 * MS);
+	if (cg.event_lost != 3 || quic_cong_undo(&cg))
+		return quic_test_fail(t, "undid an event of %u losses",
+				      cg.event_lost);
 	send_window(&cg, 30 * MS);
-	quic_cong_on_lost(&cg, 30 * MS, 9, 40 * MS);
+	quic_cong_on_lost(&cg, 30 * MS, 9, 1, 40 * MS);
 	quic_cong_persistent(&cg);
 	if (quic_cong_undo(&cg) || cg.cwnd != 2 * MSS)
 		return quic_test_fail(t, "undid persistent congestion");

@@ -488,6 +488,13 @@ static int engine_spurious(struct quic_test *t)
 	quic_recovery_spurious(&rec, rg, 1, U64_MAX, &undo);
 	if (rec.pkt_threshold != QUIC_PACKET_THRESHOLD_MAX || undo)
 		return quic_test_fail(t, "cap: %u", rec.pkt_threshold);
+	/* Congestion events with no spurious loss bring the RFC's back. */
+	for (n = 0; n < QUIC_REC_CLEAN_EVENTS; n++)
+		quic_recovery_on_event(&rec);
+	if (rec.pkt_threshold != QUIC_PACKET_THRESHOLD ||
+	    rec.time_num != QUIC_TIME_THRESHOLD_NUM)
+		return quic_test_fail(t, "no decay: %u, %u/8",
+				      rec.pkt_threshold, rec.time_num);
 	return 0;
 }
 

@@ -58,6 +58,8 @@ struct h3s_conn {
 static const char *docroot = ".";
 static uint8_t pattern[H3S_PATTERN_LEN];
 static bool quiet;
+/* How long a connection may make no progress: --idle, or 30 s. */
+static double peer_wait = H3S_PEER_WAIT_S;
 
 static void print_usage(void)
 {
@@ -288,7 +290,7 @@ static int h3s_serve(struct h3s_conn *sc)
 		if (c->rx_bytes + c->tx_bytes != seen) {
 			seen = c->rx_bytes + c->tx_bytes;
 			last = h3_now();
-		} else if (h3_now() - last > H3S_PEER_WAIT_S) {
+		} else if (h3_now() - last > peer_wait) {
 			err = -ETIMEDOUT;
 			break;
 		}
@@ -430,6 +432,8 @@ int main(int argc, char **argv)
 		return 1;
 	if (h3_set_transport(lfd, "h3server", cc, idle))
 		return 2;
+	if (idle)
+		peer_wait = idle;
 	while (!count || served < count) {
 		plen = sizeof(peer);
 		fd = accept(lfd, (struct sockaddr *)&peer, &plen);

@@ -9,11 +9,14 @@
 # control CUBIC: 2% loss, 25% reordering, a 2 s blackhole in mid-transfer,
 # a 25 s outage under a 60 s idle timeout (our client only); with NewReno,
 # a 750 ms round trip. Over both, the client's link at 1280 bytes, below
-# the server's: the path MTU search finds it, nothing is fragmented. Every body is compared by SHA-256; one result line
+# the server's: the path MTU search finds it, nothing is fragmented; and
+# the same link shrinking from 1500 to 1280 bytes in mid-transfer (a black
+# hole for the size in use until the sender falls back). Every body is compared by SHA-256; one result line
 # per transfer (ktap.sh); the server's counters go to the log. Nothing
 # asserts a time.
 #
-# QUIC_PATHS_SIZE (default 2 MiB) sets the size of the file.
+# QUIC_PATHS_SIZE (default 2 MiB) sets the size of the file;
+# QUIC_PATHS_ONLY (indices into cases[]) runs only some cases.
 
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
@@ -44,12 +47,12 @@ cases=("clean" "delay 10ms, 2% loss on the client link" "server link MTU 1280"
        "CUBIC, delay 10ms, 2% loss" "CUBIC, delay 10ms, 25% reordering"
        "CUBIC, 2 s blackhole mid-transfer" "RTT 750ms"
        "CUBIC, 25 s outage under a 60 s idle timeout"
-       "client link MTU 1280")
-ccs=(reno reno reno cubic cubic cubic reno cubic cubic)
-fams=("4 6" "4 6" "4 6" 4 4 4 4 4 "4 6")
+       "client link MTU 1280" "client link MTU 1500 -> 1280 mid-transfer")
+ccs=(reno reno reno cubic cubic cubic reno cubic cubic cubic)
+fams=("4 6" "4 6" "4 6" 4 4 4 4 4 "4 6" "4 6")
 clients=("h3 gtls" "h3 gtls" "h3 gtls" "h3 gtls" "h3 gtls" "h3 gtls" "h3 gtls" h3
-	 "h3 gtls")
-idles=(0 0 0 0 0 0 0 60 0)
+	 "h3 gtls" "h3 gtls")
+idles=(0 0 0 0 0 0 0 60 0 0)
 # The case whose path MTU (1280) is below the server's link MTU (1500).
 pmtu_case=8
 
@@ -100,13 +103,18 @@ check() {
 
 # during CASE PID: what happens to the path while the transfer PID runs:
 # 0.5 s in, the client's link drops everything, for 2 s in the blackhole
-# case and for 25 s in the outage case (the transfers take longer than
-# 0.5 s at 20 Mbit/s under TCG).
+# case and for 25 s in the outage case, or shrinks to 1280 bytes for good
+# (the transfers take longer than 0.5 s at 20 Mbit/s under TCG).
 during() {
 	local secs
 	case $1 in
 	5) secs=2 ;;
 	7) secs=25 ;;
+	9)
+		sleep 0.5
+		topo_link c mtu 1280 >>"$log" 2>&1
+		return 0
+		;;
 	*) return 0 ;;
 	esac
 	sleep 0.5
@@ -174,14 +182,19 @@ transfer() {
 	check "$name" $rc "$tmp/got/f.bin"
 }
 
-for i in "${!cases[@]}"; do
+for i in ${QUIC_PATHS_ONLY:-${!cases[@]}}; do
 	topo_link c mtu 1500 netem delay 0ms >>"$log" 2>&1
 	topo_link s mtu 1500 netem delay 0ms >>"$log" 2>&1
+	# Path MTUs learnt from ICMP in an earlier case are forgotten.
+	for ns in "$TOPO_QS" "$TOPO_QC" "$TOPO_QR"; do
+		ip -n "$ns" -4 route flush cache
+		ip -n "$ns" -6 route flush cache
+	done >>"$log" 2>&1
 	case $i in
 	1 | 3) topo_link c netem delay 10ms loss 2% >>"$log" 2>&1 ;;
 	2) topo_link s mtu 1280 >>"$log" 2>&1 ;;
 	4) topo_link c netem delay 10ms reorder 25% 50% >>"$log" 2>&1 ;;
-	5 | 7) topo_link c netem delay 5ms rate 20mbit >>"$log" 2>&1 ;;
+	5 | 7 | 9) topo_link c netem delay 5ms rate 20mbit >>"$log" 2>&1 ;;
 	6) topo_link c netem delay 375ms >>"$log" 2>&1 ;;
 	8) topo_link c mtu 1280 >>"$log" 2>&1 ;;
 	esac

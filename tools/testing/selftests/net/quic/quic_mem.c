@@ -41,7 +41,7 @@ struct mem_server {
 };
 
 /* Slab and MemFree of /proc/meminfo, in kB. */
-static int meminfo(long *slab, long *mfree)
+static int read_meminfo(long *slab, long *mfree)
 {
 	char line[256];
 	FILE *f = fopen("/proc/meminfo", "r");
@@ -50,15 +50,17 @@ static int meminfo(long *slab, long *mfree)
 		return -1;
 	*slab = *mfree = -1;
 	while (fgets(line, sizeof(line), f)) {
-		sscanf(line, "Slab: %ld kB", slab);
-		sscanf(line, "MemFree: %ld kB", mfree);
+		if (sscanf(line, "Slab: %ld kB", slab) == 1)
+			continue;
+		if (sscanf(line, "MemFree: %ld kB", mfree) == 1)
+			continue;
 	}
 	fclose(f);
 	return *slab < 0 || *mfree < 0 ? -1 : 0;
 }
 
 /* Copy /proc/slabinfo to PREFIX.SUFFIX, if a prefix was given. */
-static void slabinfo(const char *prefix, const char *suffix)
+static void dump_slabinfo(const char *prefix, const char *suffix)
 {
 	char path[512], buf[4096];
 	FILE *in, *out;
@@ -165,8 +167,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	settle();
-	slabinfo(dump, "before");
-	if (meminfo(&slab0, &free0))
+	dump_slabinfo(dump, "before");
+	if (read_meminfo(&slab0, &free0))
 		return 1;
 	if (pthread_create(&th, NULL, server_main, &s))
 		return 1;
@@ -187,12 +189,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	settle();
-	slabinfo(dump, "after");
-	if (meminfo(&slab1, &free1))
+	dump_slabinfo(dump, "after");
+	if (read_meminfo(&slab1, &free1))
 		return 1;
-	printf("%s %d connections: slab %ld bytes per connection, memory %ld bytes per connection\n",
-	       s.tcp ? "tcp" : "quic", n, (slab1 - slab0) * 1024 / n,
-	       (free0 - free1) * 1024 / n);
+	printf("%s %d connections: slab %ld bytes per connection, ",
+	       s.tcp ? "tcp" : "quic", n, (slab1 - slab0) * 1024 / n);
+	printf("memory %ld bytes per connection\n", (free0 - free1) * 1024 / n);
 	for (i = 0; i < n; i++) {
 		close(cfds[i]);
 		close(s.fds[i]);
