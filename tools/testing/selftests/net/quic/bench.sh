@@ -99,19 +99,6 @@ ngtcp2_get() {
 		'BEGIN { printf "ngtcp2 %.2f MB/s\n", b / t / 1e6 }'
 }
 
-# Kernel memory per idle established connection (both ends), slab and
-# free-memory deltas, QUIC vs TCP; BENCH_CONNS connections (default 100).
-conns=${BENCH_CONNS:-100}
-echo "== memory per idle connection, $conns connections over loopback (bytes; lower is better)"
-"$dir/quic_mem" -n "$conns" | tee /tmp/bench-mem
-"$dir/quic_mem" -t -n "$conns" | tee -a /tmp/bench-mem
-awk '{ s[$1] = $5; m[$1] = $10 }
-     END {
-	if (s["tcp"] > 0 && m["tcp"] > 0)
-		printf "  ratio quic/tcp slab %.1f, memory %.1f\n",
-		       s["quic"] / s["tcp"], m["quic"] / m["tcp"]
-     }' /tmp/bench-mem
-
 echo "== throughput, ${mib} MiB over loopback (MB/s, 10^6 bytes; higher is faster)"
 for m in /sys/module/aesni_intel /sys/module/chacha_x86_64; do
 	[ -d "$m" ] || modprobe "$(basename "$m")" 2>/dev/null
@@ -150,3 +137,18 @@ awk '{ v[$1] = $2 }
 	r("ktls-aes128", "tcp"); r("quic-aes128", "quic-aes128-sync")
 	r("quic-aes128", "ngtcp2-aes128")
      }' "$tput"
+
+# Kernel memory per idle established connection (both ends), slab and
+# free-memory deltas, QUIC vs TCP; BENCH_CONNS connections (default 100).
+# Last, so that the connections it closes do not share the CPU with the
+# throughput runs.
+conns=${BENCH_CONNS:-100}
+echo "== memory per idle connection, $conns connections over loopback (bytes; lower is better)"
+"$dir/quic_mem" -n "$conns" | tee /tmp/bench-mem
+"$dir/quic_mem" -t -n "$conns" | tee -a /tmp/bench-mem
+awk '{ s[$1] = $5; m[$1] = $10 }
+     END {
+	if (s["tcp"] > 0 && m["tcp"] > 0)
+		printf "  ratio quic/tcp slab %.1f, memory %.1f\n",
+		       s["quic"] / s["tcp"], m["quic"] / m["tcp"]
+     }' /tmp/bench-mem
