@@ -410,9 +410,7 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_cong_persistent);
 u64 quic_cong_persistent_duration(const struct quic_rtt *rtt,
 				  u64 max_ack_delay)
 {
-	return (rtt->smoothed_rtt +
-		max_t(u64, 4 * rtt->rttvar, QUIC_GRANULARITY_US) +
-		max_ack_delay) * 3;
+	return quic_rtt_pto(rtt, max_ack_delay, 0) * 3;
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_cong_persistent_duration);
 

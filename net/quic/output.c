@@ -548,7 +548,7 @@ static int quic_out_seal(struct sock *sk, u8 level, u8 *p, u32 room,
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_pnspace *s = &c->space[level];
 	struct quic_pkt_hdr h = {};
-	u64 pn = s->next_pn;
+	u64 pn = s->next_pn, now_ns;
 	int hlen, err;
 
 	h.dcid = c->dcid.data;
@@ -578,9 +578,10 @@ static int quic_out_seal(struct sock *sk, u8 level, u8 *p, u32 room,
 	 * of an ACK-only packet is not taken for an ACK of one never sent.
 	 */
 	if (rec) {
+		now_ns = ktime_get_ns();
 		rec->level = level;
 		rec->sent.pn = pn;
-		rec->sent.sent_time = ktime_to_us(ktime_get());
+		rec->sent.sent_time = div_u64(now_ns, NSEC_PER_USEC);
 		rec->sent.size = hlen + len + QUIC_PACKET_TAG_LEN;
 		rec->sent.ack_eliciting = eliciting;
 		rec->sent.in_flight = eliciting;
@@ -589,7 +590,7 @@ static int quic_out_seal(struct sock *sk, u8 level, u8 *p, u32 room,
 		if (eliciting)
 			quic_cong_on_sent(&c->cong, rec->sent.size,
 					  quic_out_in_flight(c),
-					  rec->sent.sent_time, ktime_get_ns());
+					  rec->sent.sent_time, now_ns);
 	}
 	if (eliciting)
 		quic_conn_idle_sent(sk);
@@ -633,12 +634,38 @@ static u32 quic_out_path_payload(struct sock *sk)
 	       mtu - sizeof(struct ipv6hdr) - sizeof(struct udphdr) : 0;
 }
 
+/* The datagram size in use: the congestion controller counts in it. */
+static void quic_out_set_dgram(struct quic_conn *c, u32 size)
+{
+	c->max_dgram = size;
+	quic_cong_set_mss(&c->cong, size);
+}
+
+/* Make the 1-RTT frame buffer hold @len bytes; 0 or -ENOMEM (the old
+ * one stays then).
+ */
+static int quic_out_buf_fit(struct quic_conn *c, u32 len, gfp_t gfp)
+{
+	u8 *buf;
+
+	if (c->out_buf_len >= len)
+		return 0;
+	buf = kmalloc(len, gfp);
+	if (!buf)
+		return -ENOMEM;
+	kfree(c->out_buf);
+	c->out_buf = buf;
+	c->out_buf_len = len;
+	return 0;
+}
+
 /* The largest datagram to build now (RFC 9000 14): 1200 bytes until the
  * handshake is done and the Initial space gone; then what the path MTU
  * search (pmtu.c) has confirmed, starting at 1200, up to the path MTU
  * less the headers, both ends' max_udp_payload_size and
- * QUIC_CONN_MAX_DGRAM_CAP. It only grows: STREAM chunks, cut to it when
- * queued and never split, always fit later packets.
+ * QUIC_CONN_MAX_DGRAM_CAP. It grows as probes confirm larger sizes and
+ * falls back to 1200 after a black hole (quic_out_pmtu_check()); STREAM
+ * chunks are cut to it when queued, and cut again if it fell since.
  */
 static u32 quic_out_dgram_limit(struct sock *sk)
 {
@@ -655,8 +682,7 @@ static u32 quic_out_dgram_limit(struct sock *sk)
 			c->local_tp.max_udp_payload_size));
 	max = min(max, quic_out_path_payload(sk));
 	quic_pmtu_init(&c->pmtu, QUIC_CONN_MAX_DGRAM, max);
-	c->max_dgram = c->pmtu.plpmtu;
-	quic_cong_set_mss(&c->cong, c->max_dgram);
+	quic_out_set_dgram(c, c->pmtu.plpmtu);
 	return c->max_dgram;
 }
 
@@ -680,8 +706,7 @@ static void quic_out_pmtu_check(struct sock *sk)
 		return;
 	quic_pmtu_init(&c->pmtu, QUIC_CONN_MAX_DGRAM,
 		       min(c->pmtu.max, max(route, QUIC_CONN_MAX_DGRAM)));
-	c->max_dgram = c->pmtu.plpmtu;
-	quic_cong_set_mss(&c->cong, c->max_dgram);
+	quic_out_set_dgram(c, c->pmtu.plpmtu);
 }
 
 /* DPLPMTUD (pmtu.c): a PING padded to the size being probed, alone in
@@ -981,7 +1006,6 @@ static int quic_out_buffers(struct sock *sk, gfp_t gfp)
 	u32 len = quic_out_dgram_limit(sk);
 	bool long_done = c->space[QUIC_CRYPTO_INITIAL].discarded &&
 			 c->space[QUIC_CRYPTO_HANDSHAKE].discarded;
-	u8 *buf;
 
 	if (long_done) {
 		kfree(c->out_long);
@@ -991,15 +1015,7 @@ static int quic_out_buffers(struct sock *sk, gfp_t gfp)
 		if (!c->out_long)
 			return -ENOMEM;
 	}
-	if (c->out_buf_len >= len)
-		return 0;
-	buf = kmalloc(len, gfp);
-	if (!buf)
-		return -ENOMEM;
-	kfree(c->out_buf);
-	c->out_buf = buf;
-	c->out_buf_len = len;
-	return 0;
+	return quic_out_buf_fit(c, len, gfp);
 }
 
 /**
@@ -1509,19 +1525,8 @@ static void quic_out_ctl_acked(struct sock *sk, u8 ctl, s64 id)
  */
 static void quic_out_grow(struct quic_conn *c)
 {
-	u32 len = c->pmtu.plpmtu;
-	u8 *buf;
-
-	if (c->out_buf_len < len) {
-		buf = kmalloc(len, GFP_ATOMIC | __GFP_NOWARN);
-		if (!buf)
-			return;
-		kfree(c->out_buf);
-		c->out_buf = buf;
-		c->out_buf_len = len;
-	}
-	c->max_dgram = len;
-	quic_cong_set_mss(&c->cong, len);
+	if (!quic_out_buf_fit(c, c->pmtu.plpmtu, GFP_ATOMIC | __GFP_NOWARN))
+		quic_out_set_dgram(c, c->pmtu.plpmtu);
 }
 
 /* Recovery found a sent packet acknowledged (@ctx: a struct

@@ -92,6 +92,15 @@ u64 quic_rtt_ack_delay(u64 raw, u8 exponent, bool confirmed,
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_rtt_ack_delay);
 
+/* num/8 of max(smoothed_rtt, latest_rtt), at least kGranularity. */
+static u64 quic_rtt_threshold(const struct quic_rtt *r, u32 num)
+{
+	u64 d = max(r->smoothed_rtt, r->latest_rtt);
+
+	return max_t(u64, d * num / QUIC_TIME_THRESHOLD_DEN,
+		     QUIC_GRANULARITY_US);
+}
+
 /**
  * quic_rtt_loss_delay() - the time threshold of loss detection
  * @r: the estimate
@@ -103,10 +112,7 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_rtt_ack_delay);
  */
 u64 quic_rtt_loss_delay(const struct quic_rtt *r)
 {
-	u64 d = max(r->smoothed_rtt, r->latest_rtt);
-
-	d = d * QUIC_TIME_THRESHOLD_NUM / QUIC_TIME_THRESHOLD_DEN;
-	return max_t(u64, d, QUIC_GRANULARITY_US);
+	return quic_rtt_threshold(r, QUIC_TIME_THRESHOLD_NUM);
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_rtt_loss_delay);
 
@@ -142,11 +148,7 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_rtt_pto);
  */
 u64 quic_recovery_loss_delay(const struct quic_recovery *rec)
 {
-	const struct quic_rtt *r = &rec->rtt;
-	u64 d = max(r->smoothed_rtt, r->latest_rtt);
-
-	d = d * rec->time_num / QUIC_TIME_THRESHOLD_DEN;
-	return max_t(u64, d, QUIC_GRANULARITY_US);
+	return quic_rtt_threshold(&rec->rtt, rec->time_num);
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_recovery_loss_delay);
 
