@@ -64,11 +64,10 @@ void quic_conn_init(struct sock *sk)
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
 		quic_ackrange_init(&c->space[i].recv);
 		quic_sent_init(&c->space[i].sent);
-		INIT_LIST_HEAD(&c->space[i].crypto_out);
+		quic_outq_init(&c->space[i].out);
 		skb_queue_head_init(&c->space[i].parked);
 	}
 	INIT_LIST_HEAD(&c->requests);
-	INIT_LIST_HEAD(&c->stream_out);
 	skb_queue_head_init(&c->events);
 	c->active_sid = -1;
 	INIT_HLIST_NODE(&c->listen_node);
@@ -118,15 +117,10 @@ static void quic_conn_requests_purge(struct sock *sk)
 void quic_conn_discard_space(struct sock *sk, u8 level)
 {
 	struct quic_pnspace *s = &quic_sk(sk)->conn.space[level];
-	struct quic_crypto_chunk *ch, *tmp;
 
 	s->discarded = true;
 	s->ack_pending = false;
-	quic_sent_remove_all(&s->sent, quic_output_pkt_free, sk);
-	list_for_each_entry_safe(ch, tmp, &s->crypto_out, list) {
-		list_del(&ch->list);
-		kfree(ch);
-	}
+	quic_output_discard(sk, level);
 	skb_queue_purge(&s->parked);
 }
 
@@ -165,7 +159,7 @@ void quic_conn_free(struct sock *sk)
 		quic_crypto_free(&c->space[i].rx);
 		quic_crypto_free(&c->space[i].tx);
 	}
-	quic_output_stream_free(sk);
+	quic_output_free(sk);
 	skb_queue_purge(&c->events);
 	if (c->streams_ready) {
 		quic_stream_table_free(&c->streams);
@@ -452,7 +446,7 @@ static void quic_conn_issue_cids(struct sock *sk, gfp_t gfp)
 	const struct quic_cid_entry *e;
 
 	while (!quic_cid_src_issue(sock_net(sk), &c->src, sk, gfp, &e))
-		c->ncid_pending = true;
+		;
 }
 
 /* Both 1-RTT keys are in: the handshake is complete (socket-api 4.3 d). */
@@ -1011,79 +1005,34 @@ int quic_conn_retire_cid(struct sock *sk, u64 seq, const u8 *dcid, u32 len)
 }
 
 /**
- * quic_conn_cid_frames() - NEW_CONNECTION_ID and RETIRE_CONNECTION_ID
- *	frames of a 1-RTT packet
+ * quic_conn_retire_pop() - the next RETIRE_CONNECTION_ID to send
  * @sk: the socket, locked
- * @buf: where to write them
- * @room: bytes at @buf
- * @eliciting: set if a frame was written
+ * @seq: set to the sequence number it retires
  *
- * Every live ID of ours numbered from 1 is (re)sent while
- * @ncid_pending; a repeated frame is harmless (RFC 9000 19.15).
- *
- * Return: the bytes written.
+ * Return: false if none is due.
  */
-u32 quic_conn_cid_frames(struct sock *sk, u8 *buf, u32 room, bool *eliciting)
+bool quic_conn_retire_pop(struct sock *sk, u64 *seq)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	const struct quic_cid_entry *e;
-	struct quic_frame f;
-	u32 used = 0, i;
-	int n;
 
-	if (c->ncid_pending) {
-		for (i = 0; i < c->src.count; i++) {
-			e = &c->src.entries[i];
-			if (!e->seq || e->retired)
-				continue;
-			memset(&f, 0, sizeof(f));
-			f.type = QUIC_FRAME_NEW_CONNECTION_ID;
-			f.new_cid.seq = e->seq;
-			f.new_cid.retire_prior_to = c->src.retire_prior_to;
-			f.new_cid.id = e->cid.data;
-			f.new_cid.len = e->cid.len;
-			f.new_cid.token = e->token;
-			n = quic_frame_encode(buf + used, room - used, &f);
-			if (n < 0)
-				return used;	/* the rest in the next packet */
-			used += n;
-			*eliciting = true;
-		}
-		c->ncid_pending = false;
-	}
-	while (c->nr_retire) {
-		memset(&f, 0, sizeof(f));
-		f.type = QUIC_FRAME_RETIRE_CONNECTION_ID;
-		f.value = c->retire_seq[c->nr_retire - 1];
-		n = quic_frame_encode(buf + used, room - used, &f);
-		if (n < 0)
-			break;
-		used += n;
-		if (c->nr_retire_unacked < QUIC_CONN_RETIRE_MAX)
-			c->retire_unacked[c->nr_retire_unacked++] = f.value;
-		c->nr_retire--;
-		*eliciting = true;
-	}
-	return used;
+	if (!c->nr_retire)
+		return false;
+	*seq = c->retire_seq[--c->nr_retire];
+	return true;
 }
 
 /**
- * quic_conn_cid_resend() - PTO: send our NEW_CONNECTION_ID frames and the
- *	RETIRE_CONNECTION_ID frames that may be lost again
+ * quic_conn_retire_push() - a RETIRE_CONNECTION_ID is to be sent (again:
+ *	it did not fit, or its packet was lost)
  * @sk: the socket, locked
+ * @seq: the sequence number it retires
  */
-void quic_conn_cid_resend(struct sock *sk)
+void quic_conn_retire_push(struct sock *sk, u64 seq)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
-	if (sk->sk_state != TCP_ESTABLISHED)
-		return;
-	if (c->src.next_seq > 1)
-		c->ncid_pending = true;
-	while (c->nr_retire_unacked && c->nr_retire < QUIC_CONN_RETIRE_MAX)
-		c->retire_seq[c->nr_retire++] =
-			c->retire_unacked[--c->nr_retire_unacked];
-	c->nr_retire_unacked = 0;
+	if (c->nr_retire < QUIC_CONN_RETIRE_MAX)
+		c->retire_seq[c->nr_retire++] = seq;
 }
 
 /**
@@ -1147,7 +1096,8 @@ int quic_conn_set_cid(struct sock *sk,
 		} else {
 			quic_cid_src_retire_prior_to(set, info->prior_to);
 			quic_conn_issue_cids(sk, GFP_KERNEL);
-			c->ncid_pending = true;
+			/* Every live ID again, with the new Retire Prior To. */
+			quic_cid_src_mark(&c->src, U64_MAX, true);
 		}
 	}
 	if (info->dest)
@@ -1233,9 +1183,6 @@ void quic_conn_timer_arm(struct sock *sk)
 			quic_timer_stop(sk, QUIC_TIMER_LOSS);
 		return;
 	}
-	/* Nothing of 1-RTT in flight: every RETIRE_CONNECTION_ID arrived. */
-	if (!c->space[QUIC_CRYPTO_APP].sent.eliciting_in_flight)
-		c->nr_retire_unacked = 0;
 	quic_conn_rec_spaces(sk, sp);
 	if (quic_recovery_deadline(&c->rec, sp, &deadline, &space) ==
 	    QUIC_REC_NONE) {

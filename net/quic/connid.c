@@ -292,11 +292,54 @@ int quic_cid_src_add(struct quic_cid_set *set, const struct quic_cid *cid,
 		memcpy(e->token, token, QUIC_RESET_TOKEN_LEN);
 		e->has_token = true;
 	}
+	e->to_send = e->seq > 0;	/* number 0 travels in the handshake */
 	*seq = set->next_seq++;
 	quic_cid_set_fix_active(set, false);
 	return 0;
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_cid_src_add);
+
+/**
+ * quic_cid_src_next_to_send() - the next of our IDs to announce
+ * @set: the source set
+ *
+ * Return: the live ID of the lowest number whose NEW_CONNECTION_ID is to
+ * be sent, or NULL.
+ */
+const struct quic_cid_entry *
+quic_cid_src_next_to_send(const struct quic_cid_set *set)
+{
+	u32 i;
+
+	for (i = 0; i < set->count; i++)
+		if (set->entries[i].to_send && !set->entries[i].retired)
+			return &set->entries[i];
+	return NULL;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_cid_src_next_to_send);
+
+/**
+ * quic_cid_src_mark() - whether NEW_CONNECTION_ID of our IDs is to be sent
+ * @set: the source set
+ * @seq: the ID's number, or U64_MAX for every live ID
+ * @send: to be sent (queued, lost, Retire Prior To changed), or not
+ *	(sent)
+ *
+ * Number 0 and retired IDs are never announced.
+ */
+void quic_cid_src_mark(struct quic_cid_set *set, u64 seq, bool send)
+{
+	struct quic_cid_entry *e;
+	u32 i;
+
+	for (i = 0; i < set->count; i++) {
+		e = &set->entries[i];
+		if (seq != U64_MAX && e->seq != seq)
+			continue;
+		e->to_send = send && e->seq && !e->retired;
+	}
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_cid_src_mark);
 
 /**
  * quic_cid_src_retire_prior_to() - ask the peer to retire our older IDs

@@ -4,10 +4,13 @@
  *
  * quic_output_flush() fills datagrams from the packet-number spaces in
  * the order Initial, Handshake, 1-RTT, coalescing one packet of each
- * level per datagram: an ACK when one is due, the CRYPTO data waiting to
- * be (re)sent, HANDSHAKE_DONE, flow-control updates, STREAM data, a PING
- * probe. A datagram that carries an
- * Initial packet is padded to 1200 bytes (RFC 9000 14.1), in its last
+ * level per datagram: an ACK when one is due, HANDSHAKE_DONE, connection
+ * ID frames, flow-control and stream control frames, then CRYPTO and
+ * STREAM data from the space's send queue (outq.h: lost data first, then
+ * new data at the send cursor), or a PING probe. Each packet's record
+ * lists the retransmittable frames it carried, so that a lost packet
+ * sends again what it carried and nothing more. A datagram that carries
+ * an Initial packet is padded to 1200 bytes (RFC 9000 14.1), in its last
  * packet. The packet number is always sent in 4 bytes. Once established,
  * datagrams take the path's size (quic_out_dgram_limit()), and 1-RTT ACKs
  * go at every second ack-eliciting packet (every fourth after the first
@@ -79,43 +82,78 @@
 #define QUIC_OUT_STREAM_OVERHEAD	(1 + QUIC_CONN_CID_LEN + 4 + 16 + 21 + 40)
 /* Largest piece of CRYPTO data kept as one unit for (re)transmission. */
 #define QUIC_OUT_CRYPTO_CHUNK		1000
-/* Largest piece of STREAM data kept as one unit for (re)transmission. */
+/* Least STREAM chunk: a full packet's worth at the least datagram size. */
 #define QUIC_OUT_STREAM_CHUNK		1000
-/* STREAM chunks one sent packet records. */
-#define QUIC_OUT_PKT_SCHUNKS		2
-/* Stream control frames (RESET_STREAM, ...) one sent packet records. */
-#define QUIC_OUT_PKT_CTLS		8
-/* CRYPTO chunks one sent packet records. */
-#define QUIC_OUT_PKT_CHUNKS		4
+/* Room a STREAM chunk gets at least, for later small writes to join it. */
+#define QUIC_OUT_STREAM_CAP		512
+/* Frames a sent-packet record holds in itself; more go to extensions. */
+#define QUIC_OUT_REC_ITEMS		4
+#define QUIC_OUT_EXT_ITEMS		15
+
+/* What one frame of a sent packet was, for an ACK or a loss to act on. */
+enum quic_out_kind {
+	QUIC_OUT_CHUNK,		/* CRYPTO or STREAM data: @chunk */
+	QUIC_OUT_HANDSHAKE_DONE,
+	QUIC_OUT_MAX_DATA,
+	QUIC_OUT_MSD,		/* MAX_STREAM_DATA of stream @id */
+	QUIC_OUT_CONN_CTL,	/* MAX_STREAMS or *_BLOCKED: @bit */
+	QUIC_OUT_STREAM_CTL,	/* RESET_STREAM, ...: @bit of stream @id */
+	QUIC_OUT_NEW_CID,	/* NEW_CONNECTION_ID of our ID @seq */
+	QUIC_OUT_RETIRE_CID,	/* RETIRE_CONNECTION_ID of the peer's @seq */
+};
+
+/**
+ * struct quic_out_item - a retransmittable frame a sent packet carried
+ * @chunk: QUIC_OUT_CHUNK: the data, referenced
+ * @id: QUIC_OUT_MSD, QUIC_OUT_STREAM_CTL: the stream
+ * @seq: QUIC_OUT_NEW_CID, QUIC_OUT_RETIRE_CID: the sequence number
+ * @kind: enum quic_out_kind
+ * @bit: QUIC_OUT_CONN_CTL: a QUIC_STREAM_MAX_STREAMS_* or
+ *	QUIC_STREAM_BLOCKED_CONN_* bit; QUIC_OUT_STREAM_CTL: a
+ *	QUIC_STREAM_CTL_* bit
+ */
+struct quic_out_item {
+	union {
+		struct quic_outq_chunk	*chunk;
+		s64			id;
+		u64			seq;
+	};
+	u8	kind;
+	u8	bit;
+};
+
+/**
+ * struct quic_out_ext - more frames of a sent packet
+ * @next: the next extension, or NULL
+ * @nr: items used
+ * @item: the frames
+ */
+struct quic_out_ext {
+	struct quic_out_ext	*next;
+	u32			nr;
+	struct quic_out_item	item[QUIC_OUT_EXT_ITEMS];
+};
 
 /**
  * struct quic_out_pkt - a sent packet we may have to answer for
  * @sent: the sent-store record
  * @level: its packet-number space
- * @nr_chunks: CRYPTO chunks carried, by offset in @chunk_off
- * @chunk_off: their offsets
- * @handshake_done: carried HANDSHAKE_DONE
- * @fc_update: carried MAX_DATA or MAX_STREAM_DATA
- * @nr_schunks: STREAM chunks carried
- * @schunk: the chunks, owned by &quic_conn.stream_out
- * @nr_ctls: stream control frames carried
- * @ctl: their QUIC_STREAM_CTL_* bits
- * @ctl_id: their streams
  * @pmtu_probe: a path MTU probe (PING and PADDING)
+ * @nr: items used in @item
+ * @item: the retransmittable frames it carried, the first ones
+ * @ext: the others, if any, in extensions
+ *
+ * Every frame that is sent again when lost is recorded, so that a lost
+ * packet sends again what it carried and nothing more (RFC 9000 13.3);
+ * ACK, PADDING and PING are not.
  */
 struct quic_out_pkt {
 	struct quic_sent_pkt	sent;
 	u8			level;
-	u8			nr_chunks;
-	bool			handshake_done;
-	bool			fc_update;
-	u64			chunk_off[QUIC_OUT_PKT_CHUNKS];
-	u8			nr_schunks;
-	struct quic_stream_out	*schunk[QUIC_OUT_PKT_SCHUNKS];
-	u8			nr_ctls;
-	u8			ctl[QUIC_OUT_PKT_CTLS];
-	s64			ctl_id[QUIC_OUT_PKT_CTLS];
 	bool			pmtu_probe;
+	u8			nr;
+	struct quic_out_item	item[QUIC_OUT_REC_ITEMS];
+	struct quic_out_ext	*ext;
 };
 
 static const u8 quic_out_levels[] = {
@@ -201,48 +239,156 @@ static u32 quic_out_ack(struct quic_pnspace *s, u8 *p, u32 room)
 	return len > 0 ? len : 0;
 }
 
-/* MAX_STREAM_DATA of one stream, if it still receives. */
-static u32 quic_out_msd(struct quic_conn *c, s64 id, u8 *p, u32 room)
+/* A slot for one more frame of @rec, or NULL without memory (the frame
+ * then waits for another packet). Slots are taken in order: only the
+ * last extension can have room.
+ */
+static struct quic_out_item *quic_out_item_add(struct quic_out_pkt *rec)
+{
+	struct quic_out_ext *e, **pe = &rec->ext;
+
+	if (rec->nr < QUIC_OUT_REC_ITEMS)
+		return &rec->item[rec->nr++];
+	for (e = rec->ext; e; e = e->next) {
+		if (e->nr < QUIC_OUT_EXT_ITEMS)
+			return &e->item[e->nr++];
+		pe = &e->next;
+	}
+	e = kmalloc(sizeof(*e), GFP_ATOMIC | __GFP_NOWARN);
+	if (!e)
+		return NULL;
+	e->next = NULL;
+	e->nr = 1;
+	*pe = e;
+	return &e->item[0];
+}
+
+/* Record a frame of @kind in @rec; false without memory. */
+static bool quic_out_note(struct quic_out_pkt *rec, u8 kind, u8 bit, u64 val)
+{
+	struct quic_out_item *it = quic_out_item_add(rec);
+
+	if (!it)
+		return false;
+	it->kind = kind;
+	it->bit = bit;
+	it->seq = val;
+	return true;
+}
+
+/* Walks the frames of a record. */
+struct quic_out_iter {
+	struct quic_out_ext	*ext;
+	u32			i;
+	bool			in_ext;
+};
+
+static struct quic_out_item *quic_out_item_next(struct quic_out_pkt *rec,
+						struct quic_out_iter *it)
+{
+	if (!it->in_ext) {
+		if (it->i < rec->nr)
+			return &rec->item[it->i++];
+		it->in_ext = true;
+		it->ext = rec->ext;
+		it->i = 0;
+	}
+	while (it->ext) {
+		if (it->i < it->ext->nr)
+			return &it->ext->item[it->i++];
+		it->ext = it->ext->next;
+		it->i = 0;
+	}
+	return NULL;
+}
+
+/* Encode @f at @buf + *@used and record it in @rec; false if it does not
+ * fit or cannot be recorded (nothing is written then).
+ */
+static bool quic_out_put(struct quic_out_pkt *rec, struct quic_frame *f,
+			 u8 *buf, u32 room, u32 *used, u8 kind, u8 bit,
+			 u64 val)
+{
+	int n = quic_frame_encode(buf + *used, room - *used, f);
+
+	if (n <= 0 || !quic_out_note(rec, kind, bit, val))
+		return false;
+	*used += n;
+	return true;
+}
+
+/* MAX_STREAM_DATA of one stream, if it still receives. False if it did
+ * not fit.
+ */
+static bool quic_out_msd(struct quic_conn *c, s64 id, u8 *buf, u32 room,
+			 u32 *used, struct quic_out_pkt *rec)
 {
 	struct quic_stream *st = quic_stream_find(&c->streams, id);
 	struct quic_frame f = {};
-	int n;
 
 	if (!st || !quic_stream_id_recv(&c->streams, id) ||
 	    st->recv_state != QUIC_STREAM_RECV_STATE_RECV)
-		return 0;
+		return true;	/* not needed any more */
 	f.type = QUIC_FRAME_MAX_STREAM_DATA;
 	f.stream_ctl.id = id;
 	f.stream_ctl.value = st->recv.max;
-	n = quic_frame_encode(p, room, &f);
-	return n > 0 ? n : 0;
+	return quic_out_put(rec, &f, buf, room, used, QUIC_OUT_MSD, 0, id);
 }
 
 struct quic_out_msd_walk {
 	struct quic_conn	*c;
+	struct quic_out_pkt	*rec;
 	u8			*buf;
 	u32			room;
 	u32			used;
 };
 
-/* MAX_STREAM_DATA for one more stream, while there is room. */
+/* MAX_STREAM_DATA for one more stream, while it fits. */
 static bool quic_out_msd_one(struct quic_stream *st, void *ctx)
 {
 	struct quic_out_msd_walk *w = ctx;
 
-	if (w->room - w->used < 32)
-		return false;
-	w->used += quic_out_msd(w->c, st->id, w->buf + w->used,
-				w->room - w->used);
-	return true;
+	return quic_out_msd(w->c, st->id, w->buf, w->room, &w->used, w->rec);
 }
 
-/* Connection-level *_BLOCKED frames and the per-stream control frames
- * (RESET_STREAM, STOP_SENDING, STREAM_DATA_BLOCKED) due; the latter are
- * recorded in @rec so that an ACK or a PTO can account for them.
+/* Flow-control limits: MAX_DATA and MAX_STREAM_DATA. */
+static u32 quic_out_fc(struct quic_conn *c, u8 *buf, u32 room,
+		       struct quic_out_pkt *rec)
+{
+	struct quic_frame f = {};
+	u32 used = 0;
+
+	if (c->max_data_pending) {
+		f.type = QUIC_FRAME_MAX_DATA;
+		f.value = c->streams.recv.max;
+		if (quic_out_put(rec, &f, buf, room, &used, QUIC_OUT_MAX_DATA,
+				 0, 0))
+			c->max_data_pending = false;
+	}
+	if (c->msd_all) {
+		struct quic_out_msd_walk w = {
+			.c = c, .rec = rec, .buf = buf, .room = room,
+			.used = used,
+		};
+
+		if (quic_stream_walk(&c->streams, quic_out_msd_one, &w)) {
+			c->msd_all = false;
+			c->nr_msd = 0;
+		}
+		used = w.used;
+	}
+	while (c->nr_msd &&
+	       quic_out_msd(c, c->msd_pending[c->nr_msd - 1], buf, room,
+			    &used, rec))
+		c->nr_msd--;
+	return used;
+}
+
+/* Connection-level MAX_STREAMS and *_BLOCKED frames, and the per-stream
+ * control frames (RESET_STREAM, STOP_SENDING, STREAM_DATA_BLOCKED) due.
  */
 static u32 quic_out_stream_ctl(struct quic_conn *c, u8 *buf, u32 room,
-			       struct quic_out_pkt *rec, bool *eliciting)
+			       struct quic_out_pkt *rec)
 {
 	struct quic_stream_table *t = &c->streams;
 	struct quic_stream *st;
@@ -250,13 +396,12 @@ static u32 quic_out_stream_ctl(struct quic_conn *c, u8 *buf, u32 room,
 	u32 used = 0;
 	u64 count;
 	u8 bit;
-	int n;
 
 	if (quic_stream_max_streams_update(t, false, &count))
 		t->blocked_pending |= QUIC_STREAM_MAX_STREAMS_BIDI;
 	if (quic_stream_max_streams_update(t, true, &count))
 		t->blocked_pending |= QUIC_STREAM_MAX_STREAMS_UNI;
-	while (t->blocked_pending && room - used >= 16) {
+	while (t->blocked_pending) {
 		memset(&f, 0, sizeof(f));
 		bit = t->blocked_pending & -t->blocked_pending;
 		if (bit & (QUIC_STREAM_MAX_STREAMS_BIDI |
@@ -276,18 +421,13 @@ static u32 quic_out_stream_ctl(struct quic_conn *c, u8 *buf, u32 room,
 				       QUIC_FRAME_STREAMS_BLOCKED_BIDI;
 			f.value = quic_stream_limit(t, false, uni);
 		}
-		n = quic_frame_encode(buf + used, room - used, &f);
-		if (n <= 0)
-			break;
-		used += n;
+		if (!quic_out_put(rec, &f, buf, room, &used, QUIC_OUT_CONN_CTL,
+				  bit, 0))
+			return used;
 		t->blocked_pending &= ~bit;
-		*eliciting = true;
 	}
 	list_for_each_entry(st, &t->ctl, ctl_node) {
 		while (st->ctl_pending) {
-			if (rec->nr_ctls == QUIC_OUT_PKT_CTLS ||
-			    room - used < 32)
-				return used;
 			memset(&f, 0, sizeof(f));
 			bit = st->ctl_pending & -st->ctl_pending;
 			f.stream_ctl.id = st->id;
@@ -302,106 +442,106 @@ static u32 quic_out_stream_ctl(struct quic_conn *c, u8 *buf, u32 room,
 				f.type = QUIC_FRAME_STREAM_DATA_BLOCKED;
 				f.stream_ctl.value = st->send.max;
 			}
-			n = quic_frame_encode(buf + used, room - used, &f);
-			if (n <= 0)
+			if (!quic_out_put(rec, &f, buf, room, &used,
+					  QUIC_OUT_STREAM_CTL, bit, st->id))
 				return used;
-			used += n;
 			quic_stream_ctl_sent(t, st, bit);
-			rec->ctl[rec->nr_ctls] = bit;
-			rec->ctl_id[rec->nr_ctls++] = st->id;
-			*eliciting = true;
 		}
 	}
 	return used;
 }
 
-/* A queued STREAM chunk larger than any packet now (the datagram size
- * fell back after a black hole, quic_out_pmtu_check()): cut it where
- * @n bytes fit, the rest becomes a chunk of its own. Records of packets
- * that carried the whole chunk keep the first part: if they are
- * acknowledged, the rest is merely sent twice. Return 0 if cut.
+/* NEW_CONNECTION_ID for our IDs not yet announced (or whose frame was
+ * lost), and RETIRE_CONNECTION_ID for the peer's IDs we retired.
  */
-static int quic_out_schunk_split(struct sock *sk, struct quic_stream_out *ch,
-				 int n)
+static u32 quic_out_cid(struct sock *sk, u8 *buf, u32 room,
+			struct quic_out_pkt *rec)
 {
-	u32 max = quic_sk(sk)->conn.max_dgram - QUIC_OUT_STREAM_OVERHEAD;
-	struct quic_stream_out *tail;
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	const struct quic_cid_entry *e;
+	struct quic_frame f;
+	u32 used = 0;
+	u64 seq;
 
-	if (ch->len <= max || n < QUIC_OUT_STREAM_OVERHEAD)
-		return -EAGAIN;	/* a full packet takes it */
-	tail = kzalloc(struct_size(tail, data, ch->len - n), GFP_ATOMIC);
-	if (!tail)
+	while ((e = quic_cid_src_next_to_send(&c->src))) {
+		memset(&f, 0, sizeof(f));
+		f.type = QUIC_FRAME_NEW_CONNECTION_ID;
+		f.new_cid.seq = e->seq;
+		f.new_cid.retire_prior_to = c->src.retire_prior_to;
+		f.new_cid.id = e->cid.data;
+		f.new_cid.len = e->cid.len;
+		f.new_cid.token = e->token;
+		if (!quic_out_put(rec, &f, buf, room, &used, QUIC_OUT_NEW_CID,
+				  0, e->seq))
+			return used;
+		quic_cid_src_mark(&c->src, e->seq, false);
+	}
+	while (quic_conn_retire_pop(sk, &seq)) {
+		memset(&f, 0, sizeof(f));
+		f.type = QUIC_FRAME_RETIRE_CONNECTION_ID;
+		f.value = seq;
+		if (!quic_out_put(rec, &f, buf, room, &used,
+				  QUIC_OUT_RETIRE_CID, 0, seq)) {
+			quic_conn_retire_push(sk, seq);
+			break;
+		}
+	}
+	return used;
+}
+
+/* A chunk too large for any packet now (the datagram size fell back
+ * after a black hole, quic_out_pmtu_check()): cut it where @n bytes fit.
+ * Return 0 if cut, else the chunk waits for a packet of its own.
+ */
+static int quic_out_chunk_split(struct sock *sk, struct quic_outq *q,
+				struct quic_outq_chunk *ch, int n)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	u32 max = c->max_dgram - QUIC_OUT_STREAM_OVERHEAD;
+	struct quic_outq_chunk *tail;
+	struct quic_stream *st;
+
+	if (!c->max_dgram || ch->len <= max || n < QUIC_OUT_STREAM_OVERHEAD)
+		return -EAGAIN;	/* a packet of its own takes it */
+	if (quic_outq_split(q, ch, n, GFP_ATOMIC | __GFP_NOWARN))
 		return -ENOMEM;
-	memcpy(tail->data, ch->data + n, ch->len - n);
-	tail->id = ch->id;
-	tail->offset = ch->offset + n;
-	tail->len = ch->len - n;
-	tail->fin = ch->fin;
-	tail->need_send = true;
-	ch->fin = false;
-	ch->len = n;
-	list_add(&tail->list, &ch->list);
-	sk_wmem_queued_add(sk, sizeof(*tail));
+	if (ch->id == QUIC_OUTQ_CRYPTO)
+		return 0;
+	tail = list_next_entry(ch, list);
+	sk_wmem_queued_add(sk, sizeof(*tail) + tail->cap);
+	st = quic_stream_find(&c->streams, ch->id);
+	if (st)
+		quic_stream_out_hold(st);
 	return 0;
 }
 
-/* Flow-control updates and STREAM data of the 1-RTT packet. */
-static u32 quic_out_stream_frames(struct sock *sk, u8 *buf, u32 room,
-				  struct quic_out_pkt *rec, bool data_ok,
-				  bool *eliciting)
+/* The data of the space's send queue: lost chunks first, then new ones
+ * from the send cursor, one CRYPTO or STREAM frame each.
+ */
+static u32 quic_out_data(struct sock *sk, struct quic_outq *q, u8 *buf,
+			 u32 room, struct quic_out_pkt *rec)
 {
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_stream_table *t = &c->streams;
-	struct quic_stream_out *ch;
-	struct quic_frame f = {};
-	u32 used = 0, i;
+	struct quic_outq_chunk *ch;
+	struct quic_out_item *it;
+	struct quic_frame f;
+	u32 used = 0;
 	int n;
 
-	if (c->max_data_pending && room >= 16) {
-		f.type = QUIC_FRAME_MAX_DATA;
-		f.value = t->recv.max;
-		n = quic_frame_encode(buf, room, &f);
-		if (n > 0) {
-			used += n;
-			c->max_data_pending = false;
-			rec->fc_update = true;
-			*eliciting = true;
-		}
-	}
-	if (c->msd_all) {
-		struct quic_out_msd_walk w = {
-			.c = c, .buf = buf, .room = room, .used = used,
-		};
-
-		if (quic_stream_walk(t, quic_out_msd_one, &w)) {
-			c->msd_all = false;
-			c->nr_msd = 0;
-		}
-		used = w.used;
-		rec->fc_update = true;
-		*eliciting = true;
-	}
-	while (c->nr_msd && room - used >= 32) {
-		used += quic_out_msd(c, c->msd_pending[--c->nr_msd],
-				     buf + used, room - used);
-		rec->fc_update = true;
-		*eliciting = true;
-	}
-	used += quic_out_stream_ctl(c, buf + used, room - used, rec, eliciting);
-	list_for_each_entry(ch, &c->stream_out, list) {
-		if (!data_ok)
-			break;
-		if (!ch->need_send)
-			continue;
-		if (rec->nr_schunks == QUIC_OUT_PKT_SCHUNKS)
-			break;
-		n = quic_frame_stream_fit(ch->id, ch->offset, true,
-					  room - used, ch->len);
-		if (n < (int)ch->len &&
-		    quic_out_schunk_split(sk, ch, n))
-			break;	/* for the next packet */
+	while ((ch = quic_outq_peek(q))) {
 		memset(&f, 0, sizeof(f));
-		f.type = quic_frame_stream_type(ch->offset, true, ch->fin);
+		if (ch->id == QUIC_OUTQ_CRYPTO) {
+			n = quic_frame_crypto_fit(ch->offset, room - used,
+						  ch->len);
+			f.type = QUIC_FRAME_CRYPTO;
+		} else {
+			n = quic_frame_stream_fit(ch->id, ch->offset, true,
+						  room - used, ch->len);
+			f.type = quic_frame_stream_type(ch->offset, true,
+							ch->fin);
+		}
+		if (n < (int)ch->len &&
+		    (n <= 0 || quic_out_chunk_split(sk, q, ch, n)))
+			break;	/* for the next packet */
 		f.data.id = ch->id;
 		f.data.offset = ch->offset;
 		f.data.data = ch->data;
@@ -409,13 +549,13 @@ static u32 quic_out_stream_frames(struct sock *sk, u8 *buf, u32 room,
 		n = quic_frame_encode(buf + used, room - used, &f);
 		if (n < 0)
 			break;
+		it = quic_out_item_add(rec);
+		if (!it)
+			break;
+		it->kind = QUIC_OUT_CHUNK;
+		it->chunk = ch;
 		used += n;
-		ch->need_send = false;
-		ch->sent = true;
-		ch->refs++;
-		i = rec->nr_schunks++;
-		rec->schunk[i] = ch;
-		*eliciting = true;
+		quic_outq_sent(q, ch);
 	}
 	return used;
 }
@@ -471,13 +611,10 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_pnspace *s = &c->space[level];
-	struct quic_crypto_chunk *ch;
-	struct quic_frame f = {};
-	bool ack_later;
+	bool ack_later, app = level == QUIC_CRYPTO_APP;
 	u32 used = 0;
 	int n;
 
-	*eliciting = false;
 	ack_later = s->ack_pending && !quic_out_ack_now(sk, level);
 	if (s->ack_pending && !ack_later) {
 		n = quic_out_ack(s, buf, room);
@@ -487,41 +624,21 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 			s->ack_eliciting = 0;
 		}
 	}
-	list_for_each_entry(ch, &s->crypto_out, list) {
-		if (!data_ok)
-			break;
-		if (!ch->need_send)
-			continue;
-		if (rec->nr_chunks == QUIC_OUT_PKT_CHUNKS)
-			break;
-		n = quic_frame_crypto_fit(ch->offset, room - used, ch->len);
-		if (n < (int)ch->len)
-			break;	/* chunks are never split */
-		f.type = QUIC_FRAME_CRYPTO;
-		f.data.offset = ch->offset;
-		f.data.data = ch->data;
-		f.data.len = ch->len;
-		n = quic_frame_encode(buf + used, room - used, &f);
-		if (n < 0)
-			break;
-		used += n;
-		ch->need_send = false;
-		rec->chunk_off[rec->nr_chunks++] = ch->offset;
-		*eliciting = true;
-	}
-	if (level == QUIC_CRYPTO_APP && c->handshake_done_pending &&
-	    room - used >= 1) {
+	if (app && c->handshake_done_pending && room - used >= 1 &&
+	    quic_out_note(rec, QUIC_OUT_HANDSHAKE_DONE, 0, 0)) {
 		buf[used++] = QUIC_FRAME_HANDSHAKE_DONE;
 		c->handshake_done_pending = 0;
-		rec->handshake_done = true;
-		*eliciting = true;
 	}
-	if (level == QUIC_CRYPTO_APP && sk->sk_state == TCP_ESTABLISHED)
-		used += quic_conn_cid_frames(sk, buf + used, room - used,
-					     eliciting);
-	if (level == QUIC_CRYPTO_APP && c->streams_ready)
-		used += quic_out_stream_frames(sk, buf + used, room - used, rec,
-					       data_ok, eliciting);
+	if (app && sk->sk_state == TCP_ESTABLISHED)
+		used += quic_out_cid(sk, buf + used, room - used, rec);
+	if (app && c->streams_ready) {
+		used += quic_out_fc(c, buf + used, room - used, rec);
+		used += quic_out_stream_ctl(c, buf + used, room - used, rec);
+	}
+	if (data_ok)
+		used += quic_out_data(sk, &s->out, buf + used, room - used,
+				      rec);
+	*eliciting = rec->nr;
 	if (s->ping && data_ok && !*eliciting && room - used >= 1) {
 		buf[used++] = QUIC_FRAME_PING;
 		*eliciting = true;
@@ -802,6 +919,32 @@ static int quic_out_gso_send(struct sock *sk, struct quic_out_plan *pl)
 			     &c->dst_cache);
 }
 
+static bool quic_out_pkt_requeue(struct sock *sk, struct quic_sent_pkt *pkt);
+
+/* Make a record ready for planning a packet of @level. Frames planned
+ * into it for a packet that was not sent after all are queued again.
+ */
+static void quic_out_rec_reset(struct sock *sk, struct quic_out_pkt *rec,
+			       u8 level)
+{
+	struct quic_out_iter iter = {};
+	struct quic_out_item *it;
+	struct quic_out_ext *e;
+
+	if (rec->nr) {
+		quic_out_pkt_requeue(sk, &rec->sent);
+		while ((it = quic_out_item_next(rec, &iter)))
+			if (it->kind == QUIC_OUT_CHUNK)
+				quic_outq_put(it->chunk);
+		while ((e = rec->ext)) {
+			rec->ext = e->next;
+			kfree(e);
+		}
+	}
+	memset(rec, 0, sizeof(*rec));
+	rec->level = level;
+}
+
 /* The skb to build a datagram of @total bytes into: the GSO batch if it
  * is a 1-RTT one that fits it; else the batch goes first and a 1-RTT
  * datagram of about the full size (its STREAM chunk fills it) starts a new
@@ -870,7 +1013,7 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 		room = limit - total - hl - QUIC_PACKET_TAG_LEN;
 		if (level != QUIC_CRYPTO_APP)
 			room = min_t(u32, room, QUIC_CONN_MAX_DGRAM);
-		memset(pl->rec[level], 0, sizeof(*pl->rec[level]));
+		quic_out_rec_reset(sk, pl->rec[level], level);
 		n = quic_out_frames(sk, level, pl->payload[level], room,
 				    pl->rec[level], data_ok,
 				    &pl->eliciting[level]);
@@ -954,22 +1097,10 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 	return err ? err : 1;
 }
 
-/* Is there anything new to send in the space? */
+/* Is there data to send (again) in the space? */
 static bool quic_out_queued(struct quic_conn *c, u8 level)
 {
-	struct quic_pnspace *s = &c->space[level];
-	struct quic_crypto_chunk *ch;
-	struct quic_stream_out *o;
-
-	list_for_each_entry(ch, &s->crypto_out, list)
-		if (ch->need_send)
-			return true;
-	if (level != QUIC_CRYPTO_APP || !c->streams_ready)
-		return false;
-	list_for_each_entry(o, &c->stream_out, list)
-		if (o->need_send)
-			return true;
-	return false;
+	return quic_outq_pending(&c->space[level].out);
 }
 
 /* The flush stopped with data queued and room in the window, @again:
@@ -1057,8 +1188,11 @@ void quic_output_flush(struct sock *sk, gfp_t gfp)
 	}
 out:
 	quic_out_gso_send(sk, &pl);
-	for (i = 0; i < QUIC_PNSPACE_NUM; i++)
+	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
+		if (pl.rec[i])
+			quic_out_rec_reset(sk, pl.rec[i], i);
 		kfree(pl.rec[i]);
+	}
 	quic_out_pace_arm(sk, pl.paced || n == QUIC_OUT_MAX_DGRAMS);
 	quic_conn_timer_arm(sk);
 }
@@ -1085,28 +1219,27 @@ int quic_output_crypto(struct sock *sk, u8 level, struct iov_iter *from,
 		       u32 len)
 {
 	struct quic_pnspace *s = &quic_sk(sk)->conn.space[level];
-	struct quic_crypto_chunk *ch, *tmp;
-	LIST_HEAD(chunks);
+	struct quic_outq_chunk *ch, *tmp;
 	u64 off = s->crypto_send_off;
+	LIST_HEAD(chunks);
 	u32 n;
 
 	while (len) {
 		n = min_t(u32, len, QUIC_OUT_CRYPTO_CHUNK);
-		ch = kmalloc(struct_size(ch, data, n), GFP_KERNEL);
+		ch = quic_outq_chunk_alloc(QUIC_OUTQ_CRYPTO, off, n, n,
+					   GFP_KERNEL);
 		if (!ch)
 			goto err;
-		if (copy_from_iter(ch->data, n, from) != n) {
-			kfree(ch);
-			goto err;
-		}
-		ch->offset = off;
-		ch->len = n;
-		ch->need_send = true;
 		list_add_tail(&ch->list, &chunks);
+		if (copy_from_iter(ch->data, n, from) != n)
+			goto err;
 		off += n;
 		len -= n;
 	}
-	list_splice_tail(&chunks, &s->crypto_out);
+	list_for_each_entry_safe(ch, tmp, &chunks, list) {
+		list_del(&ch->list);
+		quic_outq_add(&s->out, ch);
+	}
 	s->crypto_send_off = off;
 	return 0;
 err:
@@ -1222,39 +1355,46 @@ void quic_output_close_app(struct sock *sk, gfp_t gfp)
 	quic_out_close(sk, &f, gfp);
 }
 
-static void quic_out_schunk_put(struct quic_stream_out *ch)
-{
-	if (!--ch->refs && ch->acked)
-		kfree(ch);
-}
-
-/* A STREAM chunk was delivered: off the list, and the stream's sending
- * part is done once its FIN was queued (Data Sent) and no chunk of it is
- * left, whichever chunk, the FIN's or an older one, arrives last.
+/* A chunk was delivered (acknowledged, @acked) or dropped: off the queue.
+ * The stream's sending part is done once its FIN was queued (Data Sent)
+ * and no chunk of it is left, whichever chunk arrives last.
  */
-static void quic_out_schunk_acked(struct sock *sk, struct quic_stream_out *ch)
+static void quic_out_chunk_gone(struct sock *sk, struct quic_outq_chunk *ch,
+				bool acked)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_stream_out *o;
 	struct quic_stream *st;
 
-	if (ch->acked)
+	if (ch->id == QUIC_OUTQ_CRYPTO)
 		return;
-	ch->acked = true;
-	list_del(&ch->list);
-	sk_wmem_queued_add(sk, -(int)(ch->len + sizeof(*ch)));
+	sk_wmem_queued_add(sk, -(int)(sizeof(*ch) + ch->cap));
 	sk->sk_write_space(sk);
 	st = quic_stream_find(&c->streams, ch->id);
-	if (!st || st->send_state != QUIC_STREAM_SEND_STATE_SENT)
+	if (!st || !quic_stream_out_put(st) || !acked ||
+	    st->send_state != QUIC_STREAM_SEND_STATE_SENT)
 		return;
-	list_for_each_entry(o, &c->stream_out, list)
-		if (o->id == ch->id)
-			return;
 	if (quic_stream_set_send_state(st, QUIC_STREAM_SEND_STATE_RECVD))
 		return;
 	quic_event_stream_update(sk, st->id, QUIC_STREAM_SEND_STATE_RECVD, 0,
 				 st->send.used);
 	quic_stream_release(&c->streams, st);
+}
+
+/* A chunk of @n bytes for a stream: room for later small writes to join
+ * it while it is not sent, up to a full packet, in what kmalloc() gives.
+ */
+static struct quic_outq_chunk *quic_out_chunk_new(struct sock *sk, s64 id,
+						  u64 off, u32 n, u32 full)
+{
+	struct quic_outq_chunk *ch;
+	u32 cap = max(n, min_t(u32, full, QUIC_OUT_STREAM_CAP));
+
+	cap = min_t(u32, full, kmalloc_size_roundup(struct_size(ch, data, cap)) -
+			       sizeof(*ch));
+	ch = quic_outq_chunk_alloc(id, off, n, max(cap, n), GFP_KERNEL);
+	if (ch)
+		sk_wmem_queued_add(sk, sizeof(*ch) + ch->cap);
+	return ch;
 }
 
 /**
@@ -1265,53 +1405,67 @@ static void quic_out_schunk_acked(struct sock *sk, struct quic_stream_out *ch)
  * @len: their number, at most the stream's send credit
  * @fin: they end the stream
  *
+ * Bytes join the last chunk of the stream if it was not sent yet and has
+ * room; the others fill chunks of a packet's worth.
+ *
  * Return: 0 or a negative errno (nothing queued then).
  */
 int quic_output_stream(struct sock *sk, struct quic_stream *st,
 		       struct iov_iter *from, u32 len, bool fin)
 {
+	struct quic_outq *q = &quic_sk(sk)->conn.space[QUIC_CRYPTO_APP].out;
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_stream_out *ch, *tmp;
+	struct quic_outq_chunk *ch, *tmp, *tail;
+	u32 n, total = len, full, grown = 0;
 	u64 off = st->send.used;
 	LIST_HEAD(chunks);
-	u32 n, total = len, chunk;
 	int err;
 
 	/* Chunks fill a packet of the datagram size chosen at the end of
 	 * the handshake (stream data is sent only after it).
 	 */
-	chunk = max_t(u32, QUIC_OUT_STREAM_CHUNK,
-		      quic_out_dgram_limit(sk) - QUIC_OUT_STREAM_OVERHEAD);
-	do {
-		n = min_t(u32, len, chunk);
-		ch = kzalloc(struct_size(ch, data, n), GFP_KERNEL);
+	full = max_t(u32, QUIC_OUT_STREAM_CHUNK,
+		     quic_out_dgram_limit(sk) - QUIC_OUT_STREAM_OVERHEAD);
+	tail = quic_outq_tail(q, st->id);
+	if (tail && len) {
+		grown = min(len, tail->cap - tail->len);
+		if (copy_from_iter(tail->data + tail->len, grown, from) !=
+		    grown)
+			return -EFAULT;
+		off += grown;
+		len -= grown;
+	}
+	while (len || (fin && list_empty(&chunks) && !tail)) {
+		n = min(len, full);
+		ch = quic_out_chunk_new(sk, st->id, off, n, full);
 		if (!ch)
 			goto err;
-		if (copy_from_iter(ch->data, n, from) != n) {
-			kfree(ch);
-			goto err;
-		}
-		ch->id = st->id;
-		ch->offset = off;
-		ch->len = n;
-		ch->need_send = true;
 		list_add_tail(&ch->list, &chunks);
+		if (copy_from_iter(ch->data, n, from) != n)
+			goto err;
 		off += n;
 		len -= n;
-	} while (len);
-	ch->fin = fin;
+	}
 	err = quic_stream_send_advance(&c->streams, st, total, fin);
 	if (err)
 		goto free;
-	list_for_each_entry(ch, &chunks, list)
-		sk_wmem_queued_add(sk, ch->len + sizeof(*ch));
-	list_splice_tail(&chunks, &c->stream_out);
+	if (grown)
+		quic_outq_grow(q, tail, grown);
+	list_for_each_entry_safe(ch, tmp, &chunks, list) {
+		list_del(&ch->list);
+		quic_outq_add(q, ch);
+		quic_stream_out_hold(st);
+	}
+	if (fin)
+		list_last_entry(&q->chunks, struct quic_outq_chunk, list)->fin = 1;
 	return 0;
 err:
 	err = -EFAULT;
 free:
-	list_for_each_entry_safe(ch, tmp, &chunks, list)
+	list_for_each_entry_safe(ch, tmp, &chunks, list) {
+		sk_wmem_queued_add(sk, -(int)(sizeof(*ch) + ch->cap));
 		kfree(ch);
+	}
 	return err;
 }
 
@@ -1323,23 +1477,15 @@ free:
  */
 void quic_output_stream_drop(struct sock *sk, s64 id)
 {
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_stream_out *ch, *tmp;
-	bool freed = false;
+	struct quic_outq *q = &quic_sk(sk)->conn.space[QUIC_CRYPTO_APP].out;
+	struct quic_outq_chunk *ch, *tmp;
 
-	list_for_each_entry_safe(ch, tmp, &c->stream_out, list) {
+	list_for_each_entry_safe(ch, tmp, &q->chunks, list) {
 		if (ch->id != id)
 			continue;
-		list_del(&ch->list);
-		sk_wmem_queued_add(sk, -(int)(ch->len + sizeof(*ch)));
-		if (!ch->refs)
-			kfree(ch);
-		else
-			ch->acked = true;
-		freed = true;
+		quic_out_chunk_gone(sk, ch, false);
+		quic_outq_drop(q, ch);
 	}
-	if (freed)
-		sk->sk_write_space(sk);
 }
 
 /**
@@ -1362,27 +1508,58 @@ void quic_output_msd(struct sock *sk, s64 id)
 }
 
 /**
- * quic_output_stream_free() - drop the queued STREAM data
- * @sk: the socket, locked, its sent-packet records already freed
+ * quic_output_unsent() - bytes queued in the 1-RTT space and never sent
+ * @sk: the socket, locked
+ *
+ * Return: the bytes, for SIOCOUTQNSD.
  */
-void quic_output_stream_free(struct sock *sk)
+u64 quic_output_unsent(struct sock *sk)
+{
+	return quic_sk(sk)->conn.space[QUIC_CRYPTO_APP].out.unsent;
+}
+
+/**
+ * quic_output_done() - whether all queued data was delivered
+ * @sk: the socket, locked
+ *
+ * Return: true if the 1-RTT send queue is empty (SO_LINGER waits for it).
+ */
+bool quic_output_done(struct sock *sk)
+{
+	return quic_outq_empty(&quic_sk(sk)->conn.space[QUIC_CRYPTO_APP].out);
+}
+
+/**
+ * quic_output_discard() - a space is discarded: its sent-packet records
+ *	and its queued data go
+ * @sk: the socket, locked
+ * @level: the space
+ */
+void quic_output_discard(struct sock *sk, u8 level)
+{
+	struct quic_pnspace *s = &quic_sk(sk)->conn.space[level];
+	struct quic_outq_chunk *ch, *tmp;
+
+	quic_sent_remove_all(&s->sent, quic_output_pkt_free, sk);
+	list_for_each_entry_safe(ch, tmp, &s->out.chunks, list) {
+		quic_out_chunk_gone(sk, ch, false);
+		quic_outq_drop(&s->out, ch);
+	}
+}
+
+/**
+ * quic_output_free() - free the frame buffers
+ * @sk: the socket, locked, its spaces already discarded
+ */
+void quic_output_free(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_stream_out *ch, *tmp;
 
-	kfree(c->out_buf);	/* freed with the connection, as the data */
+	kfree(c->out_buf);	/* freed with the connection */
 	c->out_buf = NULL;
 	c->out_buf_len = 0;
 	kfree(c->out_long);
 	c->out_long = NULL;
-	list_for_each_entry_safe(ch, tmp, &c->stream_out, list) {
-		list_del(&ch->list);
-		sk_wmem_queued_add(sk, -(int)(ch->len + sizeof(*ch)));
-		if (!ch->refs)
-			kfree(ch);
-		else
-			ch->acked = true;
-	}
 }
 
 /**
@@ -1393,61 +1570,72 @@ void quic_output_stream_free(struct sock *sk)
 void quic_output_pkt_free(void *ctx, struct quic_sent_pkt *pkt)
 {
 	struct quic_out_pkt *rec = container_of(pkt, struct quic_out_pkt, sent);
-	u32 i;
+	struct quic_out_iter iter = {};
+	struct quic_out_item *it;
+	struct quic_out_ext *e;
 
-	for (i = 0; i < rec->nr_schunks; i++)
-		quic_out_schunk_put(rec->schunk[i]);
+	while ((it = quic_out_item_next(rec, &iter)))
+		if (it->kind == QUIC_OUT_CHUNK)
+			quic_outq_put(it->chunk);
+	while ((e = rec->ext)) {
+		rec->ext = e->next;
+		kfree(e);
+	}
 	kfree(rec);
 }
 
 /* Queue the frames of a sent packet (lost or probed; the record stays the
- * caller's) again: its CRYPTO and STREAM chunks not yet acknowledged, its
- * HANDSHAKE_DONE, its stream control frames and, if it carried any, the
- * flow-control limits. Whether anything was queued.
+ * caller's) again, each unless it was delivered or is no longer needed.
+ * Whether anything was queued.
  */
 static bool quic_out_pkt_requeue(struct sock *sk, struct quic_sent_pkt *pkt)
 {
 	struct quic_out_pkt *rec = container_of(pkt, struct quic_out_pkt, sent);
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_pnspace *s = &c->space[rec->level];
-	struct quic_crypto_chunk *ch;
+	struct quic_outq *q = &c->space[rec->level].out;
+	struct quic_out_iter iter = {};
+	struct quic_out_item *it;
 	struct quic_stream *st;
 	bool any = false;
-	u32 i;
 
-	for (i = 0; i < rec->nr_chunks; i++) {
-		list_for_each_entry(ch, &s->crypto_out, list) {
-			if (ch->offset != rec->chunk_off[i])
-				continue;
-			ch->need_send = true;
+	while ((it = quic_out_item_next(rec, &iter))) {
+		switch (it->kind) {
+		case QUIC_OUT_CHUNK:
+			any |= quic_outq_lost(q, it->chunk);
+			break;
+		case QUIC_OUT_HANDSHAKE_DONE:
+			if (!c->hd_acked)
+				c->handshake_done_pending = 1;
+			any |= !c->hd_acked;
+			break;
+		case QUIC_OUT_MAX_DATA:
+			c->max_data_pending = true;
+			any = true;
+			break;
+		case QUIC_OUT_MSD:
+			quic_output_msd(sk, it->id);
+			any = true;
+			break;
+		case QUIC_OUT_CONN_CTL:
+			quic_stream_conn_ctl_lost(&c->streams, it->bit);
+			any = true;
+			break;
+		case QUIC_OUT_STREAM_CTL:
+			st = quic_stream_find(&c->streams, it->id);
+			if (!st || !(st->ctl_unacked & it->bit))
+				break;
+			quic_stream_ctl_lost(&c->streams, st, it->bit);
+			any = true;
+			break;
+		case QUIC_OUT_NEW_CID:
+			quic_cid_src_mark(&c->src, it->seq, true);
+			any = true;
+			break;
+		case QUIC_OUT_RETIRE_CID:
+			quic_conn_retire_push(sk, it->seq);
 			any = true;
 			break;
 		}
-	}
-	if (rec->handshake_done && !c->hd_acked) {
-		c->handshake_done_pending = 1;
-		any = true;
-	}
-	for (i = 0; i < rec->nr_schunks; i++) {
-		if (rec->schunk[i]->acked)
-			continue;
-		rec->schunk[i]->need_send = true;
-		any = true;
-	}
-	if (rec->level != QUIC_CRYPTO_APP || !c->streams_ready)
-		return any;
-	if (rec->fc_update) {
-		c->max_data_pending = true;
-		c->msd_all = true;
-		any = true;
-	}
-	for (i = 0; i < rec->nr_ctls; i++) {
-		st = quic_stream_find(&c->streams, rec->ctl_id[i]);
-		if (!st || !(st->ctl_unacked & rec->ctl[i]))
-			continue;
-		st->ctl_unacked &= ~rec->ctl[i];
-		st->ctl_pending |= rec->ctl[i];
-		any = true;
 	}
 	return any;
 }
@@ -1498,9 +1686,6 @@ static void quic_out_pkt_lost(void *ctx, struct quic_sent_pkt *pkt)
 		if (rec->level == QUIC_CRYPTO_APP)
 			quic_recovery_lost_note(&c->rec, pkt->pn, largest);
 		quic_out_pkt_requeue(sk, pkt);
-		/* RETIRE_CONNECTION_ID is not tracked per packet. */
-		if (rec->level == QUIC_CRYPTO_APP && c->nr_retire_unacked)
-			quic_conn_cid_resend(sk);
 	}
 	quic_output_pkt_free(sk, pkt);
 }
@@ -1538,36 +1723,31 @@ static void quic_out_pkt_acked(void *ctx, struct quic_sent_pkt *pkt)
 	struct quic_out_batch *b = ctx;
 	struct sock *sk = b->sk;
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_pnspace *s = &c->space[rec->level];
-	struct quic_crypto_chunk *ch, *tmp;
-	u32 i;
+	struct quic_outq *q = &c->space[rec->level].out;
+	struct quic_out_iter iter = {};
+	struct quic_out_item *it;
 
-	for (i = 0; i < rec->nr_chunks; i++) {
-		list_for_each_entry_safe(ch, tmp, &s->crypto_out, list) {
-			if (ch->offset != rec->chunk_off[i])
-				continue;
-			list_del(&ch->list);
-			kfree(ch);
-			break;
-		}
-	}
 	if (pkt->in_flight) {
 		b->bytes += pkt->size;
 		b->newest = max(b->newest, pkt->sent_time);
 	}
 	if (rec->pmtu_probe && quic_pmtu_acked(&c->pmtu, pkt->pn))
 		quic_out_grow(c);
-	if (rec->handshake_done)
-		c->hd_acked = 1;
-	for (i = 0; i < rec->nr_schunks; i++) {
-		quic_out_schunk_acked(sk, rec->schunk[i]);
-		quic_out_schunk_put(rec->schunk[i]);
+	while ((it = quic_out_item_next(rec, &iter))) {
+		switch (it->kind) {
+		case QUIC_OUT_CHUNK:
+			if (quic_outq_acked(q, it->chunk))
+				quic_out_chunk_gone(sk, it->chunk, true);
+			break;
+		case QUIC_OUT_HANDSHAKE_DONE:
+			c->hd_acked = 1;
+			break;
+		case QUIC_OUT_STREAM_CTL:
+			quic_out_ctl_acked(sk, it->bit, it->id);
+			break;
+		}
 	}
-	if (rec->level == QUIC_CRYPTO_APP && c->streams_ready) {
-		for (i = 0; i < rec->nr_ctls; i++)
-			quic_out_ctl_acked(sk, rec->ctl[i], rec->ctl_id[i]);
-	}
-	kfree(rec);
+	quic_output_pkt_free(sk, pkt);
 }
 
 static u64 quic_out_now(void)
@@ -1676,11 +1856,10 @@ int quic_output_ack_rcvd(struct sock *sk, u8 level,
 	return n;
 }
 
-/* RFC 9002 6.2.4: what a PTO probe in one space carries. New data if any
- * is queued; else the frames of the oldest packets in flight again
- * (their records stay, so a late ACK of them still counts); else a PING.
- * The control frames not tracked per packet (flow-control limits,
- * *_BLOCKED, NEW_CONNECTION_ID) go again as well.
+/* RFC 9002 6.2.4: what a PTO probe in one space carries. New data (or
+ * data of lost packets) if any is queued; else the frames of the oldest
+ * packets in flight again (their records stay, so a late ACK of them
+ * still counts); else a PING.
  */
 static void quic_out_probe(struct sock *sk, u8 level)
 {
@@ -1689,16 +1868,6 @@ static void quic_out_probe(struct sock *sk, u8 level)
 	struct quic_sent_pkt *pkt;
 	u32 probes = 0;
 
-	if (level == QUIC_CRYPTO_APP) {
-		quic_conn_cid_resend(sk);
-		if (c->is_server && !c->hd_acked)
-			c->handshake_done_pending = 1;
-		if (c->streams_ready) {
-			c->max_data_pending = true;
-			c->msd_all = true;
-			quic_stream_ctl_resend(&c->streams);
-		}
-	}
 	if (quic_out_queued(c, level))
 		return;
 	list_for_each_entry(pkt, &s->sent.head, list) {

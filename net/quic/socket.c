@@ -980,13 +980,7 @@ out:
 /* Stream bytes queued and never sent yet, for SIOCOUTQNSD. */
 static int quic_unsent_bytes(struct sock *sk)
 {
-	struct quic_stream_out *ch;
-	u64 n = 0;
-
-	list_for_each_entry(ch, &quic_sk(sk)->conn.stream_out, list)
-		if (!ch->sent)
-			n += ch->len;
-	return min_t(u64, n, INT_MAX);
+	return min_t(u64, quic_output_unsent(sk), INT_MAX);
 }
 
 /* The queue ioctls, as for TCP: SIOCINQ and SIOCOUTQ give the receive
@@ -1095,13 +1089,12 @@ static void quic_destroy_sock(struct sock *sk)
 static void quic_close_linger(struct sock *sk, long timeo)
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
-	struct list_head *out = &quic_sk(sk)->conn.stream_out;
 
 	quic_output_flush(sk, GFP_KERNEL);
 	add_wait_queue(sk_sleep(sk), &wait);
-	while (timeo && !list_empty(out) && sk->sk_state == TCP_ESTABLISHED &&
-	       !signal_pending(current))
-		sk_wait_event(sk, &timeo, list_empty(out) ||
+	while (timeo && !quic_output_done(sk) &&
+	       sk->sk_state == TCP_ESTABLISHED && !signal_pending(current))
+		sk_wait_event(sk, &timeo, quic_output_done(sk) ||
 			      sk->sk_state != TCP_ESTABLISHED, &wait);
 	remove_wait_queue(sk_sleep(sk), &wait);
 }

@@ -1331,45 +1331,82 @@ bool quic_stream_ctl_acked(struct quic_stream_table *t, struct quic_stream *s,
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_ctl_acked);
 
 /**
- * quic_stream_ctl_resend() - probe timeout: send the unacknowledged
- *	control frames again
+ * quic_stream_ctl_lost() - a packet with a control frame of a stream was
+ *	lost
  * @t: the table
+ * @s: the stream
+ * @ctl: one QUIC_STREAM_CTL_* bit
  *
- * A STOP_SENDING is dropped once the stream's receiving part no longer
- * needs it, a STREAM_DATA_BLOCKED once credit arrived; *_BLOCKED of the
- * connection are sent again while still blocked.
+ * The frame is queued again unless it was acknowledged since, or no
+ * longer needed: a STOP_SENDING once the receiving part has all it needs,
+ * a STREAM_DATA_BLOCKED once credit arrived.
  */
-void quic_stream_ctl_resend(struct quic_stream_table *t)
+void quic_stream_ctl_lost(struct quic_stream_table *t, struct quic_stream *s,
+			  u8 ctl)
 {
-	struct quic_stream *s, *tmp;
-	u8 type;
-
-	list_for_each_entry_safe(s, tmp, &t->ctl, ctl_node) {
-		s->ctl_pending |= s->ctl_unacked;
-		s->ctl_unacked = 0;
-		if (s->recv_state != QUIC_STREAM_RECV_STATE_RECV &&
-		    s->recv_state != QUIC_STREAM_RECV_STATE_SIZE_KNOWN)
-			s->ctl_pending &= ~QUIC_STREAM_CTL_STOP;
-		if (s->send.used < s->send.max ||
-		    s->send.blocked_at != s->send.max)
-			s->ctl_pending &= ~QUIC_STREAM_CTL_BLOCKED;
-		if (!s->ctl_pending)
-			list_del_init(&s->ctl_node);
-	}
-	if (t->send.used >= t->send.max && t->send.blocked_at == t->send.max)
-		t->blocked_pending |= QUIC_STREAM_BLOCKED_CONN_DATA;
-	t->blocked_pending |= QUIC_STREAM_MAX_STREAMS_BIDI |
-			      QUIC_STREAM_MAX_STREAMS_UNI;
-	type = t->is_server;
-	if (t->kind[type].next >= t->kind[type].limit &&
-	    t->kind[type].blocked_at == t->kind[type].limit)
-		t->blocked_pending |= QUIC_STREAM_BLOCKED_CONN_BIDI;
-	type |= QUIC_STREAM_TYPE_UNI_MASK;
-	if (t->kind[type].next >= t->kind[type].limit &&
-	    t->kind[type].blocked_at == t->kind[type].limit)
-		t->blocked_pending |= QUIC_STREAM_BLOCKED_CONN_UNI;
+	if (!(s->ctl_unacked & ctl))
+		return;
+	s->ctl_unacked &= ~ctl;
+	s->ctl_pending |= ctl;
+	if (s->recv_state != QUIC_STREAM_RECV_STATE_RECV &&
+	    s->recv_state != QUIC_STREAM_RECV_STATE_SIZE_KNOWN)
+		s->ctl_pending &= ~QUIC_STREAM_CTL_STOP;
+	if (s->send.used < s->send.max || s->send.blocked_at != s->send.max)
+		s->ctl_pending &= ~QUIC_STREAM_CTL_BLOCKED;
+	if (!s->ctl_pending && !s->ctl_unacked)
+		list_del_init(&s->ctl_node);
 }
-EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_ctl_resend);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_ctl_lost);
+
+/**
+ * quic_stream_conn_ctl_lost() - a packet with a connection-level frame
+ *	(MAX_STREAMS, DATA_BLOCKED, STREAMS_BLOCKED) was lost
+ * @t: the table
+ * @bit: its QUIC_STREAM_MAX_STREAMS_* or QUIC_STREAM_BLOCKED_CONN_* bit
+ *
+ * MAX_STREAMS goes again with the current limit; a *_BLOCKED only while
+ * still blocked at the limit it reported.
+ */
+void quic_stream_conn_ctl_lost(struct quic_stream_table *t, u8 bit)
+{
+	u8 type = t->is_server;
+
+	if (bit == QUIC_STREAM_BLOCKED_CONN_DATA &&
+	    (t->send.used < t->send.max || t->send.blocked_at != t->send.max))
+		return;
+	if (bit == QUIC_STREAM_BLOCKED_CONN_UNI)
+		type |= QUIC_STREAM_TYPE_UNI_MASK;
+	if ((bit == QUIC_STREAM_BLOCKED_CONN_BIDI ||
+	     bit == QUIC_STREAM_BLOCKED_CONN_UNI) &&
+	    (t->kind[type].next < t->kind[type].limit ||
+	     t->kind[type].blocked_at != t->kind[type].limit))
+		return;
+	t->blocked_pending |= bit;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_conn_ctl_lost);
+
+/**
+ * quic_stream_out_hold() - a chunk of the stream's data was queued
+ * @s: the stream
+ */
+void quic_stream_out_hold(struct quic_stream *s)
+{
+	s->out_chunks++;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_out_hold);
+
+/**
+ * quic_stream_out_put() - a chunk of the stream's data left the queue
+ *	(delivered or dropped)
+ * @s: the stream
+ *
+ * Return: true if none is left.
+ */
+bool quic_stream_out_put(struct quic_stream *s)
+{
+	return !--s->out_chunks;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_out_put);
 
 /**
  * quic_stream_blocked() - the application cannot send on a stream for

@@ -24,6 +24,7 @@
 #include <net/quic/cong.h>
 #include <net/quic/connid.h>
 #include <net/quic/crypto.h>
+#include <net/quic/outq.h>
 #include <net/quic/pmtu.h>
 #include <net/quic/recovery.h>
 #include <net/quic/sent.h>
@@ -63,7 +64,7 @@ struct sock;
  * @tx: transmit keys
  * @recv: packet numbers received, for ACK frames and duplicates
  * @sent: packets sent and not yet acknowledged
- * @crypto_out: CRYPTO data sent or to send, until acknowledged
+ * @out: CRYPTO data (and, in the 1-RTT space, STREAM data) to deliver
  * @parked: packets received before @rx was ready
  * @next_pn: the next packet number to send
  * @crypto_send_off: CRYPTO stream offset for the next bytes queued
@@ -82,7 +83,7 @@ struct quic_pnspace {
 	struct quic_crypto	tx;
 	struct quic_ackrange	recv;
 	struct quic_sent	sent;
-	struct list_head	crypto_out;
+	struct quic_outq	out;
 	struct sk_buff_head	parked;
 	u64			next_pn;
 	u64			crypto_send_off;
@@ -147,7 +148,6 @@ struct quic_request {
  * @was_established: reached ESTABLISHED (counted in QuicConnOpened, so its
  *	end is counted in QuicConnClosed)
  * @streams: streams and flow control, once @streams_ready
- * @stream_out: STREAM data queued, sent or not, until acknowledged
  * @active_sid: the stream a send with stream ID -1 goes to, or -1
  * @msd_pending: streams whose MAX_STREAM_DATA is to be sent
  * @nr_msd: entries in @msd_pending
@@ -165,14 +165,10 @@ struct quic_request {
  * @close_rcvd: closing state: packets received since it began
  * @retire_seq: sequence numbers of RETIRE_CONNECTION_ID frames to send
  * @nr_retire: entries in @retire_seq
- * @retire_unacked: RETIRE_CONNECTION_ID frames sent while 1-RTT packets
- *	are in flight: sent again on PTO, forgotten once nothing is in flight
- * @nr_retire_unacked: entries in @retire_unacked
  * @reset_token: the peer's token in the namespace's reset table
  * @reset_hashed: @reset_token is in that table
  * @rx_dcid: the DCID of the packet being processed
  * @odcid_hashed: @odcid is in the namespace's original-DCID table
- * @ncid_pending: NEW_CONNECTION_ID frames for our live IDs are to be sent
  * @closing: closing state (RFC 9000 10.2.1): we sent CONNECTION_CLOSE
  * @draining: draining state (RFC 9000 10.2.2): the peer sent it
  * @max_dgram: the datagram size once established (output.c), 0 before
@@ -212,7 +208,6 @@ struct quic_conn {
 				dcid_learned:1;
 	u8			was_established:1;
 	struct quic_stream_table streams;
-	struct list_head	stream_out;
 	s64			active_sid;
 	s64			msd_pending[QUIC_CONN_MSD_PENDING];
 	u8			nr_msd;
@@ -229,13 +224,10 @@ struct quic_conn {
 	u32			close_rcvd;
 	u64			retire_seq[QUIC_CONN_RETIRE_MAX];
 	u8			nr_retire;
-	u64			retire_unacked[QUIC_CONN_RETIRE_MAX];
-	u8			nr_retire_unacked;
 	struct quic_cid		rx_dcid;
 	u8			reset_token[QUIC_RESET_TOKEN_LEN];
 	bool			reset_hashed;
 	bool			odcid_hashed;
-	bool			ncid_pending;
 	bool			closing;
 	bool			draining;
 	u32			max_dgram;
@@ -278,10 +270,10 @@ void quic_conn_idle_sent(struct sock *sk);
 void quic_conn_idle_timeout(struct sock *sk);
 void quic_conn_loss_timeout(struct sock *sk);
 bool quic_conn_reset_check(struct sock *sk, const u8 *buf, u32 len);
-u32 quic_conn_cid_frames(struct sock *sk, u8 *buf, u32 room, bool *eliciting);
+bool quic_conn_retire_pop(struct sock *sk, u64 *seq);
+void quic_conn_retire_push(struct sock *sk, u64 seq);
 int quic_conn_new_cid(struct sock *sk, const struct quic_frame_new_cid *f);
 int quic_conn_retire_cid(struct sock *sk, u64 seq, const u8 *dcid, u32 len);
-void quic_conn_cid_resend(struct sock *sk);
 int quic_conn_get_cid(struct sock *sk, struct quic_connection_id_info *info);
 int quic_conn_set_cid(struct sock *sk,
 		      const struct quic_connection_id_info *info);

@@ -54,6 +54,7 @@ struct net;
  * @retired: source set: we asked the peer to retire it (Retire Prior To)
  *	and wait for its RETIRE_CONNECTION_ID; destination set: retired,
  *	a RETIRE_CONNECTION_ID is still to be queued for it
+ * @to_send: source set: its NEW_CONNECTION_ID is to be sent (again)
  */
 struct quic_cid_entry {
 	u64		seq;
@@ -62,6 +63,7 @@ struct quic_cid_entry {
 	bool		has_token;
 	bool		used;
 	bool		retired;
+	bool		to_send;
 };
 
 /**
@@ -102,6 +104,9 @@ u64 quic_cid_set_lowest(const struct quic_cid_set *set);
 
 int quic_cid_src_add(struct quic_cid_set *set, const struct quic_cid *cid,
 		     const u8 *token, u64 *seq);
+const struct quic_cid_entry *
+quic_cid_src_next_to_send(const struct quic_cid_set *set);
+void quic_cid_src_mark(struct quic_cid_set *set, u64 seq, bool send);
 int quic_cid_src_retire_prior_to(struct quic_cid_set *set, u64 prior_to);
 int quic_cid_src_retire(struct quic_cid_set *set, u64 seq, const u8 *dcid,
 			u32 dcid_len, struct quic_cid *removed);

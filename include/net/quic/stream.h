@@ -106,6 +106,7 @@ struct quic_fc_recv {
  * @stop_errcode: application error code of our STOP_SENDING
  * @ctl_pending: QUIC_STREAM_CTL_* frames to send
  * @ctl_unacked: QUIC_STREAM_CTL_* frames sent and not acknowledged
+ * @out_chunks: chunks of its data in the send queue (output.c)
  * @final_known: the peer's final size is known (FIN or RESET_STREAM)
  * @stop_sending: we sent STOP_SENDING
  *
@@ -130,6 +131,7 @@ struct quic_stream {
 	u8 recv_state;
 	u8 ctl_pending;
 	u8 ctl_unacked;
+	u32 out_chunks;
 	bool final_known;
 	bool stop_sending;
 };
@@ -315,7 +317,11 @@ void quic_stream_ctl_sent(struct quic_stream_table *t, struct quic_stream *s,
 			  u8 ctl);
 bool quic_stream_ctl_acked(struct quic_stream_table *t, struct quic_stream *s,
 			   u8 ctl);
-void quic_stream_ctl_resend(struct quic_stream_table *t);
+void quic_stream_ctl_lost(struct quic_stream_table *t, struct quic_stream *s,
+			  u8 ctl);
+void quic_stream_conn_ctl_lost(struct quic_stream_table *t, u8 bit);
+void quic_stream_out_hold(struct quic_stream *s);
+bool quic_stream_out_put(struct quic_stream *s);
 void quic_stream_blocked(struct quic_stream_table *t, struct quic_stream *s);
 bool quic_stream_walk(struct quic_stream_table *t,
 		      bool (*fn)(struct quic_stream *st, void *ctx), void *ctx);

@@ -814,6 +814,60 @@ static int connid_reset_table(struct quic_test *t)
 	return err;
 }
 
+/* NEW_CONNECTION_ID is due for each ID issued after number 0, once;
+ * again when marked (its packet lost), never for a retired ID.
+ */
+static int connid_src_to_send(struct quic_test *t)
+{
+	const struct quic_cid_entry *e;
+	struct quic_cid_set *set;
+	struct quic_cid cid;
+	int err = 0;
+	u64 seq, i;
+
+	set = kzalloc(sizeof(*set), GFP_KERNEL);
+	if (!set)
+		return -ENOMEM;
+	quic_cid_set_init(set, 4);
+	for (i = 0; i < 3; i++) {
+		mk_cid(&cid, i);
+		quic_cid_src_add(set, &cid, NULL, &seq);
+	}
+	for (i = 1; i < 3; i++) {
+		e = quic_cid_src_next_to_send(set);
+		if (!e || e->seq != i) {
+			err = quic_test_fail(t, "due: %lld, want %llu",
+					     e ? (s64)e->seq : -1, i);
+			goto out;
+		}
+		quic_cid_src_mark(set, e->seq, false);
+	}
+	if (quic_cid_src_next_to_send(set)) {
+		err = quic_test_fail(t, "due after all were sent");
+		goto out;
+	}
+	quic_cid_src_mark(set, 2, true);
+	e = quic_cid_src_next_to_send(set);
+	if (!e || e->seq != 2) {
+		err = quic_test_fail(t, "lost ID not due again");
+		goto out;
+	}
+	quic_cid_src_mark(set, 2, false);
+	quic_cid_src_retire_prior_to(set, 2);
+	quic_cid_src_mark(set, U64_MAX, true);
+	e = quic_cid_src_next_to_send(set);
+	if (!e || e->seq != 2) {
+		err = quic_test_fail(t, "all: number 0 or a retired ID due");
+		goto out;
+	}
+	quic_cid_src_mark(set, 2, false);
+	if (quic_cid_src_next_to_send(set))
+		err = quic_test_fail(t, "retired ID due");
+out:
+	kfree(set);
+	return err;
+}
+
 static const struct quic_test_case quic_connid_cases[] = {
 	QUIC_TEST_CASE(connid_set_limits),
 	QUIC_TEST_CASE(connid_dest_limit),
@@ -822,6 +876,7 @@ static const struct quic_test_case quic_connid_cases[] = {
 	QUIC_TEST_CASE(connid_dest_errors),
 	QUIC_TEST_CASE(connid_src_retire),
 	QUIC_TEST_CASE(connid_src_retire_prior_to),
+	QUIC_TEST_CASE(connid_src_to_send),
 	QUIC_TEST_CASE(connid_select),
 	QUIC_TEST_CASE(connid_reset_token),
 	QUIC_TEST_CASE(connid_token_eq),

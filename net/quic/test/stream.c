@@ -1261,7 +1261,7 @@ static int stream_ctl_frames(struct quic_test *t)
 	quic_stream_ctl_sent(&f->t, s, QUIC_STREAM_CTL_RESET);
 	if (s->ctl_pending || s->ctl_unacked != QUIC_STREAM_CTL_RESET)
 		goto out;
-	quic_stream_ctl_resend(&f->t);
+	quic_stream_ctl_lost(&f->t, s, QUIC_STREAM_CTL_RESET);
 	if (s->ctl_pending != QUIC_STREAM_CTL_RESET || s->ctl_unacked)
 		goto out;
 	quic_stream_ctl_sent(&f->t, s, QUIC_STREAM_CTL_RESET);
@@ -1280,7 +1280,7 @@ static int stream_ctl_frames(struct quic_test *t)
 	quic_stream_ctl_sent(&f->t, s, QUIC_STREAM_CTL_STOP);
 	if (quic_stream_recv_reset(&f->t, s, 9, 0, &err))
 		goto out;
-	quic_stream_ctl_resend(&f->t);
+	quic_stream_ctl_lost(&f->t, s, QUIC_STREAM_CTL_STOP);
 	if (s->ctl_pending || !list_empty(&s->ctl_node))
 		goto out;
 	ret = quic_test_fail(t, "peer's STOP_SENDING resets with its code");
@@ -1330,9 +1330,9 @@ static int stream_blocked(struct quic_test *t)
 	quic_stream_blocked(&f->t, s);
 	if (s->ctl_pending)
 		goto out;
-	ret = quic_test_fail(t, "credit came: not sent again on PTO");
+	ret = quic_test_fail(t, "credit came: not sent again on loss");
 	quic_stream_peer_max_stream_data(s, 200);
-	quic_stream_ctl_resend(&f->t);
+	quic_stream_ctl_lost(&f->t, s, QUIC_STREAM_CTL_BLOCKED);
 	if (s->ctl_pending || !list_empty(&s->ctl_node))
 		goto out;
 	ret = quic_test_fail(t, "connection blocked");

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * QUIC: the send queue of a packet-number space (net/quic/outq.c).
+ *
+ * CRYPTO and STREAM data wait in one kind of queue, as one kind of
+ * record, from the moment they are queued until they are acknowledged:
+ * the Initial and Handshake spaces hold CRYPTO data, the 1-RTT space
+ * CRYPTO data (post-handshake messages) and the STREAM data of every
+ * stream, in the order queued.
+ *
+ * New data is taken at a send cursor, the first chunk never sent;
+ * chunks of lost packets wait on a list of their own, sent before new
+ * data. Taking the next chunk to send is O(1), whatever is in flight.
+ * A chunk is referenced by the records of the packets that carried it
+ * and freed when acknowledged (or dropped) and no longer referenced.
+ *
+ * Pure data structure, no locking: the caller serialises (socket lock).
+ */
+#ifndef __NET_QUIC_OUTQ_H
+#define __NET_QUIC_OUTQ_H
+
+#include <linux/list.h>
+#include <linux/types.h>
+
+/* The stream ID of CRYPTO data. */
+#define QUIC_OUTQ_CRYPTO	(-1)
+
+/**
+ * struct quic_outq_chunk - CRYPTO or STREAM bytes to deliver
+ * @list: link in &quic_outq.chunks, in the order queued
+ * @lost: link in &quic_outq.lost while it is to be sent again
+ * @id: the stream, or %QUIC_OUTQ_CRYPTO
+ * @offset: offset in the stream (or the level's CRYPTO stream)
+ * @len: bytes at @data
+ * @cap: room at @data
+ * @refs: sent-packet records pointing here
+ * @fin: the last bytes of the stream (may be a bare FIN, @len 0)
+ * @sent: sent at least once
+ * @acked: delivered or dropped, off the queue; freed once @refs is 0
+ * @data: the bytes
+ */
+struct quic_outq_chunk {
+	struct list_head	list;
+	struct list_head	lost;
+	s64			id;
+	u64			offset;
+	u32			len;
+	u32			cap;
+	u32			refs;
+	u8			fin:1,
+				sent:1,
+				acked:1;
+	u8			data[];
+};
+
+/**
+ * struct quic_outq - the data of one space to deliver
+ * @chunks: every chunk not yet acknowledged, in the order queued
+ * @lost: chunks of lost packets, to send again, in the order lost
+ * @next: the send cursor: the first chunk never sent, or @chunks
+ * @unsent: bytes of the chunks never sent (SIOCOUTQNSD)
+ * @bytes: bytes of all chunks queued
+ */
+struct quic_outq {
+	struct list_head	chunks;
+	struct list_head	lost;
+	struct list_head	*next;
+	u64			unsent;
+	u64			bytes;
+};
+
+void quic_outq_init(struct quic_outq *q);
+struct quic_outq_chunk *quic_outq_chunk_alloc(s64 id, u64 offset, u32 len,
+					      u32 cap, gfp_t gfp);
+void quic_outq_add(struct quic_outq *q, struct quic_outq_chunk *ch);
+struct quic_outq_chunk *quic_outq_tail(struct quic_outq *q, s64 id);
+void quic_outq_grow(struct quic_outq *q, struct quic_outq_chunk *ch,
+		    u32 len);
+struct quic_outq_chunk *quic_outq_peek(struct quic_outq *q);
+void quic_outq_sent(struct quic_outq *q, struct quic_outq_chunk *ch);
+bool quic_outq_lost(struct quic_outq *q, struct quic_outq_chunk *ch);
+bool quic_outq_acked(struct quic_outq *q, struct quic_outq_chunk *ch);
+void quic_outq_put(struct quic_outq_chunk *ch);
+void quic_outq_drop(struct quic_outq *q, struct quic_outq_chunk *ch);
+int quic_outq_split(struct quic_outq *q, struct quic_outq_chunk *ch, u32 n,
+		    gfp_t gfp);
+
+/**
+ * quic_outq_empty - whether nothing is left to deliver
+ * @q: the queue
+ *
+ * Return: true if every chunk was acknowledged or dropped.
+ */
+static inline bool quic_outq_empty(const struct quic_outq *q)
+{
+	return list_empty(&q->chunks);
+}
+
+/**
+ * quic_outq_pending - whether a chunk waits to be sent (again)
+ * @q: the queue
+ *
+ * Return: true if quic_outq_peek() has a chunk.
+ */
+static inline bool quic_outq_pending(const struct quic_outq *q)
+{
+	return !list_empty(&q->lost) || q->next != &q->chunks;
+}
+
+#endif /* __NET_QUIC_OUTQ_H */

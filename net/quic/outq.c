@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * QUIC: the send queue of a packet-number space: one record type for
+ * CRYPTO and STREAM data, a send cursor and a list of lost chunks.
+ */
+
+#include <linux/overflow.h>
+#include <linux/slab.h>
+#include <net/quic/export.h>
+#include <net/quic/outq.h>
+
+/**
+ * quic_outq_init() - an empty queue
+ * @q: the queue
+ */
+void quic_outq_init(struct quic_outq *q)
+{
+	INIT_LIST_HEAD(&q->chunks);
+	INIT_LIST_HEAD(&q->lost);
+	q->next = &q->chunks;
+	q->unsent = 0;
+	q->bytes = 0;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_outq_init);
+
+/**
+ * quic_outq_chunk_alloc() - a chunk for @len bytes, with room for @cap
+ * @id: the stream, or %QUIC_OUTQ_CRYPTO
+ * @offset: offset of its first byte
+ * @len: bytes it will hold, filled in by the caller
+ * @cap: room to allocate, at least @len (later bytes of the same stream
+ *	may be appended while it is not sent: quic_outq_grow())
+ * @gfp: allocation flags
+ *
+ * Return: the chunk, or NULL.
+ */
+struct quic_outq_chunk *quic_outq_chunk_alloc(s64 id, u64 offset, u32 len,
+					      u32 cap, gfp_t gfp)
+{
+	struct quic_outq_chunk *ch;
+
+	cap = max(cap, len);
+	ch = kmalloc(struct_size(ch, data, cap), gfp);
+	if (!ch)
+		return NULL;
+	INIT_LIST_HEAD(&ch->list);
+	INIT_LIST_HEAD(&ch->lost);
+	ch->id = id;
+	ch->offset = offset;
+	ch->len = len;
+	ch->cap = cap;
+	ch->refs = 0;
+	ch->fin = 0;
+	ch->sent = 0;
+	ch->acked = 0;
+	return ch;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_outq_chunk_alloc);
+
+/**
+ * quic_outq_add() - queue a chunk at the tail
+ * @q: the queue
+ * @ch: a new chunk, never sent
+ */
+void quic_outq_add(struct quic_outq *q, struct quic_outq_chunk *ch)
+{
+	list_add_tail(&ch->list, &q->chunks);
+	if (q->next == &q->chunks)
+		q->next = &ch->list;
+	q->unsent += ch->len;
+	q->bytes += ch->len;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_outq_add);
+
+/**
+ * quic_outq_tail() - the last chunk, if more bytes of @id may join it
+ * @q: the queue
+ * @id: the stream
+ *
+ * Return: the chunk at the tail if it belongs to @id, was never sent,
+ * has no FIN and has room left; else NULL.
+ */
+struct quic_outq_chunk *quic_outq_tail(struct quic_outq *q, s64 id)
+{
+	struct quic_outq_chunk *ch;
+
+	if (q->next == &q->chunks)
+		return NULL;	/* everything was sent */
+	ch = list_last_entry(&q->chunks, struct quic_outq_chunk, list);
+	if (ch->id != id || ch->sent || ch->fin || ch->len == ch->cap)
+		return NULL;
+	return ch;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_outq_tail);
+
+/**
+ * quic_outq_grow() - bytes were appended to a chunk from quic_outq_tail()
+ * @q: the queue
+ * @ch: the chunk
+ * @len: how many, within its room
+ */
+void quic_outq_grow(struct quic_outq *q, struct quic_outq_chunk *ch, u32 len)
+{
+	ch->len += len;
+	q->unsent += len;
+	q->bytes += len;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_outq_grow);
+
+/**
+ * quic_outq_peek() - the next chunk to send
+ * @q: the queue
+ *
+ * Return: the oldest lost chunk, else the chunk at the send cursor, else
+ * NULL.
+ */
+struct quic_outq_chunk *quic_outq_peek(struct quic_outq *q)
+{
+	if (!list_empty(&q->lost))
+		return list_first_entry(&q->lost, struct quic_outq_chunk,
+					lost);
+	if (q->next == &q->chunks)
+		return NULL;
+	return list_entry(q->next, struct quic_outq_chunk, list);
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_outq_peek);
+
+/**
+ * quic_outq_sent() - the chunk from quic_outq_peek() went into a packet
+ * @q: the queue
+ * @ch: the chunk; the packet's record takes a reference
+ */
+void quic_outq_sent(struct quic_outq *q, struct quic_outq_chunk *ch)
+{
+	if (!list_empty(&ch->lost)) {
+		list_del_init(&ch->lost);
+	} else if (q->next == &ch->list) {
+		q->next = ch->list.next;
+		q->unsent -= ch->len;
+	}
+	ch->sent = 1;
+	ch->refs++;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_outq_sent);
+
+/**
+ * quic_outq_lost() - a packet carrying the chunk was lost
+ * @q: the queue
+ * @ch: the chunk
+ *
+ * Return: true if it is now to be sent again (false if it was
+ * acknowledged, dropped or already waiting).
+ */
+bool quic_outq_lost(struct quic_outq *q, struct quic_outq_chunk *ch)
+{
+	if (ch->acked || !ch->sent || !list_empty(&ch->lost))
+		return false;
+	list_add_tail(&ch->lost, &q->lost);
+	return true;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_outq_lost);
+
+/* Off the queue, for good; freed now if no record points to it. */
+static void quic_outq_unlink(struct quic_outq *q, struct quic_outq_chunk *ch)
+{
+	if (q->next == &ch->list)
+		q->next = ch->list.next;
+	if (!ch->sent)
+		q->unsent -= ch->len;
+	q->bytes -= ch->len;
+	list_del_init(&ch->list);
+	list_del_init(&ch->lost);
+	ch->acked = 1;
+}
+
+/**
+ * quic_outq_acked() - a packet carrying the chunk was acknowledged
+ * @q: the queue
+ * @ch: the chunk, referenced by that packet's record
+ *
+ * Return: true the first time: the chunk is delivered and off the queue
+ * (the caller then drops the record's reference with quic_outq_put()).
+ */
+bool quic_outq_acked(struct quic_outq *q, struct quic_outq_chunk *ch)
+{
+	if (ch->acked)
+		return false;
+	quic_outq_unlink(q, ch);
+	return true;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_outq_acked);
+
+/**
+ * quic_outq_put() - a record lets go of a chunk
+ * @ch: the chunk
+ */
+void quic_outq_put(struct quic_outq_chunk *ch)
+{
+	if (!--ch->refs && ch->acked)
+		kfree(ch);
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_outq_put);
+
+/**
+ * quic_outq_drop() - a chunk will never be delivered (its stream was
+ *	reset, or the space or the connection is gone)
+ * @q: the queue
+ * @ch: the chunk, on the queue
+ */
+void quic_outq_drop(struct quic_outq *q, struct quic_outq_chunk *ch)
+{
+	quic_outq_unlink(q, ch);
+	if (!ch->refs)
+		kfree(ch);
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_outq_drop);
+
+/**
+ * quic_outq_split() - cut the chunk from quic_outq_peek() after @n bytes
+ * @q: the queue
+ * @ch: the chunk
+ * @n: bytes it keeps, less than its length
+ * @gfp: allocation flags
+ *
+ * The rest becomes a chunk of its own, right after it, in the same state:
+ * never sent (behind the cursor), or lost. Records of packets that
+ * carried the whole chunk keep the first part: if they are acknowledged,
+ * the rest is merely sent twice.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int quic_outq_split(struct quic_outq *q, struct quic_outq_chunk *ch, u32 n,
+		    gfp_t gfp)
+{
+	struct quic_outq_chunk *tail;
+
+	tail = quic_outq_chunk_alloc(ch->id, ch->offset + n, ch->len - n, 0,
+				     gfp);
+	if (!tail)
+		return -ENOMEM;
+	memcpy(tail->data, ch->data + n, ch->len - n);
+	tail->fin = ch->fin;
+	tail->sent = ch->sent;
+	ch->fin = 0;
+	ch->len = n;	/* @cap stays: it is what was allocated */
+	list_add(&tail->list, &ch->list);
+	if (!list_empty(&ch->lost))
+		list_add(&tail->lost, &ch->lost);
+	return 0;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_outq_split);

@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tests of include/net/quic/outq.h: the send queue of a packet-number
+ * space: the send cursor, lost chunks sent before new data, references
+ * of sent-packet records, drops, splits and appends at the tail.
+ */
+
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/list.h>
+#include <linux/slab.h>
+#include <net/quic/outq.h>
+
+#include "test.h"
+
+#define NCH	6
+
+/* A queue and the chunks a case put on it, with the references that
+ * the case's (imaginary) sent-packet records hold on each.
+ */
+struct fix {
+	struct quic_outq q;
+	struct quic_outq_chunk *c[NCH];
+	u32 held[NCH];
+};
+
+/* The byte at @offset of every stream in these tests. */
+static u8 pattern(u64 offset)
+{
+	return (u8)(offset * 7 + 3);
+}
+
+/* Whether @ch holds the pattern bytes of its offset. */
+static bool data_ok(const struct quic_outq_chunk *ch)
+{
+	u32 i;
+
+	for (i = 0; i < ch->len; i++)
+		if (ch->data[i] != pattern(ch->offset + i))
+			return false;
+	return true;
+}
+
+/* Write the pattern bytes at @from .. @from + @n - 1 of @ch's room. */
+static void fill(struct quic_outq_chunk *ch, u32 from, u32 n)
+{
+	u32 i;
+
+	for (i = from; i < from + n; i++)
+		ch->data[i] = pattern(ch->offset + i);
+}
+
+/* Queue chunk @i: @len pattern bytes of stream @id at @offset. */
+static int fix_add(struct fix *f, int i, s64 id, u64 offset, u32 len,
+		   u32 cap)
+{
+	struct quic_outq_chunk *ch;
+
+	ch = quic_outq_chunk_alloc(id, offset, len, cap, GFP_KERNEL);
+	if (!ch)
+		return -ENOMEM;
+	fill(ch, 0, len);
+	quic_outq_add(&f->q, ch);
+	f->c[i] = ch;
+	return 0;
+}
+
+/* Chunk @i went into a packet, whose record takes a reference. */
+static void fix_send(struct fix *f, int i)
+{
+	quic_outq_sent(&f->q, f->c[i]);
+	f->held[i]++;
+}
+
+/* A record lets go of chunk @i (which may free it). */
+static void fix_put(struct fix *f, int i)
+{
+	f->held[i]--;
+	quic_outq_put(f->c[i]);
+}
+
+/* Whether quic_outq_peek() gives chunk @i (NULL for @i < 0). */
+static bool fix_next(struct fix *f, int i)
+{
+	return quic_outq_peek(&f->q) == (i < 0 ? NULL : f->c[i]);
+}
+
+/* The queue counts @unsent bytes never sent, @bytes in all. */
+static int fix_counts(struct quic_test *t, struct fix *f, u64 unsent,
+		      u64 bytes)
+{
+	if (f->q.unsent != unsent || f->q.bytes != bytes)
+		return quic_test_fail(t, "unsent %llu bytes %llu, want %llu %llu",
+				      f->q.unsent, f->q.bytes, unsent, bytes);
+	return 0;
+}
+
+/* Run @body on an empty queue, then drop what is left on it and let go
+ * of the references still held: everything allocated is freed, whether
+ * the case passed or not.
+ */
+static int run(struct quic_test *t,
+	       int (*body)(struct quic_test *t, struct fix *f))
+{
+	struct quic_outq_chunk *ch, *tmp;
+	struct fix f = {};
+	int err, i;
+
+	quic_outq_init(&f.q);
+	err = body(t, &f);
+	list_for_each_entry_safe(ch, tmp, &f.q.chunks, list)
+		quic_outq_drop(&f.q, ch);
+	for (i = 0; i < NCH; i++)
+		while (f.held[i])
+			fix_put(&f, i);
+	return err;
+}
+
+/* New chunks are taken in the order queued, each once. */
+static int cursor(struct quic_test *t, struct fix *f)
+{
+	static const u32 len[] = { 10, 20, 30 };
+	u64 unsent = 60;
+	int i, err;
+
+	if (quic_outq_peek(&f->q) || quic_outq_pending(&f->q) ||
+	    !quic_outq_empty(&f->q))
+		return quic_test_fail(t, "new queue not empty");
+	if (fix_add(f, 0, 0, 0, 10, 0) || fix_add(f, 1, 0, 10, 20, 0) ||
+	    fix_add(f, 2, 4, 0, 30, 0))
+		return -ENOMEM;
+	err = fix_counts(t, f, 60, 60);
+	if (err)
+		return err;
+	for (i = 0; i < 3; i++) {
+		if (!quic_outq_pending(&f->q) || !fix_next(f, i))
+			return quic_test_fail(t, "chunk %d not next", i);
+		fix_send(f, i);
+		unsent -= len[i];
+		err = fix_counts(t, f, unsent, 60);
+		if (err)
+			return err;
+		if (!f->c[i]->sent || f->c[i]->refs != 1)
+			return quic_test_fail(t, "chunk %d: sent %u refs %u", i,
+					      f->c[i]->sent, f->c[i]->refs);
+	}
+	if (!fix_next(f, -1) || quic_outq_pending(&f->q) ||
+	    quic_outq_empty(&f->q))
+		return quic_test_fail(t, "all sent: still pending, or empty");
+	return 0;
+}
+
+/* Lost chunks go out again, in the order lost, before new data. */
+static int lost_first(struct quic_test *t, struct fix *f)
+{
+	int i, err;
+
+	for (i = 0; i < 3; i++) {
+		if (fix_add(f, i, 0, i * 10, 10, 0))
+			return -ENOMEM;
+		fix_send(f, i);
+	}
+	if (fix_add(f, 3, 0, 30, 10, 0))
+		return -ENOMEM;
+	if (quic_outq_lost(&f->q, f->c[3]))
+		return quic_test_fail(t, "unsent chunk lost");
+	if (!quic_outq_lost(&f->q, f->c[2]) || !quic_outq_lost(&f->q, f->c[1]))
+		return quic_test_fail(t, "sent chunk not lost");
+	if (quic_outq_lost(&f->q, f->c[2]))
+		return quic_test_fail(t, "chunk lost twice");
+	err = fix_counts(t, f, 10, 40);
+	if (err)
+		return err;
+	if (!fix_next(f, 2))
+		return quic_test_fail(t, "chunk 2 not first");
+	fix_send(f, 2);
+	if (!fix_next(f, 1))
+		return quic_test_fail(t, "chunk 1 not second");
+	fix_send(f, 1);
+	if (!list_empty(&f->q.lost) || f->c[1]->refs != 2 || f->c[2]->refs != 2)
+		return quic_test_fail(t, "sent again: lost list, refs %u %u",
+				      f->c[1]->refs, f->c[2]->refs);
+	if (!fix_next(f, 3))
+		return quic_test_fail(t, "new chunk not after the lost ones");
+	fix_send(f, 3);
+	if (!fix_next(f, -1))
+		return quic_test_fail(t, "chunk after all sent");
+	err = fix_counts(t, f, 0, 40);
+	if (err)
+		return err;
+	if (!quic_outq_acked(&f->q, f->c[0]))
+		return quic_test_fail(t, "chunk 0 not acked");
+	if (quic_outq_lost(&f->q, f->c[0]) || quic_outq_pending(&f->q))
+		return quic_test_fail(t, "acked chunk lost");
+	return fix_counts(t, f, 0, 30);
+}
+
+/* Acknowledged once, off the queue, freed by the last record's put;
+ * acknowledged while lost, no longer to be sent.
+ */
+static int acked_refs(struct quic_test *t, struct fix *f)
+{
+	struct quic_outq_chunk *ch;
+	int err;
+
+	if (fix_add(f, 0, 0, 0, 10, 0))
+		return -ENOMEM;
+	fix_send(f, 0);
+	if (!quic_outq_lost(&f->q, f->c[0]) || !fix_next(f, 0))
+		return quic_test_fail(t, "lost chunk not next");
+	fix_send(f, 0);
+	ch = f->c[0];
+	if (ch->refs != 2 || quic_outq_pending(&f->q))
+		return quic_test_fail(t, "sent twice: refs %u", ch->refs);
+	if (!quic_outq_acked(&f->q, ch))
+		return quic_test_fail(t, "first ack refused");
+	if (quic_outq_acked(&f->q, ch))
+		return quic_test_fail(t, "second ack accepted");
+	if (!quic_outq_empty(&f->q) || !ch->acked || ch->refs != 2)
+		return quic_test_fail(t, "acked: empty %d refs %u",
+				      quic_outq_empty(&f->q), ch->refs);
+	err = fix_counts(t, f, 0, 0);
+	if (err)
+		return err;
+	fix_put(f, 0);
+	if (ch->refs != 1)
+		return quic_test_fail(t, "one put: refs %u", ch->refs);
+	fix_put(f, 0);	/* frees it: not to be touched again */
+
+	if (fix_add(f, 1, 0, 10, 20, 0) || fix_add(f, 2, 0, 30, 30, 0))
+		return -ENOMEM;
+	fix_send(f, 1);
+	fix_send(f, 2);
+	if (!quic_outq_lost(&f->q, f->c[1]) || !fix_next(f, 1))
+		return quic_test_fail(t, "chunk 1 not lost");
+	if (!quic_outq_acked(&f->q, f->c[1]))
+		return quic_test_fail(t, "lost chunk not acked");
+	if (!list_empty(&f->q.lost) || !list_empty(&f->c[1]->lost) ||
+	    quic_outq_pending(&f->q) || !fix_next(f, -1))
+		return quic_test_fail(t, "acked chunk still lost");
+	if (quic_outq_empty(&f->q) ||
+	    list_first_entry(&f->q.chunks, struct quic_outq_chunk,
+			     list) != f->c[2])
+		return quic_test_fail(t, "chunk 2 not alone");
+	return fix_counts(t, f, 0, 30);
+}
+
+/* Dropped chunks leave the queue and its counts at once, and memory
+ * when no record points to them.
+ */
+static int drop(struct quic_test *t, struct fix *f)
+{
+	struct quic_outq_chunk *ch;
+	int err;
+
+	if (fix_add(f, 0, 0, 0, 10, 0) || fix_add(f, 1, 0, 10, 20, 0) ||
+	    fix_add(f, 2, 0, 30, 30, 0) || fix_add(f, 3, 0, 60, 40, 0))
+		return -ENOMEM;
+	if (!fix_next(f, 0))
+		return quic_test_fail(t, "chunk 0 not next");
+	quic_outq_drop(&f->q, f->c[0]);		/* freed */
+	f->c[0] = NULL;
+	if (!fix_next(f, 1))
+		return quic_test_fail(t, "cursor not moved to chunk 1");
+	err = fix_counts(t, f, 90, 90);
+	if (err)
+		return err;
+	quic_outq_drop(&f->q, f->c[3]);		/* unsent, behind the cursor */
+	f->c[3] = NULL;
+	if (!fix_next(f, 1))
+		return quic_test_fail(t, "cursor moved");
+	err = fix_counts(t, f, 50, 50);
+	if (err)
+		return err;
+	fix_send(f, 1);
+	if (!fix_next(f, 2))
+		return quic_test_fail(t, "chunk 2 not next");
+	quic_outq_drop(&f->q, f->c[2]);		/* at the cursor */
+	f->c[2] = NULL;
+	if (!fix_next(f, -1) || quic_outq_pending(&f->q))
+		return quic_test_fail(t, "dropped chunk pending");
+	err = fix_counts(t, f, 0, 20);
+	if (err)
+		return err;
+	ch = f->c[1];
+	quic_outq_drop(&f->q, ch);	/* referenced: kept until the put */
+	if (!quic_outq_empty(&f->q) || !ch->acked || ch->refs != 1)
+		return quic_test_fail(t, "dropped: refs %u", ch->refs);
+	if (quic_outq_lost(&f->q, ch) || quic_outq_acked(&f->q, ch))
+		return quic_test_fail(t, "dropped chunk lost or acked");
+	err = fix_counts(t, f, 0, 0);
+	if (err)
+		return err;
+	fix_put(f, 1);	/* frees it */
+	return 0;
+}
+
+/* An unsent chunk cut in two: both parts go out in order, the tail
+ * with its own offset, bytes and the FIN.
+ */
+static int split_new(struct quic_test *t, struct fix *f)
+{
+	struct quic_outq_chunk *tail;
+	int err;
+
+	if (fix_add(f, 0, 4, 1000, 100, 0) || fix_add(f, 1, 8, 0, 10, 0))
+		return -ENOMEM;
+	f->c[0]->fin = 1;
+	if (!fix_next(f, 0))
+		return quic_test_fail(t, "chunk 0 not next");
+	err = quic_outq_split(&f->q, f->c[0], 40, GFP_KERNEL);
+	if (err)
+		return err;
+	err = fix_counts(t, f, 110, 110);
+	if (err)
+		return err;
+	tail = list_next_entry(f->c[0], list);
+	f->c[2] = tail;
+	if (list_next_entry(tail, list) != f->c[1])
+		return quic_test_fail(t, "tail not right after the chunk");
+	if (!fix_next(f, 0) || f->c[0]->len != 40 || f->c[0]->fin ||
+	    !data_ok(f->c[0]))
+		return quic_test_fail(t, "head: len %u fin %u", f->c[0]->len,
+				      f->c[0]->fin);
+	fix_send(f, 0);
+	err = fix_counts(t, f, 70, 110);
+	if (err)
+		return err;
+	if (!fix_next(f, 2))
+		return quic_test_fail(t, "tail not next");
+	if (tail->id != 4 || tail->offset != 1040 || tail->len != 60 ||
+	    !tail->fin || tail->sent || tail->refs || !data_ok(tail))
+		return quic_test_fail(t, "tail: offset %llu len %u fin %u",
+				      tail->offset, tail->len, tail->fin);
+	fix_send(f, 2);
+	if (!fix_next(f, 1))
+		return quic_test_fail(t, "chunk 1 not after the tail");
+	return fix_counts(t, f, 10, 110);
+}
+
+/* A lost chunk cut in two: the tail waits right after it, as sent. */
+static int split_lost(struct quic_test *t, struct fix *f)
+{
+	struct quic_outq_chunk *tail;
+	int err;
+
+	if (fix_add(f, 0, 0, 0, 100, 0) || fix_add(f, 1, 0, 100, 50, 0) ||
+	    fix_add(f, 2, 0, 150, 10, 0))
+		return -ENOMEM;
+	fix_send(f, 0);
+	fix_send(f, 1);
+	fix_send(f, 2);
+	if (!quic_outq_lost(&f->q, f->c[0]) || !quic_outq_lost(&f->q, f->c[1]))
+		return quic_test_fail(t, "not lost");
+	if (!fix_next(f, 0))
+		return quic_test_fail(t, "chunk 0 not next");
+	err = quic_outq_split(&f->q, f->c[0], 30, GFP_KERNEL);
+	if (err)
+		return err;
+	err = fix_counts(t, f, 0, 160);
+	if (err)
+		return err;
+	tail = list_next_entry(f->c[0], list);
+	f->c[3] = tail;
+	if (list_next_entry(tail, list) != f->c[1] ||
+	    list_next_entry(f->c[0], lost) != tail ||
+	    list_next_entry(tail, lost) != f->c[1])
+		return quic_test_fail(t, "tail not right after the chunk");
+	if (f->c[0]->len != 30 || !data_ok(f->c[0]) || tail->offset != 30 ||
+	    tail->len != 70 || !tail->sent || tail->refs || !data_ok(tail))
+		return quic_test_fail(t, "tail: offset %llu len %u sent %u",
+				      tail->offset, tail->len, tail->sent);
+	if (!fix_next(f, 0))
+		return quic_test_fail(t, "head not next");
+	fix_send(f, 0);
+	if (!fix_next(f, 3))
+		return quic_test_fail(t, "tail not next");
+	fix_send(f, 3);
+	if (!fix_next(f, 1))
+		return quic_test_fail(t, "chunk 1 not after the tail");
+	fix_send(f, 1);
+	if (!fix_next(f, -1) || quic_outq_pending(&f->q))
+		return quic_test_fail(t, "still pending");
+	return fix_counts(t, f, 0, 160);
+}
+
+/* Bytes join the last chunk only if it is of the same stream, never
+ * sent, without FIN and with room.
+ */
+static int tail_grow(struct quic_test *t, struct fix *f)
+{
+	struct quic_outq_chunk *ch;
+	int err;
+
+	if (quic_outq_tail(&f->q, 4))
+		return quic_test_fail(t, "tail of an empty queue");
+	if (fix_add(f, 0, 4, 0, 10, 100))
+		return -ENOMEM;
+	ch = f->c[0];
+	if (quic_outq_tail(&f->q, 4) != ch || quic_outq_tail(&f->q, 8) ||
+	    quic_outq_tail(&f->q, QUIC_OUTQ_CRYPTO))
+		return quic_test_fail(t, "tail of the wrong stream");
+	fill(ch, 10, 20);
+	quic_outq_grow(&f->q, ch, 20);
+	if (ch->len != 30 || quic_outq_tail(&f->q, 4) != ch)
+		return quic_test_fail(t, "grown: len %u", ch->len);
+	err = fix_counts(t, f, 30, 30);
+	if (err)
+		return err;
+	fill(ch, 30, 70);
+	quic_outq_grow(&f->q, ch, 70);
+	if (ch->len != 100 || !data_ok(ch) || quic_outq_tail(&f->q, 4))
+		return quic_test_fail(t, "full: len %u", ch->len);
+	err = fix_counts(t, f, 100, 100);
+	if (err)
+		return err;
+	if (fix_add(f, 1, 4, 100, 0, 50))	/* a bare FIN */
+		return -ENOMEM;
+	f->c[1]->fin = 1;
+	if (quic_outq_tail(&f->q, 4))
+		return quic_test_fail(t, "tail with FIN");
+	if (fix_add(f, 2, QUIC_OUTQ_CRYPTO, 0, 5, 20))
+		return -ENOMEM;
+	if (quic_outq_tail(&f->q, 4) ||
+	    quic_outq_tail(&f->q, QUIC_OUTQ_CRYPTO) != f->c[2])
+		return quic_test_fail(t, "not the last chunk");
+	fix_send(f, 0);
+	fix_send(f, 1);
+	if (quic_outq_tail(&f->q, QUIC_OUTQ_CRYPTO) != f->c[2])
+		return quic_test_fail(t, "earlier chunks sent: no tail");
+	fill(f->c[2], 5, 10);
+	quic_outq_grow(&f->q, f->c[2], 10);	/* room left: 5 */
+	err = fix_counts(t, f, 15, 115);
+	if (err)
+		return err;
+	fix_send(f, 2);
+	if (quic_outq_tail(&f->q, QUIC_OUTQ_CRYPTO))
+		return quic_test_fail(t, "tail of a sent chunk");
+	return fix_counts(t, f, 0, 115);
+}
+
+static int outq_cursor(struct quic_test *t)
+{
+	return run(t, cursor);
+}
+
+static int outq_lost_first(struct quic_test *t)
+{
+	return run(t, lost_first);
+}
+
+static int outq_acked_refs(struct quic_test *t)
+{
+	return run(t, acked_refs);
+}
+
+static int outq_drop(struct quic_test *t)
+{
+	return run(t, drop);
+}
+
+static int outq_split_new(struct quic_test *t)
+{
+	return run(t, split_new);
+}
+
+static int outq_split_lost(struct quic_test *t)
+{
+	return run(t, split_lost);
+}
+
+static int outq_tail_grow(struct quic_test *t)
+{
+	return run(t, tail_grow);
+}
+
+static const struct quic_test_case quic_outq_cases[] = {
+	QUIC_TEST_CASE(outq_cursor),
+	QUIC_TEST_CASE(outq_lost_first),
+	QUIC_TEST_CASE(outq_acked_refs),
+	QUIC_TEST_CASE(outq_drop),
+	QUIC_TEST_CASE(outq_split_new),
+	QUIC_TEST_CASE(outq_split_lost),
+	QUIC_TEST_CASE(outq_tail_grow),
+};
+
+const struct quic_test_suite quic_outq_suite = {
+	.name		= "quic_outq",
+	.cases		= quic_outq_cases,
+	.num_cases	= ARRAY_SIZE(quic_outq_cases),
+};
