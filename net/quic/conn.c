@@ -122,6 +122,7 @@ void quic_conn_discard_space(struct sock *sk, u8 level)
 	s->ack_pending = false;
 	quic_output_discard(sk, level);
 	skb_queue_purge(&s->parked);
+	quic_key_discard(sk);
 }
 
 /**

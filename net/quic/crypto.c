@@ -547,9 +547,9 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_crypto_initial_keys);
  * every key update; RFC 9001 6.3 asks for the next keys to be ready before
  * they are needed, so that a key update shows no timing difference.
  *
- * Process context only: the first call allocates the transforms of the
- * spare key slots, and some AEAD implementations allocate in setkey (the
- * generic GCM does).  Nothing is done when the next keys are ready.
+ * Process context only: a slot without transforms gets them here, and
+ * some AEAD implementations allocate in setkey (the generic GCM does).
+ * Nothing is done when the next keys are ready.
  *
  * Return: 0, -ENOKEY without keys, or a crypto API errno.
  */
@@ -565,9 +565,10 @@ int quic_crypto_key_update_prepare(struct quic_crypto *c)
 		return -ENOKEY;
 	if (next->ready)
 		return 0;
+	/* Two slots have transforms until the first update; the third
+	 * (the previous keys' after it) gets them when it becomes the next.
+	 */
 	err = quic_crypto_alloc_key(next, cipher);
-	if (!err)	/* the slot the previous keys rotate into */
-		err = quic_crypto_alloc_key(&c->key[c->prev], cipher);
 	if (err)
 		return err;
 	l = quic_labels_find(c->version);

@@ -16,6 +16,9 @@
  * acknowledgment of a packet of the current phase; a packet of the new
  * phase from the peer implies that it saw ours).
  *
+ * The same work item frees the keys of the Initial and Handshake spaces
+ * once they are discarded, when that happens in softirq.
+ *
  * Peer update: the receive side moved in quic_crypto_aead_decrypt(); the
  * send side follows here, and a QUIC_EVENT_KEY_UPDATE carries the new
  * phase. A peer that starts yet another update before our work item
@@ -44,6 +47,19 @@ static int quic_key_prepare(struct quic_conn *c)
 	return err;
 }
 
+/* Free the keys of the discarded spaces (Initial, Handshake). */
+static void quic_key_free_discarded(struct quic_conn *c)
+{
+	int i;
+
+	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
+		if (!c->space[i].discarded)
+			continue;
+		quic_crypto_free(&c->space[i].rx);
+		quic_crypto_free(&c->space[i].tx);
+	}
+}
+
 static void quic_key_update_work(struct work_struct *work)
 {
 	struct quic_conn *c = container_of(work, struct quic_conn, ku_work);
@@ -51,10 +67,32 @@ static void quic_key_update_work(struct work_struct *work)
 						      conn);
 
 	lock_sock(sk);
+	quic_key_free_discarded(c);
 	if (sk->sk_state == TCP_ESTABLISHED)
 		quic_key_prepare(c);
 	release_sock(sk);
 	sock_put(sk);
+}
+
+/**
+ * quic_key_discard() - a space was discarded: free its keys
+ * @sk: the socket, locked
+ *
+ * Its transforms are freed at once in process context; from softirq
+ * (a packet or a timer discarded it), by the work item, as freeing
+ * transforms is kept out of atomic context.
+ */
+void quic_key_discard(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+
+	if (in_task()) {
+		quic_key_free_discarded(c);
+		return;
+	}
+	sock_hold(sk);
+	if (!schedule_work(&c->ku_work))
+		sock_put(sk);
 }
 
 /**

@@ -178,7 +178,8 @@ struct quic_request {
  * @out_buf_len: its size
  * @out_long: output.c's Initial and Handshake frame buffers,
  *	QUIC_CONN_MAX_DGRAM bytes each, freed once both spaces are discarded
- * @ku_work: prepares the next 1-RTT keys after a key update (keyupdate.c)
+ * @ku_work: prepares the next 1-RTT keys after a key update, frees the
+ *	keys of discarded spaces (keyupdate.c)
  */
 struct quic_conn {
 	struct quic_pnspace	space[QUIC_PNSPACE_NUM];
