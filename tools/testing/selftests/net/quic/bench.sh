@@ -138,6 +138,10 @@ awk '{ v[$1] = $2 }
 	r("quic-aes128", "ngtcp2-aes128")
      }' "$tput"
 
+# Goodput and fairness over an impaired path (10 Mbit/s, 30 ms RTT) across
+# a router, QUIC against ngtcp2 and TCP: bench_paths.sh.
+"$dir/bench_paths.sh"
+
 # Kernel memory per idle established connection (both ends), slab and
 # free-memory deltas, QUIC vs TCP; BENCH_CONNS connections (default 100).
 # Last, so that the connections it closes do not share the CPU with the
