@@ -302,6 +302,24 @@ static struct quic_out_item *quic_out_item_next(struct quic_out_pkt *rec,
 	return NULL;
 }
 
+/* A record lets go of what its frames hold: the chunks' references and
+ * the extensions.
+ */
+static void quic_out_rec_release(struct quic_out_pkt *rec)
+{
+	struct quic_out_iter iter = {};
+	struct quic_out_item *it;
+	struct quic_out_ext *e;
+
+	while ((it = quic_out_item_next(rec, &iter)))
+		if (it->kind == QUIC_OUT_CHUNK)
+			quic_outq_put(it->chunk);
+	while ((e = rec->ext)) {
+		rec->ext = e->next;
+		kfree(e);
+	}
+}
+
 /* Encode @f at @buf + *@used and record it in @rec; false if it does not
  * fit or cannot be recorded (nothing is written then).
  */
@@ -927,19 +945,9 @@ static bool quic_out_pkt_requeue(struct sock *sk, struct quic_sent_pkt *pkt);
 static void quic_out_rec_reset(struct sock *sk, struct quic_out_pkt *rec,
 			       u8 level)
 {
-	struct quic_out_iter iter = {};
-	struct quic_out_item *it;
-	struct quic_out_ext *e;
-
 	if (rec->nr) {
 		quic_out_pkt_requeue(sk, &rec->sent);
-		while ((it = quic_out_item_next(rec, &iter)))
-			if (it->kind == QUIC_OUT_CHUNK)
-				quic_outq_put(it->chunk);
-		while ((e = rec->ext)) {
-			rec->ext = e->next;
-			kfree(e);
-		}
+		quic_out_rec_release(rec);
 	}
 	memset(rec, 0, sizeof(*rec));
 	rec->level = level;
@@ -1570,17 +1578,8 @@ void quic_output_free(struct sock *sk)
 void quic_output_pkt_free(void *ctx, struct quic_sent_pkt *pkt)
 {
 	struct quic_out_pkt *rec = container_of(pkt, struct quic_out_pkt, sent);
-	struct quic_out_iter iter = {};
-	struct quic_out_item *it;
-	struct quic_out_ext *e;
 
-	while ((it = quic_out_item_next(rec, &iter)))
-		if (it->kind == QUIC_OUT_CHUNK)
-			quic_outq_put(it->chunk);
-	while ((e = rec->ext)) {
-		rec->ext = e->next;
-		kfree(e);
-	}
+	quic_out_rec_release(rec);
 	kfree(rec);
 }
 
