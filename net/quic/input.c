@@ -277,7 +277,10 @@ static int quic_in_stream(struct sock *sk, const struct quic_frame *f)
 		return err ? err : QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION;
 	if (quic_stream_readable(t, st)) {
 		WRITE_ONCE(c->stream_rx, true);
-		sk->sk_data_ready(sk);
+		if (c->rx_batch)
+			c->rx_wake = true;	/* once, at the batch's end */
+		else
+			sk->sk_data_ready(sk);
 	}
 	return ret ? 1 : 0;
 }
@@ -522,7 +525,10 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_DROP_MALFORMED);
 	kfree_skb(skb);
 out:
-	quic_output_flush(sk, GFP_ATOMIC);
+	if (c->rx_batch)
+		c->rx_flush = true;	/* once, at the end of the batch */
+	else
+		quic_output_flush(sk, GFP_ATOMIC);
 }
 
 /**
@@ -669,19 +675,55 @@ void quic_input_accept_skb(struct sock *sk, struct sk_buff *skb)
 	quic_in_conn(sk, skb);
 }
 
+/* Process datagrams of @q, all for @sk (referenced, dropped here), under
+ * one lock: what they ask to send (an ACK, new data) is sent, and the
+ * reader woken, once at the end when there are several.
+ */
+static void quic_in_deliver(struct sock *sk, struct sk_buff_head *q)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct sk_buff *skb;
+
+	bh_lock_sock(sk);
+	c->rx_batch = skb_queue_len(q) > 1 && !sock_owned_by_user(sk);
+	while ((skb = __skb_dequeue(q))) {
+		if (!sock_owned_by_user(sk))
+			quic_in_sk(sk, skb);
+		else if (sk_add_backlog(sk, skb, quic_in_backlog_limit(sk)))
+			quic_in_drop(sk, skb, QUIC_MIB_DROP_BACKLOG);
+	}
+	if (c->rx_batch) {
+		c->rx_batch = false;
+		if (c->rx_wake)
+			sk->sk_data_ready(sk);
+		if (c->rx_flush)
+			quic_output_flush(sk, GFP_ATOMIC);
+		c->rx_wake = false;
+		c->rx_flush = false;
+	}
+	bh_unlock_sock(sk);
+	sock_put(sk);
+}
+
 /**
  * quic_input_rcv() - dispatch a datagram to its socket
  * @net: the namespace
  * @us: the shared UDP socket it arrived on
  * @skb: the datagram, at the UDP header, checked by udp.c
+ * @b: the batch it belongs to (the datagrams of one GRO or GSO skb), or
+ *	NULL
  *
- * Softirq, under RCU. Consumes @skb.
+ * Softirq, under RCU. Consumes @skb. Without @b the datagram is processed
+ * at once. In a batch, datagrams for the same socket as the one before
+ * wait to be processed together (quic_in_deliver()): when one for another
+ * socket comes, and at quic_input_batch_end().
  *
  * Return: 0 if a socket took it, -ENOENT if none did (@skb freed).
  */
 int quic_input_rcv(struct net *net, struct quic_udp_sock *us,
-		   struct sk_buff *skb)
+		   struct sk_buff *skb, struct quic_in_batch *b)
 {
+	struct sk_buff_head one;
 	union quic_addr local, peer;
 	struct quic_pkt_hdr h;
 	struct sock *sk;
@@ -713,12 +755,42 @@ int quic_input_rcv(struct net *net, struct quic_udp_sock *us,
 		kfree_skb(skb);
 		return -ENOENT;
 	}
-	bh_lock_sock(sk);
-	if (!sock_owned_by_user(sk))
-		quic_in_sk(sk, skb);
-	else if (sk_add_backlog(sk, skb, quic_in_backlog_limit(sk)))
-		quic_in_drop(sk, skb, QUIC_MIB_DROP_BACKLOG);
-	bh_unlock_sock(sk);
-	sock_put(sk);
+	if (!b) {
+		__skb_queue_head_init(&one);
+		__skb_queue_tail(&one, skb);
+		quic_in_deliver(sk, &one);
+		return 0;
+	}
+	if (b->sk == sk) {
+		sock_put(sk);	/* the batch holds it */
+	} else {
+		quic_input_batch_end(b);
+		b->sk = sk;
+	}
+	__skb_queue_tail(&b->q, skb);
 	return 0;
+}
+
+/**
+ * quic_input_batch_init() - an empty batch
+ * @b: the batch
+ */
+void quic_input_batch_init(struct quic_in_batch *b)
+{
+	b->sk = NULL;
+	__skb_queue_head_init(&b->q);
+}
+
+/**
+ * quic_input_batch_end() - process the datagrams waiting in a batch
+ * @b: the batch, empty afterwards
+ */
+void quic_input_batch_end(struct quic_in_batch *b)
+{
+	struct sock *sk = b->sk;
+
+	if (!sk)
+		return;
+	b->sk = NULL;
+	quic_in_deliver(sk, &b->q);
 }

@@ -127,10 +127,59 @@ static bool quic_udp_payload_ok(const struct sk_buff *skb, u32 len)
 	return len >= QUIC_LONG_HDR_MIN_LEN + dcil + scil;
 }
 
+/* One datagram, at its UDP header, in batch @b (or NULL). */
+static void quic_udp_rcv_one(struct sock *udp_sk, struct sk_buff *skb,
+			     struct quic_in_batch *b)
+{
+	struct net *net = sock_net(udp_sk);
+	struct quic_udp_sock *us;
+	u32 len = 0;
+
+	PRANDOM_SIPHASH_ADD_NOISE(skb->len, skb, skb->tstamp, jiffies);
+	QUIC_INC_STATS(net, QUIC_MIB_PKT_IN);
+
+	if (skb->len > sizeof(struct udphdr))
+		len = skb->len - sizeof(struct udphdr);
+	if (!quic_udp_payload_ok(skb, len)) {
+		QUIC_INC_STATS(net, QUIC_MIB_DROP_MALFORMED);
+		kfree_skb_reason(skb, SKB_DROP_REASON_PKT_TOO_SMALL);
+		return;
+	}
+	us = rcu_dereference_sk_user_data(udp_sk);
+	if (!us) {
+		QUIC_INC_STATS(net, QUIC_MIB_DROP_NOCONN);
+		kfree_skb_reason(skb, SKB_DROP_REASON_NO_SOCKET);
+	} else if (quic_input_rcv(net, us, skb, b)) {
+		QUIC_INC_STATS(net, QUIC_MIB_DROP_NOCONN);
+	}
+}
+
+/* A GRO or GSO skb (the sockets accept them: udp_allow_gso()): cut into
+ * its datagrams as the UDP core would, which are then processed in a
+ * row, a socket locked once and flushed once for all of its datagrams.
+ */
+static void quic_udp_rcv_gso(struct sock *udp_sk, struct sk_buff *skb)
+{
+	struct sk_buff *segs, *next;
+	struct quic_in_batch b;
+
+	quic_input_batch_init(&b);
+	__skb_push(skb, -skb_mac_offset(skb));
+	segs = udp_rcv_segment(udp_sk, skb, skb->protocol == htons(ETH_P_IP));
+	skb_list_walk_safe(segs, skb, next) {
+		skb_mark_not_on_list(skb);
+		__skb_pull(skb, skb_transport_offset(skb));
+		udp_post_segment_fix_csum(skb);
+		quic_udp_rcv_one(udp_sk, skb, &b);
+	}
+	quic_input_batch_end(&b);
+}
+
 /**
  * quic_udp_rcv() - receive a UDP datagram on a shared UDP socket
  * @udp_sk: the kernel UDP socket
- * @skb: the datagram, its data at the UDP header, checksum verified
+ * @skb: the datagram, its data at the UDP header, checksum verified; or
+ *	a GRO/GSO skb of several
  *
  * The encap_rcv hook of the shared UDP sockets, called under RCU in
  * softirq context. Every datagram is counted and consumed: nothing falls
@@ -142,29 +191,10 @@ static bool quic_udp_payload_ok(const struct sk_buff *skb, u32 len)
  */
 int quic_udp_rcv(struct sock *udp_sk, struct sk_buff *skb)
 {
-	struct net *net = sock_net(udp_sk);
-	enum skb_drop_reason reason;
-	struct quic_udp_sock *us;
-	u32 len = 0;
-
-	PRANDOM_SIPHASH_ADD_NOISE(skb->len, skb, skb->tstamp, jiffies);
-	QUIC_INC_STATS(net, QUIC_MIB_PKT_IN);
-
-	if (skb->len > sizeof(struct udphdr))
-		len = skb->len - sizeof(struct udphdr);
-	if (!quic_udp_payload_ok(skb, len)) {
-		QUIC_INC_STATS(net, QUIC_MIB_DROP_MALFORMED);
-		reason = SKB_DROP_REASON_PKT_TOO_SMALL;
-		kfree_skb_reason(skb, reason);
-		return 0;
-	}
-	us = rcu_dereference_sk_user_data(udp_sk);
-	if (!us) {
-		QUIC_INC_STATS(net, QUIC_MIB_DROP_NOCONN);
-		kfree_skb_reason(skb, SKB_DROP_REASON_NO_SOCKET);
-	} else if (quic_input_rcv(net, us, skb)) {
-		QUIC_INC_STATS(net, QUIC_MIB_DROP_NOCONN);
-	}
+	if (skb_is_gso(skb))
+		quic_udp_rcv_gso(udp_sk, skb);
+	else
+		quic_udp_rcv_one(udp_sk, skb, NULL);
 	return 0;
 }
 
@@ -376,6 +406,12 @@ static struct quic_udp_sock *quic_udp_sock_create(struct net *net,
 	tcfg.encap_type = QUIC_UDP_ENCAP_TYPE;
 	tcfg.encap_rcv = quic_udp_rcv;
 	setup_udp_tunnel_sock(net, sock, &tcfg);
+	/* UDP GRO: devices coalesce the datagrams of a flow; those skbs, and
+	 * GSO skbs looped back whole (lo, veth), come to quic_udp_rcv() as
+	 * they are, so that their datagrams are processed in a row.
+	 */
+	udp_set_bit(GRO_ENABLED, sock->sk);
+	udp_allow_gso(sock->sk);
 	return us;
 }
 

@@ -178,6 +178,10 @@ struct quic_request {
  * @out_buf_len: its size
  * @out_long: output.c's Initial and Handshake frame buffers,
  *	QUIC_CONN_MAX_DGRAM bytes each, freed once both spaces are discarded
+ * @rx_batch: the datagram being processed is one of a batch (input.c)
+ * @rx_flush: a datagram of the batch asked for a flush, done at its end
+ * @rx_wake: a datagram of the batch made a stream readable: the reader
+ *	is woken at its end
  * @ku_work: prepares the next 1-RTT keys after a key update, frees the
  *	keys of discarded spaces (keyupdate.c)
  */
@@ -236,6 +240,9 @@ struct quic_conn {
 	u8			*out_buf;
 	u32			out_buf_len;
 	u8			*out_long;
+	bool			rx_batch;
+	bool			rx_flush;
+	bool			rx_wake;
 	struct work_struct	ku_work;
 };
 
