@@ -11,7 +11,9 @@
 # a 750 ms round trip. Over both, the client's link at 1280 bytes, below
 # the server's: the path MTU search finds it, nothing is fragmented; and
 # the same link shrinking from 1500 to 1280 bytes in mid-transfer (a black
-# hole for the size in use until the sender falls back). Every body is compared by SHA-256; one result line
+# hole for the size in use until the sender falls back). With reordering
+# and no loss, less than 1.2 times the file crosses the server's link.
+# Every body is compared by SHA-256; one result line
 # per transfer (ktap.sh); the server's counters go to the log. Nothing
 # asserts a time.
 #
@@ -55,6 +57,10 @@ clients=("h3 gtls" "h3 gtls" "h3 gtls" "h3 gtls" "h3 gtls" "h3 gtls" "h3 gtls" h
 idles=(0 0 0 0 0 0 0 60 0 0)
 # The case whose path MTU (1280) is below the server's link MTU (1500).
 pmtu_case=8
+# The case with reordering and no loss: what the server puts on the wire
+# (IP and UDP headers, the handshake and anything sent twice included)
+# stays under 1.2 times the file (reordering is not taken for loss).
+reorder_case=4
 
 # client_name KIND
 client_name() {
@@ -67,6 +73,8 @@ fail_all() {
 		for f in ${fams[$i]}; do
 			for k in ${clients[$i]}; do
 				result "not ok" $suite "$(client_name $k) from h3server IPv$f, ${cases[$i]} ($1)"
+				[ "$i" != $reorder_case ] ||
+					result "not ok" $suite "$(client_name $k) IPv$f: under 1.2x the file on the wire ($1)"
 				[ "$i" != $pmtu_case ] ||
 					result "not ok" $suite "$(client_name $k) IPv$f: no fragment, at most 30 datagrams too big ($1)"
 			done
@@ -163,6 +171,20 @@ pmtu_check() {
 	fi
 }
 
+# wire_check NAME: the transfer just done put less than 1.2 times the
+# file on the server's link.
+wire_check() {
+	local sent=$(($(cat "$tmp/wireafter") - $(cat "$tmp/wirebefore")))
+
+	echo "   on the wire: $sent bytes for $size" >>"$log"
+	if [ $((sent * 10)) -lt $((size * 12)) ]; then
+		result ok $suite "$1"
+	else
+		echo "   FAIL $1: $sent bytes for $size"
+		result "not ok" $suite "$1"
+	fi
+}
+
 # transfer CASE NAME CMD...: one download, the path doing what "during"
 # says meanwhile; the body is checked, the server's counters logged.
 transfer() {
@@ -172,12 +194,14 @@ transfer() {
 	rm -f "$tmp/got/f.bin"
 	snap >"$tmp/before"
 	ipsnap >"$tmp/ipbefore"
+	topo_server cat /sys/class/net/s0/statistics/tx_bytes >"$tmp/wirebefore"
 	"$@" >>"$log" 2>&1 &
 	during "$i" $!
 	wait $!
 	rc=$?
 	snap >"$tmp/after"
 	ipsnap >"$tmp/ipafter"
+	topo_server cat /sys/class/net/s0/statistics/tx_bytes >"$tmp/wireafter"
 	echo "   server:$(delta "$tmp/before" "$tmp/after")" >>"$log"
 	check "$name" $rc "$tmp/got/f.bin"
 }
@@ -224,6 +248,8 @@ for i in ${QUIC_PATHS_ONLY:-${!cases[@]}}; do
 					--download "$tmp/got" "$addr" $port \
 					"https://$host:$port/f.bin"
 			fi
+			[ "$i" != $reorder_case ] ||
+				wire_check "$(client_name $k) IPv$fam: under 1.2x the file on the wire"
 			[ "$i" != $pmtu_case ] ||
 				pmtu_check "$(client_name $k) IPv$fam: no fragment, at most 30 datagrams too big" $fam
 		done
