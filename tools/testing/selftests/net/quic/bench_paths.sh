@@ -42,10 +42,7 @@ topo_up >>"$log" 2>&1 || skip "no topology (veth, netns)"
 # so that netem's limit (below) counts packets as they are on the wire.
 ip -n "$TOPO_QC" link set c0 gso_max_segs 1 >>"$log" 2>&1
 ip -n "$TOPO_QS" link set s0 gso_max_segs 1 >>"$log" 2>&1
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-	-keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 2 -subj /CN=localhost \
-	-addext "subjectAltName=DNS:localhost,IP:$TOPO_S4" \
-	2>>"$log" || skip "no certificate"
+topo_cert "$tmp" 2>>"$log" || skip "no certificate"
 mkdir -p "$tmp/www" "$tmp/got"
 head -c $((mib << 20)) /dev/urandom >"$tmp/www/f.bin"
 head -c $((fmib << 20)) /dev/urandom >"$tmp/www/fair.bin"

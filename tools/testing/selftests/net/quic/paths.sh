@@ -90,10 +90,7 @@ done
 [ -x "$h3/h3client" ] && [ -x "$h3/h3server" ] || fail_all "h3client/h3server not built"
 modprobe -q virtio_rng 2>/dev/null
 topo_up >>"$log" 2>&1 || fail_all "no topology (veth, netns)"
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-	-keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 2 -subj /CN=localhost \
-	-addext "subjectAltName=DNS:localhost,IP:$TOPO_S4,IP:$TOPO_S6" \
-	2>>"$log" || fail_all "no certificate"
+topo_cert "$tmp" 2>>"$log" || fail_all "no certificate"
 mkdir -p "$tmp/www" "$tmp/got"
 head -c "$size" /dev/urandom >"$tmp/www/f.bin"
 sum=$(sha256sum <"$tmp/www/f.bin" | cut -d' ' -f1)

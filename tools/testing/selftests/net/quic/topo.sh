@@ -16,6 +16,8 @@
 #   topo_link c|s [mtu N] [netem ARGS...]	set the client-side (c0/r0)
 #				or server-side (r1/s0) link, both directions
 #   topo_client_addr ADDR/LEN [ADDR6/LEN]	add an address to the client
+#   topo_cert DIR		a key and self-signed certificate for the server
+#				(DIR/key.pem, DIR/cert.pem)
 #
 # TOPO_C4, TOPO_S4, TOPO_C6 and TOPO_S6 hold the end addresses.
 
@@ -102,4 +104,13 @@ topo_link() {
 topo_client_addr() {
 	ip -n "$TOPO_QC" addr add "$1" dev c0 || return 1
 	[ -z "${2:-}" ] || ip -n "$TOPO_QC" addr add "$2" dev c0 nodad
+}
+
+# topo_cert DIR: DIR/key.pem and DIR/cert.pem, a self-signed P-256
+# certificate for localhost and the server's addresses.
+topo_cert() {
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+		-keyout "$1/key.pem" -out "$1/cert.pem" -days 2 \
+		-subj /CN=localhost \
+		-addext "subjectAltName=DNS:localhost,IP:$TOPO_S4,IP:$TOPO_S6"
 }
