@@ -169,12 +169,16 @@ pmtu_check() {
 }
 
 # wire_check NAME: the transfer just done put less than 1.2 times the
-# file on the server's link.
+# file on the server's link. Asserted for the 2 MiB transfer issue 9
+# names; a smaller file (the debug kernel's 512 KiB) is mostly slow start,
+# before the reordering threshold has adapted: its figure is only logged.
 wire_check() {
 	local sent=$(($(cat "$tmp/wireafter") - $(cat "$tmp/wirebefore")))
 
 	echo "   on the wire: $sent bytes for $size" >>"$log"
-	if [ $((sent * 10)) -lt $((size * 12)) ]; then
+	if [ "$size" -lt 2097152 ]; then
+		result skip $suite "$1 (file below 2 MiB)"
+	elif [ $((sent * 10)) -lt $((size * 12)) ]; then
 		result ok $suite "$1"
 	else
 		echo "   FAIL $1: $sent bytes for $size"
