@@ -158,18 +158,38 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_recovery_loss_delay);
  * @pn: its packet number (application space)
  * @largest: the largest packet number acknowledged then
  *
- * The oldest memory goes when the ring is full: a spurious loss found
- * late is one not found, nothing worse.
+ * A packet following the last one remembered, declared lost by the same
+ * ACK, extends its run: a reordered burst is one slot, however long. The
+ * oldest run goes when the ring is full: a spurious loss found late is one
+ * not found, nothing worse.
  */
 void quic_recovery_lost_note(struct quic_recovery *rec, u64 pn, u64 largest)
 {
-	struct quic_rec_lost *l = &rec->lost[rec->lost_next];
+	u8 prev = (rec->lost_next + QUIC_REC_LOST_RING - 1) %
+		  QUIC_REC_LOST_RING;
+	struct quic_rec_lost *l = &rec->lost[prev];
 
-	l->pn = pn;
+	if (l->largest && l->largest == largest && l->last + 1 == pn) {
+		l->last = pn;
+		return;
+	}
+	l = &rec->lost[rec->lost_next];
+	l->first = pn;
+	l->last = pn;
 	l->largest = largest;
 	rec->lost_next = (rec->lost_next + 1) % QUIC_REC_LOST_RING;
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_recovery_lost_note);
+
+/* The packets of run @l that range @r acknowledges: [*lo, *hi]. */
+static bool quic_recovery_lost_overlap(const struct quic_rec_lost *l,
+				       const struct quic_ack_range *r,
+				       u64 *lo, u64 *hi)
+{
+	*lo = max(l->first, r->smallest);
+	*hi = min(l->last, r->largest);
+	return *lo <= *hi;
+}
 
 /**
  * quic_recovery_spurious() - find losses an ACK proves spurious
@@ -182,7 +202,10 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_recovery_lost_note);
  * A packet declared lost and then acknowledged was reordered, not lost:
  * the packet threshold grows to the distance it was overtaken by (plus
  * one), the time threshold by an eighth of the RTT, both capped (RFC
- * 9002 6.1.1, 6.1.2 allow adapting them, as TCP's RACK does).
+ * 9002 6.1.1, 6.1.2 allow adapting them, as TCP's RACK does). Found
+ * packets leave their run; when a range falls inside a run, the part
+ * above it is forgotten (ranges come in descending order, so the part
+ * below may still be found by the next ones, but not the part above).
  *
  * Return: how many remembered losses the ACK proved spurious.
  */
@@ -192,32 +215,33 @@ u32 quic_recovery_spurious(struct quic_recovery *rec,
 {
 	struct quic_rec_lost *l;
 	u32 i, j, found = 0;
-	u64 dist;
+	u64 lo, hi;
 
 	*undo = false;
 	for (i = 0; i < QUIC_REC_LOST_RING; i++) {
 		l = &rec->lost[i];
-		if (!l->largest)
-			continue;
-		for (j = 0; j < nr_ranges; j++) {
-			if (l->pn > ranges[j].largest ||
-			    l->pn < ranges[j].smallest)
+		for (j = 0; j < nr_ranges && l->largest; j++) {
+			if (!quic_recovery_lost_overlap(l, &ranges[j], &lo, &hi))
 				continue;
-			dist = l->largest - l->pn + 1;
 			rec->pkt_threshold = min_t(u64, QUIC_PACKET_THRESHOLD_MAX,
 						   max_t(u64, rec->pkt_threshold,
-							 dist));
-			rec->time_num = min_t(u32, rec->time_num + 1,
-					      QUIC_TIME_THRESHOLD_MAX_NUM);
-			if (l->pn == undo_pn)
+							 l->largest - lo + 1));
+			if (undo_pn >= lo && undo_pn <= hi)
 				*undo = true;
-			l->largest = 0;
-			found++;
-			break;
+			found += hi - lo + 1;
+			if (lo > l->first)
+				l->last = lo - 1;
+			else if (hi < l->last)
+				l->first = hi + 1;
+			else
+				l->largest = 0;
 		}
 	}
-	if (found)
+	if (found) {
+		rec->time_num = min_t(u32, rec->time_num + found,
+				      QUIC_TIME_THRESHOLD_MAX_NUM);
 		rec->clean_events = 0;
+	}
 	rec->spurious += found;
 	return found;
 }

@@ -34,7 +34,7 @@ struct quic_ack_range;
  */
 #define QUIC_PACKET_THRESHOLD_MAX	64
 #define QUIC_TIME_THRESHOLD_MAX_NUM	16
-/* Packets declared lost remembered, to find the spurious ones. */
+/* Runs of packets declared lost remembered, to find the spurious ones. */
 #define QUIC_REC_LOST_RING		16
 /* Congestion events without a spurious loss before the thresholds reset
  * (RACK resets its reordering window after 16 recoveries).
@@ -65,13 +65,16 @@ u64 quic_rtt_loss_delay(const struct quic_rtt *r);
 u64 quic_rtt_pto(const struct quic_rtt *r, u64 max_ack_delay, u32 pto_count);
 
 /**
- * struct quic_rec_lost - a packet declared lost, until it proves spurious
- * @pn: its packet number
- * @largest: the largest packet number acknowledged when it was declared
+ * struct quic_rec_lost - consecutive packets declared lost by one ACK,
+ *	until they prove spurious
+ * @first: the lowest packet number of the run
+ * @last: the highest
+ * @largest: the largest packet number acknowledged when they were declared
  *	lost; 0 for an empty slot
  */
 struct quic_rec_lost {
-	u64 pn;
+	u64 first;
+	u64 last;
 	u64 largest;
 };
 
@@ -85,7 +88,8 @@ struct quic_rec_lost {
  *	a loss proves spurious, then the reordering seen
  * @time_num: the time threshold in eighths of the RTT (kTimeThreshold is
  *	9/8), one more per spurious loss
- * @lost: the application-space packets last declared lost (a ring)
+ * @lost: the application-space packets last declared lost, in runs (a
+ *	ring)
  * @lost_next: the next slot of @lost
  * @spurious: losses found spurious so far
  * @clean_events: congestion events since a loss last proved spurious

@@ -449,6 +449,47 @@ static int engine_backoff_cap(struct quic_test *t)
 	return 0;
 }
 
+/* A burst declared lost by one ACK is one run, found piece by piece. */
+static int engine_spurious_run(struct quic_test *t)
+{
+	struct quic_ack_range mid = { .largest = 57, .smallest = 56 };
+	struct quic_ack_range low = { .largest = 51, .smallest = 50 };
+	struct quic_ack_range rest = { .largest = 60, .smallest = 52 };
+	struct quic_recovery rec;
+	bool undo;
+	u64 pn;
+	u32 n;
+
+	quic_recovery_init(&rec, QUIC_INITIAL_RTT_US);
+	for (pn = 50; pn < 60; pn++)
+		quic_recovery_lost_note(&rec, pn, 70);
+	if (rec.lost_next != 1 || rec.lost[0].first != 50 ||
+	    rec.lost[0].last != 59)
+		return quic_test_fail(t, "not one run: next %u", rec.lost_next);
+	/* Inside the run: 56-57 found, 58-59 forgotten, 50-55 kept. */
+	n = quic_recovery_spurious(&rec, &mid, 1, 58, &undo);
+	if (n != 2 || undo || rec.pkt_threshold != 15)
+		return quic_test_fail(t, "mid: %u, threshold %u", n,
+				      rec.pkt_threshold);
+	n = quic_recovery_spurious(&rec, &low, 1, 51, &undo);
+	if (n != 2 || !undo || rec.lost[0].first != 52 ||
+	    rec.lost[0].last != 55)
+		return quic_test_fail(t, "low: %u, run %llu-%llu", n,
+				      rec.lost[0].first, rec.lost[0].last);
+	n = quic_recovery_spurious(&rec, &rest, 1, U64_MAX, &undo);
+	if (n != 4 || rec.lost[0].largest || rec.spurious != 8)
+		return quic_test_fail(t, "rest: %u, total %u", n, rec.spurious);
+	n = quic_recovery_spurious(&rec, &rest, 1, U64_MAX, &undo);
+	if (n)
+		return quic_test_fail(t, "found again: %u", n);
+	/* A gap, or another ACK, starts a new run. */
+	quic_recovery_lost_note(&rec, 62, 70);
+	quic_recovery_lost_note(&rec, 63, 80);
+	if (rec.lost_next != 3)
+		return quic_test_fail(t, "runs merged: next %u", rec.lost_next);
+	return 0;
+}
+
 /* A loss the peer's ACK later contradicts widens both thresholds: the
  * packet threshold to the distance the packet was overtaken by, the time
  * threshold by an eighth; the event's packet asks for an undo.
@@ -495,7 +536,7 @@ static int engine_spurious(struct quic_test *t)
 	    rec.time_num != QUIC_TIME_THRESHOLD_NUM)
 		return quic_test_fail(t, "no decay: %u, %u/8",
 				      rec.pkt_threshold, rec.time_num);
-	return 0;
+	return engine_spurious_run(t);
 }
 
 static const struct quic_test_case quic_recovery_cases[] = {
