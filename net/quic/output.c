@@ -84,8 +84,6 @@
 #define QUIC_OUT_CRYPTO_CHUNK		1000
 /* Least STREAM chunk: a full packet's worth at the least datagram size. */
 #define QUIC_OUT_STREAM_CHUNK		1000
-/* Room a STREAM chunk gets at least, for later small writes to join it. */
-#define QUIC_OUT_STREAM_CAP		512
 /* Frames a sent-packet record holds in itself; more go to extensions. */
 #define QUIC_OUT_REC_ITEMS		4
 #define QUIC_OUT_EXT_ITEMS		15
@@ -1388,18 +1386,16 @@ static void quic_out_chunk_gone(struct sock *sk, struct quic_outq_chunk *ch,
 	quic_stream_release(&c->streams, st);
 }
 
-/* A chunk of @n bytes for a stream: room for later small writes to join
- * it while it is not sent, up to a full packet, in what kmalloc() gives.
+/* A chunk of @n bytes for a stream, at most @full, with the room of
+ * quic_outq_stream_room() (none for a bare FIN), charged to the socket.
  */
 static struct quic_outq_chunk *quic_out_chunk_new(struct sock *sk, s64 id,
 						  u64 off, u32 n, u32 full)
 {
 	struct quic_outq_chunk *ch;
-	u32 cap = max(n, min_t(u32, full, QUIC_OUT_STREAM_CAP));
 
-	cap = min_t(u32, full, kmalloc_size_roundup(struct_size(ch, data, cap)) -
-			       sizeof(*ch));
-	ch = quic_outq_chunk_alloc(id, off, n, max(cap, n), GFP_KERNEL);
+	ch = quic_outq_chunk_alloc(id, off, n, quic_outq_stream_room(n, full),
+				   GFP_KERNEL);
 	if (ch)
 		sk_wmem_queued_add(sk, sizeof(*ch) + ch->cap);
 	return ch;

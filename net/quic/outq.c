@@ -24,6 +24,33 @@ void quic_outq_init(struct quic_outq *q)
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_outq_init);
 
 /**
+ * quic_outq_stream_room() - the room to allocate for a new STREAM chunk
+ * @len: the bytes it holds, at most @full
+ * @full: the most bytes a STREAM chunk holds (a full packet's worth)
+ *
+ * Until it is sent, later writes of the same stream are appended to the
+ * last chunk (quic_outq_tail()) instead of each taking a chunk and a
+ * frame of its own. A chunk gets room for the larger of its bytes and
+ * %QUIC_OUTQ_STREAM_ROOM, plus what kmalloc() rounds the allocation up
+ * to anyway, never more than @full. A bare FIN (@len 0) gets none: a
+ * chunk with the FIN takes no more bytes.
+ *
+ * Return: the room, from @len to @full (0 for a bare FIN).
+ */
+u32 quic_outq_stream_room(u32 len, u32 full)
+{
+	const size_t head = sizeof(struct quic_outq_chunk);
+	u32 room;
+
+	if (!len)
+		return 0;
+	room = max(len, min_t(u32, full, QUIC_OUTQ_STREAM_ROOM));
+	room = kmalloc_size_roundup(head + room) - head;
+	return min(room, full);
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_outq_stream_room);
+
+/**
  * quic_outq_chunk_alloc() - a chunk for @len bytes, with room for @cap
  * @id: the stream, or %QUIC_OUTQ_CRYPTO
  * @offset: offset of its first byte

@@ -24,6 +24,8 @@
 
 /* The stream ID of CRYPTO data. */
 #define QUIC_OUTQ_CRYPTO	(-1)
+/* Room a STREAM chunk gets at least, for later small writes to join it. */
+#define QUIC_OUTQ_STREAM_ROOM	512
 
 /**
  * struct quic_outq_chunk - CRYPTO or STREAM bytes to deliver
@@ -70,6 +72,7 @@ struct quic_outq {
 };
 
 void quic_outq_init(struct quic_outq *q);
+u32 quic_outq_stream_room(u32 len, u32 full);
 struct quic_outq_chunk *quic_outq_chunk_alloc(s64 id, u64 offset, u32 len,
 					      u32 cap, gfp_t gfp);
 void quic_outq_add(struct quic_outq *q, struct quic_outq_chunk *ch);

@@ -2,7 +2,8 @@
 /*
  * Tests of include/net/quic/outq.h: the send queue of a packet-number
  * space: the send cursor, lost chunks sent before new data, references
- * of sent-packet records, drops, splits and appends at the tail.
+ * of sent-packet records, drops, splits, appends at the tail and the
+ * room of a new STREAM chunk.
  */
 
 #include <linux/errno.h>
@@ -439,6 +440,40 @@ static int tail_grow(struct quic_test *t, struct fix *f)
 	return fix_counts(t, f, 0, 115);
 }
 
+/* A STREAM chunk's room: at least its bytes and QUIC_OUTQ_STREAM_ROOM,
+ * all kmalloc() gives, at most a full chunk; none for a bare FIN.
+ */
+static int outq_stream_room(struct quic_test *t)
+{
+	const size_t head = sizeof(struct quic_outq_chunk);
+	struct quic_outq_chunk *ch;
+	u32 len, room;
+
+	if (quic_outq_stream_room(0, 1200) || quic_outq_stream_room(0, 300))
+		return quic_test_fail(t, "room for a bare FIN");
+	ch = quic_outq_chunk_alloc(4, 100, 0, quic_outq_stream_room(0, 1200),
+				   GFP_KERNEL);
+	if (!ch)
+		return -ENOMEM;
+	room = ch->cap;
+	kfree(ch);
+	if (room)
+		return quic_test_fail(t, "bare FIN chunk: cap %u", room);
+	for (len = 1; len <= 1500; len++) {
+		room = quic_outq_stream_room(len, 1500);
+		if (room < max_t(u32, len, QUIC_OUTQ_STREAM_ROOM) ||
+		    room > 1500 ||
+		    (room < 1500 &&
+		     kmalloc_size_roundup(head + room) != head + room))
+			return quic_test_fail(t, "%u bytes: room %u", len,
+					      room);
+	}
+	if (quic_outq_stream_room(1200, 1200) != 1200 ||
+	    quic_outq_stream_room(100, 300) != 300)
+		return quic_test_fail(t, "room beyond a full chunk");
+	return 0;
+}
+
 static int outq_cursor(struct quic_test *t)
 {
 	return run(t, cursor);
@@ -482,6 +517,7 @@ static const struct quic_test_case quic_outq_cases[] = {
 	QUIC_TEST_CASE(outq_split_new),
 	QUIC_TEST_CASE(outq_split_lost),
 	QUIC_TEST_CASE(outq_tail_grow),
+	QUIC_TEST_CASE(outq_stream_room),
 };
 
 const struct quic_test_suite quic_outq_suite = {
