@@ -1103,12 +1103,6 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 	return err ? err : 1;
 }
 
-/* Is there data to send (again) in the space? */
-static bool quic_out_queued(struct quic_conn *c, u8 level)
-{
-	return quic_outq_pending(&c->space[level].out);
-}
-
 /* The flush stopped with data queued and room in the window, @again:
  * the pacer held it back, or the flush sent its most datagrams: come back
  * when the pacer lets it go (at once if it already does). The window,
@@ -1125,7 +1119,8 @@ static void quic_out_pace_arm(struct sock *sk, bool again)
 		return;
 	wait = quic_cong_pace_wait(&c->cong, ktime_get_ns());
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
-		if (!c->space[i].discarded && quic_out_queued(c, i)) {
+		if (!c->space[i].discarded &&
+		    quic_outq_pending(&c->space[i].out)) {
 			quic_timer_pace(sk, max_t(u64, wait, 1));
 			return;
 		}
@@ -1863,7 +1858,7 @@ static void quic_out_probe(struct sock *sk, u8 level)
 	struct quic_sent_pkt *pkt;
 	u32 probes = 0;
 
-	if (quic_out_queued(c, level))
+	if (quic_outq_pending(&s->out))
 		return;
 	list_for_each_entry(pkt, &s->sent.head, list) {
 		if (!pkt->ack_eliciting || !pkt->in_flight)
