@@ -1607,15 +1607,13 @@ static bool quic_out_pkt_requeue(struct sock *sk, struct quic_sent_pkt *pkt)
 			any = true;
 			break;
 		case QUIC_OUT_CONN_CTL:
-			quic_stream_conn_ctl_lost(&c->streams, it->bit);
-			any = true;
+			any |= quic_stream_conn_ctl_lost(&c->streams, it->bit);
 			break;
 		case QUIC_OUT_STREAM_CTL:
 			st = quic_stream_find(&c->streams, it->id);
-			if (!st || !(st->ctl_unacked & it->bit))
-				break;
-			quic_stream_ctl_lost(&c->streams, st, it->bit);
-			any = true;
+			if (st)
+				any |= quic_stream_ctl_lost(&c->streams, st,
+							    it->bit);
 			break;
 		case QUIC_OUT_NEW_CID:
 			quic_cid_src_mark(&c->src, it->seq, true);

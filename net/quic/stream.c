@@ -1337,15 +1337,17 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_ctl_acked);
  * @s: the stream
  * @ctl: one QUIC_STREAM_CTL_* bit
  *
- * The frame is queued again unless it was acknowledged since, or no
- * longer needed: a STOP_SENDING once the receiving part has all it needs,
- * a STREAM_DATA_BLOCKED once credit arrived.
+ * The frame is queued again unless it was acknowledged since (or already
+ * queued again), or no longer needed: a STOP_SENDING once the receiving
+ * part has all it needs, a STREAM_DATA_BLOCKED once credit arrived.
+ *
+ * Return: true if the frame is queued again.
  */
-void quic_stream_ctl_lost(struct quic_stream_table *t, struct quic_stream *s,
+bool quic_stream_ctl_lost(struct quic_stream_table *t, struct quic_stream *s,
 			  u8 ctl)
 {
 	if (!(s->ctl_unacked & ctl))
-		return;
+		return false;
 	s->ctl_unacked &= ~ctl;
 	s->ctl_pending |= ctl;
 	if (s->recv_state != QUIC_STREAM_RECV_STATE_RECV &&
@@ -1355,6 +1357,7 @@ void quic_stream_ctl_lost(struct quic_stream_table *t, struct quic_stream *s,
 		s->ctl_pending &= ~QUIC_STREAM_CTL_BLOCKED;
 	if (!s->ctl_pending && !s->ctl_unacked)
 		list_del_init(&s->ctl_node);
+	return s->ctl_pending & ctl;
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_ctl_lost);
 
@@ -1366,22 +1369,25 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_ctl_lost);
  *
  * MAX_STREAMS goes again with the current limit; a *_BLOCKED only while
  * still blocked at the limit it reported.
+ *
+ * Return: true if the frame is queued again.
  */
-void quic_stream_conn_ctl_lost(struct quic_stream_table *t, u8 bit)
+bool quic_stream_conn_ctl_lost(struct quic_stream_table *t, u8 bit)
 {
 	u8 type = t->is_server;
 
 	if (bit == QUIC_STREAM_BLOCKED_CONN_DATA &&
 	    (t->send.used < t->send.max || t->send.blocked_at != t->send.max))
-		return;
+		return false;
 	if (bit == QUIC_STREAM_BLOCKED_CONN_UNI)
 		type |= QUIC_STREAM_TYPE_UNI_MASK;
 	if ((bit == QUIC_STREAM_BLOCKED_CONN_BIDI ||
 	     bit == QUIC_STREAM_BLOCKED_CONN_UNI) &&
 	    (t->kind[type].next < t->kind[type].limit ||
 	     t->kind[type].blocked_at != t->kind[type].limit))
-		return;
+		return false;
 	t->blocked_pending |= bit;
+	return true;
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_conn_ctl_lost);
 

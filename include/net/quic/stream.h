@@ -317,9 +317,9 @@ void quic_stream_ctl_sent(struct quic_stream_table *t, struct quic_stream *s,
 			  u8 ctl);
 bool quic_stream_ctl_acked(struct quic_stream_table *t, struct quic_stream *s,
 			   u8 ctl);
-void quic_stream_ctl_lost(struct quic_stream_table *t, struct quic_stream *s,
+bool quic_stream_ctl_lost(struct quic_stream_table *t, struct quic_stream *s,
 			  u8 ctl);
-void quic_stream_conn_ctl_lost(struct quic_stream_table *t, u8 bit);
+bool quic_stream_conn_ctl_lost(struct quic_stream_table *t, u8 bit);
 void quic_stream_out_hold(struct quic_stream *s);
 bool quic_stream_out_put(struct quic_stream *s);
 void quic_stream_blocked(struct quic_stream_table *t, struct quic_stream *s);

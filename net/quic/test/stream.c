@@ -1261,8 +1261,9 @@ static int stream_ctl_frames(struct quic_test *t)
 	quic_stream_ctl_sent(&f->t, s, QUIC_STREAM_CTL_RESET);
 	if (s->ctl_pending || s->ctl_unacked != QUIC_STREAM_CTL_RESET)
 		goto out;
-	quic_stream_ctl_lost(&f->t, s, QUIC_STREAM_CTL_RESET);
-	if (s->ctl_pending != QUIC_STREAM_CTL_RESET || s->ctl_unacked)
+	if (!quic_stream_ctl_lost(&f->t, s, QUIC_STREAM_CTL_RESET) ||
+	    s->ctl_pending != QUIC_STREAM_CTL_RESET || s->ctl_unacked ||
+	    quic_stream_ctl_lost(&f->t, s, QUIC_STREAM_CTL_RESET))
 		goto out;
 	quic_stream_ctl_sent(&f->t, s, QUIC_STREAM_CTL_RESET);
 	if (!quic_stream_ctl_acked(&f->t, s, QUIC_STREAM_CTL_RESET) ||
@@ -1280,8 +1281,8 @@ static int stream_ctl_frames(struct quic_test *t)
 	quic_stream_ctl_sent(&f->t, s, QUIC_STREAM_CTL_STOP);
 	if (quic_stream_recv_reset(&f->t, s, 9, 0, &err))
 		goto out;
-	quic_stream_ctl_lost(&f->t, s, QUIC_STREAM_CTL_STOP);
-	if (s->ctl_pending || !list_empty(&s->ctl_node))
+	if (quic_stream_ctl_lost(&f->t, s, QUIC_STREAM_CTL_STOP) ||
+	    s->ctl_pending || !list_empty(&s->ctl_node))
 		goto out;
 	ret = quic_test_fail(t, "peer's STOP_SENDING resets with its code");
 	if (quic_stream_recv_stop_sending(&f->t, p, 77) != 1 ||
@@ -1332,8 +1333,8 @@ static int stream_blocked(struct quic_test *t)
 		goto out;
 	ret = quic_test_fail(t, "credit came: not sent again on loss");
 	quic_stream_peer_max_stream_data(s, 200);
-	quic_stream_ctl_lost(&f->t, s, QUIC_STREAM_CTL_BLOCKED);
-	if (s->ctl_pending || !list_empty(&s->ctl_node))
+	if (quic_stream_ctl_lost(&f->t, s, QUIC_STREAM_CTL_BLOCKED) ||
+	    s->ctl_pending || !list_empty(&s->ctl_node))
 		goto out;
 	ret = quic_test_fail(t, "connection blocked");
 	if (quic_stream_send_advance(&f->t, s, 50, false))
@@ -1341,6 +1342,20 @@ static int stream_blocked(struct quic_test *t)
 	quic_stream_blocked(&f->t, s);
 	if (!(f->t.blocked_pending & QUIC_STREAM_BLOCKED_CONN_DATA))
 		goto out;
+	ret = quic_test_fail(t, "DATA_BLOCKED lost: again while blocked");
+	f->t.blocked_pending = 0;
+	if (!quic_stream_conn_ctl_lost(&f->t, QUIC_STREAM_BLOCKED_CONN_DATA) ||
+	    f->t.blocked_pending != QUIC_STREAM_BLOCKED_CONN_DATA)
+		goto out;
+	f->t.blocked_pending = 0;
+	f->t.send.max = 200;
+	if (quic_stream_conn_ctl_lost(&f->t, QUIC_STREAM_BLOCKED_CONN_DATA) ||
+	    f->t.blocked_pending ||
+	    !quic_stream_conn_ctl_lost(&f->t, QUIC_STREAM_MAX_STREAMS_BIDI) ||
+	    f->t.blocked_pending != QUIC_STREAM_MAX_STREAMS_BIDI)
+		goto out;
+	f->t.blocked_pending = 0;
+	f->t.send.max = 100;
 	ret = quic_test_fail(t, "stream limit");
 	for (i = 1; i < test_params.max_streams_bidi; i++)
 		if (!quic_stream_open_allowed(&f->t, -1, false) ||
@@ -1357,6 +1372,12 @@ static int stream_blocked(struct quic_test *t)
 	f->t.blocked_pending = 0;
 	quic_stream_open_blocked(&f->t, false);
 	if (f->t.blocked_pending)
+		goto out;
+	ret = quic_test_fail(t, "STREAMS_BLOCKED lost: again at the limit");
+	if (!quic_stream_conn_ctl_lost(&f->t, QUIC_STREAM_BLOCKED_CONN_BIDI) ||
+	    f->t.blocked_pending != QUIC_STREAM_BLOCKED_CONN_BIDI ||
+	    quic_stream_conn_ctl_lost(&f->t, QUIC_STREAM_BLOCKED_CONN_UNI) ||
+	    f->t.blocked_pending != QUIC_STREAM_BLOCKED_CONN_BIDI)
 		goto out;
 	ret = 0;
 out:
