@@ -1468,23 +1468,32 @@ free:
 	return err;
 }
 
+/* quic_outq_drop_stream() drops a chunk of a reset stream (@ctx: sk). */
+static void quic_out_chunk_dropped(void *ctx, struct quic_outq_chunk *ch)
+{
+	quic_out_chunk_gone(ctx, ch, false);
+}
+
 /**
  * quic_output_stream_drop() - a stream was reset: its queued STREAM data
  *	is never sent again
  * @sk: the socket, locked
  * @id: the stream
+ *
+ * The walk of the send queue ends at the stream's last chunk: the stream
+ * counts its chunks on the queue (quic_stream_out_hold()), so chunks
+ * queued after that one, and the whole queue when it has none, are not
+ * visited (quic_outq_drop_stream()).
  */
 void quic_output_stream_drop(struct sock *sk, s64 id)
 {
-	struct quic_outq *q = &quic_sk(sk)->conn.space[QUIC_CRYPTO_APP].out;
-	struct quic_outq_chunk *ch, *tmp;
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_stream *st = quic_stream_find(&c->streams, id);
 
-	list_for_each_entry_safe(ch, tmp, &q->chunks, list) {
-		if (ch->id != id)
-			continue;
-		quic_out_chunk_gone(sk, ch, false);
-		quic_outq_drop(q, ch);
-	}
+	if (st && st->out_chunks)
+		quic_outq_drop_stream(&c->space[QUIC_CRYPTO_APP].out, id,
+				      st->out_chunks, quic_out_chunk_dropped,
+				      sk);
 }
 
 /**

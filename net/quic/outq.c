@@ -243,6 +243,43 @@ void quic_outq_drop(struct quic_outq *q, struct quic_outq_chunk *ch)
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_outq_drop);
 
 /**
+ * quic_outq_drop_stream() - drop the chunks of a stream (it was reset)
+ * @q: the queue
+ * @id: the stream
+ * @nr: how many chunks of @id are on the queue
+ * @cb: called for each, before it is dropped
+ * @ctx: passed to @cb
+ *
+ * Chunks are not linked per stream (a link in every chunk, to keep
+ * through splits, acknowledgments and drops, for a walk done once per
+ * reset). The walk stops instead at the @nr-th chunk of @id, its last
+ * (the stream counts its chunks: quic_stream_out_hold()): it visits the
+ * stream's chunks and those of other streams queued before its last,
+ * never those queued after. A stream alone on the queue, or whose chunks
+ * are the oldest, costs as many steps as it has chunks.
+ *
+ * Return: the chunks dropped.
+ */
+u32 quic_outq_drop_stream(struct quic_outq *q, s64 id, u32 nr,
+			  quic_outq_cb cb, void *ctx)
+{
+	struct quic_outq_chunk *ch, *tmp;
+	u32 n = 0;
+
+	list_for_each_entry_safe(ch, tmp, &q->chunks, list) {
+		if (n == nr)
+			break;
+		if (ch->id != id)
+			continue;
+		cb(ctx, ch);
+		quic_outq_drop(q, ch);
+		n++;
+	}
+	return n;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_outq_drop_stream);
+
+/**
  * quic_outq_split() - cut the chunk from quic_outq_peek() after @n bytes
  * @q: the queue
  * @ch: the chunk

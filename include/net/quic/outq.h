@@ -71,6 +71,13 @@ struct quic_outq {
 	u64			bytes;
 };
 
+/**
+ * typedef quic_outq_cb - called for a chunk about to leave the queue
+ * @ctx: the caller's context
+ * @ch: the chunk, still on the queue
+ */
+typedef void (*quic_outq_cb)(void *ctx, struct quic_outq_chunk *ch);
+
 void quic_outq_init(struct quic_outq *q);
 u32 quic_outq_stream_room(u32 len, u32 full);
 struct quic_outq_chunk *quic_outq_chunk_alloc(s64 id, u64 offset, u32 len,
@@ -85,6 +92,8 @@ bool quic_outq_lost(struct quic_outq *q, struct quic_outq_chunk *ch);
 bool quic_outq_acked(struct quic_outq *q, struct quic_outq_chunk *ch);
 void quic_outq_put(struct quic_outq_chunk *ch);
 void quic_outq_drop(struct quic_outq *q, struct quic_outq_chunk *ch);
+u32 quic_outq_drop_stream(struct quic_outq *q, s64 id, u32 nr,
+			  quic_outq_cb cb, void *ctx);
 int quic_outq_split(struct quic_outq *q, struct quic_outq_chunk *ch, u32 n,
 		    gfp_t gfp);
 

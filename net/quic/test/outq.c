@@ -2,8 +2,8 @@
 /*
  * Tests of include/net/quic/outq.h: the send queue of a packet-number
  * space: the send cursor, lost chunks sent before new data, references
- * of sent-packet records, drops, splits, appends at the tail and the
- * room of a new STREAM chunk.
+ * of sent-packet records, drops (of a chunk, of a stream's chunks),
+ * splits, appends at the tail and the room of a new STREAM chunk.
  */
 
 #include <linux/errno.h>
@@ -440,6 +440,79 @@ static int tail_grow(struct quic_test *t, struct fix *f)
 	return fix_counts(t, f, 0, 115);
 }
 
+/* What quic_outq_drop_stream() gave its callback. */
+struct drop_log {
+	struct quic_outq_chunk *ch[NCH];
+	u32 n;
+	s64 id;
+	bool bad;
+};
+
+static void drop_cb(void *ctx, struct quic_outq_chunk *ch)
+{
+	struct drop_log *l = ctx;
+
+	if (l->n == NCH || ch->id != l->id || ch->acked)
+		l->bad = true;
+	else
+		l->ch[l->n++] = ch;
+}
+
+/* Whether the queue holds the @nr chunks @want of @f, in this order. */
+static bool fix_left(struct fix *f, const int *want, u32 nr)
+{
+	struct quic_outq_chunk *ch;
+	u32 n = 0;
+
+	list_for_each_entry(ch, &f->q.chunks, list)
+		if (n == nr || ch != f->c[want[n++]])
+			return false;
+	return n == nr;
+}
+
+/* A reset stream's chunks go, sent or not, in the order queued, and
+ * only those: the walk ends at the stream's last chunk, as many as it
+ * was told of.
+ */
+static int drop_stream(struct quic_test *t, struct fix *f)
+{
+	static const s64 id[NCH] = { 0, 4, 0, 8, 0, 4 };
+	struct drop_log l = { .id = 0 };
+	int i, err;
+
+	for (i = 0; i < NCH; i++)
+		if (fix_add(f, i, id[i], i * 100, (i + 1) * 10, 0))
+			return -ENOMEM;
+	for (i = 0; i < 3; i++)
+		fix_send(f, i);
+	err = fix_counts(t, f, 150, 210);
+	if (err)
+		return err;
+	if (quic_outq_drop_stream(&f->q, 0, 3, drop_cb, &l) != 3 || l.bad ||
+	    l.n != 3 || l.ch[0] != f->c[0] || l.ch[1] != f->c[2] ||
+	    l.ch[2] != f->c[4])
+		return quic_test_fail(t, "stream 0: %u chunks dropped", l.n);
+	f->c[4] = NULL;		/* never sent: freed */
+	if (!fix_left(f, (const int[]){ 1, 3, 5 }, 3) || !fix_next(f, 3))
+		return quic_test_fail(t, "stream 0: other chunks touched");
+	if (!f->c[0]->acked || f->c[0]->refs != 1 || !f->c[2]->acked)
+		return quic_test_fail(t, "sent chunks not kept for records");
+	err = fix_counts(t, f, 100, 120);
+	if (err)
+		return err;
+	l = (struct drop_log){ .id = 4 };
+	if (quic_outq_drop_stream(&f->q, 4, 1, drop_cb, &l) != 1 || l.bad ||
+	    l.n != 1 || l.ch[0] != f->c[1] || f->c[5]->acked)
+		return quic_test_fail(t, "stream 4: not only its first chunk");
+	l = (struct drop_log){ .id = 8 };
+	if (quic_outq_drop_stream(&f->q, 8, 0, drop_cb, &l) || l.n ||
+	    quic_outq_drop_stream(&f->q, 12, 1, drop_cb, &l) || l.n)
+		return quic_test_fail(t, "nothing to drop: dropped");
+	if (!fix_left(f, (const int[]){ 3, 5 }, 2) || !fix_next(f, 3))
+		return quic_test_fail(t, "chunks 3 and 5 not left");
+	return fix_counts(t, f, 100, 100);
+}
+
 /* A STREAM chunk's room: at least its bytes and QUIC_OUTQ_STREAM_ROOM,
  * all kmalloc() gives, at most a full chunk; none for a bare FIN.
  */
@@ -509,6 +582,11 @@ static int outq_tail_grow(struct quic_test *t)
 	return run(t, tail_grow);
 }
 
+static int outq_drop_stream(struct quic_test *t)
+{
+	return run(t, drop_stream);
+}
+
 static const struct quic_test_case quic_outq_cases[] = {
 	QUIC_TEST_CASE(outq_cursor),
 	QUIC_TEST_CASE(outq_lost_first),
@@ -517,6 +595,7 @@ static const struct quic_test_case quic_outq_cases[] = {
 	QUIC_TEST_CASE(outq_split_new),
 	QUIC_TEST_CASE(outq_split_lost),
 	QUIC_TEST_CASE(outq_tail_grow),
+	QUIC_TEST_CASE(outq_drop_stream),
 	QUIC_TEST_CASE(outq_stream_room),
 };
 
