@@ -408,7 +408,10 @@ static int quic_in_level(u8 type)
 /* Record a packet for our next ACK. An ack-eliciting one that arrived
  * out of order, leaving a gap or filling one, is acknowledged at once
  * (RFC 9000 13.2.1), so that the sender detects a loss, or sees a
- * reordering, without waiting for our delay.
+ * reordering, without waiting for our delay. It also starts the count
+ * that acknowledges every second packet again (output.c): a sender that
+ * lost packets may be down to its minimum window of two, and would wait
+ * for our ACK timer if we acknowledged every fourth.
  */
 static void quic_in_ack_due(struct quic_pnspace *s, u64 pn, bool eliciting)
 {
@@ -420,10 +423,12 @@ static void quic_in_ack_due(struct quic_pnspace *s, u64 pn, bool eliciting)
 	if (!eliciting)
 		return;
 	s->ack_pending = true;
-	if (ooo)
+	if (ooo) {
 		s->ack_eliciting = U8_MAX;
-	else if (s->ack_eliciting < U8_MAX)
+		s->rx_eliciting = 0;
+	} else if (s->ack_eliciting < U8_MAX) {
 		s->ack_eliciting++;
+	}
 	if (s->rx_eliciting < U32_MAX)
 		s->rx_eliciting++;
 }

@@ -72,7 +72,8 @@ struct sock;
  * @ack_pending: an ack-eliciting packet arrived since our last ACK
  * @ack_eliciting: ack-eliciting packets received since our last ACK;
  *	U8_MAX asks for an ACK at once (a packet arrived out of order)
- * @rx_eliciting: ack-eliciting packets received in all (saturates)
+ * @rx_eliciting: ack-eliciting packets received since the first or the
+ *	last one out of order (saturates)
  * @ping: send a PING (probe with nothing to retransmit)
  * @discarded: keys dropped; nothing more is sent or received here
  * @loss_time: when the oldest packet not yet lost will be by the time
