@@ -996,6 +996,7 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 	u32 total = 0, room, hl, pad, i, last = 0;
 	u32 limit = quic_out_dgram_limit(sk);
 	bool initial = false, data_ok, any = false, app_only;
+	u8 *buf[QUIC_PNSPACE_NUM];
 	struct quic_pnspace *s;
 	struct sk_buff *skb;
 	int n, err = 0;
@@ -1019,8 +1020,19 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 		room = limit - total - hl - QUIC_PACKET_TAG_LEN;
 		if (level != QUIC_CRYPTO_APP)
 			room = min_t(u32, room, QUIC_CONN_MAX_DGRAM);
+		buf[level] = pl->payload[level];
+		if (level == QUIC_CRYPTO_APP && !total && pl->gso &&
+		    skb_tailroom(pl->gso) >= pl->gso_size) {
+			/* The batch's next datagram: its frames go straight
+			 * into the skb, after the header quic_out_seal()
+			 * writes, and are encrypted there.
+			 */
+			buf[level] = skb_tail_pointer(pl->gso) + hl;
+			room = min(room, pl->gso_size - hl -
+					 QUIC_PACKET_TAG_LEN);
+		}
 		quic_out_rec_reset(sk, pl->rec[level], level);
-		n = quic_out_frames(sk, level, pl->payload[level], room,
+		n = quic_out_frames(sk, level, buf[level], room,
 				    pl->rec[level], data_ok,
 				    &pl->eliciting[level]);
 		if (!n)
@@ -1045,7 +1057,7 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 		pad = QUIC_CONN_MAX_DGRAM - total;
 		total -= quic_out_hdr_len(c, last, pl->len[last]) +
 			 pl->len[last];
-		memset(pl->payload[last] + pl->len[last], 0, pad);
+		memset(buf[last] + pl->len[last], 0, pad);
 		pl->len[last] += pad;
 		total += quic_out_hdr_len(c, last, pl->len[last]) +
 			 pl->len[last];
@@ -1061,8 +1073,8 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 	if (app_only && pl->gso && total < pl->gso_size &&
 	    pl->gso_size - total <= QUIC_OUT_GSO_PAD) {
 		pad = pl->gso_size - total;
-		memset(pl->payload[QUIC_CRYPTO_APP] + pl->len[QUIC_CRYPTO_APP],
-		       0, pad);
+		memset(buf[QUIC_CRYPTO_APP] + pl->len[QUIC_CRYPTO_APP], 0,
+		       pad);
 		pl->len[QUIC_CRYPTO_APP] += pad;
 		total += pad;
 	}
@@ -1074,7 +1086,7 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 		if (!pl->used[level])
 			continue;
 		n = quic_out_seal(sk, level, skb_tail_pointer(skb),
-				  skb_tailroom(skb), pl->payload[level],
+				  skb_tailroom(skb), buf[level],
 				  pl->len[level], pl->rec[level],
 				  pl->eliciting[level]);
 		if (n < 0) {
