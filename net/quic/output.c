@@ -1162,6 +1162,37 @@ static int quic_out_buffers(struct sock *sk, gfp_t gfp)
 	return quic_out_buf_fit(c, len, gfp);
 }
 
+/* A record to plan a packet of space @i into: the one the last flush
+ * left unused, or a new one. A flush that sends nothing, the most common
+ * (one runs per datagram received), then allocates nothing.
+ */
+static struct quic_out_pkt *quic_out_rec_get(struct quic_conn *c, int i,
+					     gfp_t gfp)
+{
+	struct quic_out_pkt *rec = c->out_spare[i];
+
+	if (!rec)
+		return kzalloc(sizeof(*rec), gfp);
+	c->out_spare[i] = NULL;
+	return rec;
+}
+
+/* Keep a record the flush did not use (reset: its frames queued again)
+ * for the next one, unless its space is gone or one is kept already.
+ */
+static void quic_out_rec_put(struct sock *sk, struct quic_out_pkt *rec,
+			     int i)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+
+	quic_out_rec_reset(sk, rec, i);
+	if (c->space[i].discarded || c->out_spare[i]) {
+		kfree(rec);
+		return;
+	}
+	c->out_spare[i] = rec;
+}
+
 /**
  * quic_output_flush() - send whatever is due
  * @sk: the socket, locked
@@ -1183,7 +1214,7 @@ void quic_output_flush(struct sock *sk, gfp_t gfp)
 		c->out_long + QUIC_CONN_MAX_DGRAM : NULL;
 	pl.payload[QUIC_CRYPTO_APP] = c->out_buf;
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
-		pl.rec[i] = kzalloc(sizeof(*pl.rec[i]), gfp);
+		pl.rec[i] = quic_out_rec_get(c, i, gfp);
 		if (!pl.rec[i])
 			goto out;
 	}
@@ -1194,7 +1225,7 @@ void quic_output_flush(struct sock *sk, gfp_t gfp)
 		for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
 			if (pl.rec[i])
 				continue;
-			pl.rec[i] = kzalloc(sizeof(*pl.rec[i]), gfp);
+			pl.rec[i] = quic_out_rec_get(c, i, gfp);
 			if (!pl.rec[i])
 				goto out;
 		}
@@ -1203,8 +1234,7 @@ out:
 	quic_out_gso_send(sk, &pl);
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
 		if (pl.rec[i])
-			quic_out_rec_reset(sk, pl.rec[i], i);
-		kfree(pl.rec[i]);
+			quic_out_rec_put(sk, pl.rec[i], i);
 	}
 	quic_out_pace_arm(sk, pl.paced || n == QUIC_OUT_MAX_DGRAMS);
 	quic_conn_timer_arm(sk);
@@ -1557,7 +1587,8 @@ bool quic_output_done(struct sock *sk)
  */
 void quic_output_discard(struct sock *sk, u8 level)
 {
-	struct quic_pnspace *s = &quic_sk(sk)->conn.space[level];
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_pnspace *s = &c->space[level];
 	struct quic_outq_chunk *ch, *tmp;
 
 	quic_sent_remove_all(&s->sent, quic_output_pkt_free, sk);
@@ -1565,21 +1596,28 @@ void quic_output_discard(struct sock *sk, u8 level)
 		quic_out_chunk_gone(sk, ch, false);
 		quic_outq_drop(&s->out, ch);
 	}
+	kfree(c->out_spare[level]);
+	c->out_spare[level] = NULL;
 }
 
 /**
- * quic_output_free() - free the frame buffers
+ * quic_output_free() - free the frame buffers and the spare records
  * @sk: the socket, locked, its spaces already discarded
  */
 void quic_output_free(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
+	int i;
 
 	kfree(c->out_buf);	/* freed with the connection */
 	c->out_buf = NULL;
 	c->out_buf_len = 0;
 	kfree(c->out_long);
 	c->out_long = NULL;
+	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
+		kfree(c->out_spare[i]);
+		c->out_spare[i] = NULL;
+	}
 }
 
 /**

@@ -37,6 +37,7 @@ struct quic_ack_range;
 struct quic_frame_ack;
 struct quic_frame_close;
 struct quic_frame_new_cid;
+struct quic_out_pkt;
 struct sock;
 
 /* Length of the connection IDs we choose (socket-api.md 7.3). */
@@ -179,6 +180,8 @@ struct quic_request {
  * @out_buf_len: its size
  * @out_long: output.c's Initial and Handshake frame buffers,
  *	QUIC_CONN_MAX_DGRAM bytes each, freed once both spaces are discarded
+ * @out_spare: per space, a packet record output.c's last flush left
+ *	unused, for the next one
  * @rx_batch: the datagram being processed is one of a batch (input.c)
  * @rx_flush: a datagram of the batch asked for a flush, done at its end
  * @rx_wake: a datagram of the batch made a stream readable: the reader
@@ -241,6 +244,7 @@ struct quic_conn {
 	u8			*out_buf;
 	u32			out_buf_len;
 	u8			*out_long;
+	struct quic_out_pkt	*out_spare[QUIC_PNSPACE_NUM];
 	bool			rx_batch;
 	bool			rx_flush;
 	bool			rx_wake;
