@@ -45,19 +45,26 @@ tput=/tmp/bench-tput
 # best NAME CMD...: run CMD $reps times; it prints a line ending in
 # "X MB/s"; record the best X as "NAME X".
 best() {
-	local name=$1 out mbs top=0 i
-	shift
+	best_of "$tput" MB/s "$@"
+}
+
+# best_of FILE UNIT NAME CMD...: the same for a line ending in "X UNIT",
+# recorded in FILE.
+best_of() {
+	local file=$1 unit=$2 name=$3 out x top=0 i
+	shift 3
 	for ((i = 0; i < reps; i++)); do
 		if ! out=$("$@" 2>&1); then
 			echo "  $name: failed: $(echo "$out" | tail -1)"
 			continue
 		fi
-		mbs=$(echo "$out" | awk '/MB\/s$/ { print $(NF - 1) }' | tail -1)
-		[ -n "$mbs" ] || continue
-		echo "  $name: $mbs MB/s"
-		top=$(awk -v a="$top" -v b="$mbs" 'BEGIN { print (b > a) ? b : a }')
+		x=$(echo "$out" | awk -v u="$unit" '$NF == u { print $(NF - 1) }' |
+			tail -1)
+		[ -n "$x" ] || continue
+		echo "  $name: $x $unit"
+		top=$(awk -v a="$top" -v b="$x" 'BEGIN { print (b > a) ? b : a }')
 	done
-	[ "$top" != 0 ] && echo "$name $top" >>"$tput"
+	[ "$top" != 0 ] && echo "$name $top" >>"$file"
 }
 
 iperf_tcp() {
@@ -137,6 +144,51 @@ awk '{ v[$1] = $2 }
 	r("ktls-aes128", "tcp"); r("quic-aes128", "quic-aes128-sync")
 	r("quic-aes128", "ngtcp2-aes128")
      }' "$tput"
+
+# Request/response and connection setup over loopback, side by side in
+# this boot. BENCH_RT round trips (default 2000) of a 1 KiB request and a
+# 1 KiB response, one after the other over one connection: quic_perf -r
+# gives each round trip a bidirectional stream of its own, as HTTP/3 does
+# (request and response each end with FIN, streams come back through
+# MAX_STREAMS), and -r -s puts them all on one stream, as over TCP;
+# ktls_perf -r is one TCP connection (TCP_NODELAY) with kTLS both ways.
+# BENCH_HS connections (default 50) one after the other: quic_perf -H
+# runs connect, a full libquic handshake (ECDSA P-256 certificate, no
+# resumption) and close; ktls_perf -H only connects, accepts and installs
+# fixed kTLS keys both ways on both ends, as there is no TLS handshake in
+# it, so quic/ktls for handshakes compares a full QUIC handshake with the
+# floor of a TLS-over-TCP setup.
+# No ngtcp2 figure: gtlsclient -n N sends its N HTTP/3 requests on
+# concurrent streams (as many as gtlsserver's stream limit allows), not
+# one after another; with gtlsserver --max-streams-bidi=1 each request
+# would wait for a MAX_STREAMS behind the client's delayed ACK (up to
+# 25 ms), and each run would count the process start and the handshake.
+rt=${BENCH_RT:-2000}
+hs=${BENCH_HS:-50}
+rr=/tmp/bench-rr
+: >"$rr"
+echo "== request/response (1 KiB each way, $rt round trips) and handshakes ($hs connections) over loopback (per second; higher is faster)"
+best_of "$rr" rt/s tcp-rr "$dir/ktls_perf" -c none -r "$rt"
+best_of "$rr" rt/s ktls-aes128-rr "$dir/ktls_perf" -c aes128 -r "$rt"
+best_of "$rr" rt/s quic-aes128-rr "$dir/quic_perf" -c aes128 -r "$rt"
+best_of "$rr" rt/s quic-aes128-rr-1stream "$dir/quic_perf" -c aes128 \
+	-r "$rt" -s
+best_of "$rr" hs/s tcp-setup "$dir/ktls_perf" -c none -H "$hs"
+best_of "$rr" hs/s ktls-aes128-setup "$dir/ktls_perf" -c aes128 -H "$hs"
+best_of "$rr" hs/s quic-aes128-hs "$dir/quic_perf" -c aes128 -H "$hs"
+awk '{ v[$1] = $2 }
+     function r(a, b) {
+	if (v[a] && v[b])
+		printf "  ratio %s/%s %.3f\n", a, b, v[a] / v[b]
+     }
+     END {
+	r("quic-aes128-rr", "ktls-aes128-rr")
+	r("quic-aes128-rr-1stream", "ktls-aes128-rr")
+	r("quic-aes128-rr", "quic-aes128-rr-1stream")
+	r("ktls-aes128-rr", "tcp-rr")
+	r("quic-aes128-hs", "ktls-aes128-setup")
+	r("ktls-aes128-setup", "tcp-setup")
+     }' "$rr"
 
 # Goodput and fairness over an impaired path (10 Mbit/s, 30 ms RTT) across
 # a router, QUIC against ngtcp2 and TCP: bench_paths.sh.
