@@ -2,12 +2,19 @@
 /*
  * Tests of include/net/quic/sent.h: the sent-packet store, ACK processing
  * and its cost, loss detection (RFC 9002, section 6.1) and the in-flight
- * accounting.
+ * accounting; and a micro-benchmark of ACK processing.
  */
+
+#define pr_fmt(fmt) fmt
 
 #include <linux/errno.h>
 #include <linux/kernel.h>
+#include <linux/ktime.h>
 #include <linux/list.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/printk.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <net/quic/ackrange.h>
@@ -543,8 +550,295 @@ static const struct quic_test_case quic_sent_cases[] = {
 	QUIC_TEST_CASE(sent_ack_end_to_end),
 };
 
+/* Micro-benchmark of ACK processing: what one quic_sent_on_ack() costs for
+ * an ACK of three ranges of 20 packets near the oldest end of the flight,
+ * 70-89, 40-59 and 10-29 above the oldest packet number in flight (largest
+ * first, as ACK frames list them).  First with 2,000 packets in flight,
+ * against a deliberately naive store that walks every packet in flight and
+ * checks it against each range; then as the flight grows from 1,000 to
+ * 100,000 packets, where a store that scales stays flat.
+ *
+ * The flight slides rather than being rebuilt: after each timed ACK, an
+ * untimed one acknowledges the 40 packets left among the oldest
+ * BENCH_STEP, and BENCH_STEP new packets are sent.  So every timed ACK
+ * meets the same flight, n packets above the oldest, each time at packet
+ * numbers BENCH_STEP higher.  The records are a ring of n, the new packets
+ * taking the slots the acknowledged ones left.
+ *
+ * Each ACK is timed on its own, ktime_get_ns() on either side; what such a
+ * pair costs by itself is measured and subtracted.  A run lasts
+ * BENCH_RUN_NS, and at least BENCH_MIN_ACKS ACKs; the mean of the best of
+ * BENCH_RUNS runs counts.
+ */
+#define BENCH_STEP		100
+#define BENCH_ACKED		60	/* by each timed ACK */
+#define BENCH_PKT_SIZE		1200
+#define BENCH_BASE_FLIGHT	2000
+#define BENCH_MAX_FLIGHT	100000
+#define BENCH_RUNS		3
+#define BENCH_RUN_NS		(20 * NSEC_PER_MSEC)
+#define BENCH_MIN_ACKS		4
+#define BENCH_MAX_ACKS		100000
+#define BENCH_CLOCK_PAIRS	1024
+
+/* Above the oldest packet number in flight. */
+static const struct quic_ack_range bench_ranges[] = {
+	{ 89, 70 }, { 59, 40 }, { 29, 10 },
+};
+
+/* The naive store: the packets in a list, in the order they were sent. */
+struct naive_sent {
+	struct list_head head;
+	u64 bytes_in_flight;
+};
+
+/* Every packet in flight is checked against each range in turn. */
+static noinline int naive_on_ack(struct naive_sent *ns,
+				 const struct quic_ack_range *ranges, u32 n,
+				 quic_sent_cb cb, void *ctx)
+{
+	struct quic_sent_pkt *pkt, *tmp;
+	int acked = 0;
+	u32 i;
+
+	list_for_each_entry_safe(pkt, tmp, &ns->head, list) {
+		for (i = 0; i < n; i++) {
+			if (pkt->pn < ranges[i].smallest ||
+			    pkt->pn > ranges[i].largest)
+				continue;
+			list_del(&pkt->list);
+			ns->bytes_in_flight -= pkt->size;
+			cb(ctx, pkt);
+			acked++;
+			break;
+		}
+	}
+	return acked;
+}
+
+struct bench_flight {
+	struct quic_sent sent;		/* the store measured, */
+	struct naive_sent naive;	/* or the naive one if @use_naive */
+	struct quic_sent_pkt *pkts;	/* the ring of @n records */
+	u32 n;				/* packets in flight */
+	u32 slot;			/* the record of the next packet sent */
+	u64 next_pn;
+	u64 oldest;			/* the oldest packet number in flight */
+	bool use_naive;
+};
+
+static void bench_cb(void *ctx, struct quic_sent_pkt *pkt)
+{
+	u32 *acked = ctx;
+
+	(*acked)++;
+}
+
+static int bench_send(struct bench_flight *f)
+{
+	struct quic_sent_pkt *pkt = &f->pkts[f->slot];
+
+	if (++f->slot == f->n)
+		f->slot = 0;
+	pkt->pn = f->next_pn++;
+	pkt->sent_time = pkt->pn;
+	pkt->size = BENCH_PKT_SIZE;
+	pkt->ack_eliciting = 1;
+	pkt->in_flight = 1;
+	if (!f->use_naive)
+		return quic_sent_add(&f->sent, pkt);
+	list_add_tail(&pkt->list, &f->naive.head);
+	f->naive.bytes_in_flight += pkt->size;
+	return 0;
+}
+
+static int bench_ack(struct bench_flight *f,
+		     const struct quic_ack_range *ranges, u32 n, u32 *acked)
+{
+	if (f->use_naive)
+		return naive_on_ack(&f->naive, ranges, n, bench_cb, acked);
+	return quic_sent_on_ack(&f->sent, ranges, n, bench_cb, acked);
+}
+
+static int bench_flight_init(struct bench_flight *f,
+			     struct quic_sent_pkt *pkts, u32 n, bool use_naive)
+{
+	u32 i;
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	quic_sent_init(&f->sent);
+	INIT_LIST_HEAD(&f->naive.head);
+	f->pkts = pkts;
+	f->n = n;
+	f->use_naive = use_naive;
+	for (i = 0; i < n; i++) {
+		err = bench_send(f);
+		if (err)
+			return err;
+		if (!(i % 4096))
+			cond_resched();
+	}
+	return 0;
+}
+
+/* Hand the records back: none stays linked in a store once this returns. */
+static void bench_flight_release(struct bench_flight *f)
+{
+	u32 removed = 0;
+
+	quic_sent_remove_all(&f->sent, bench_cb, &removed);
+	INIT_LIST_HEAD(&f->naive.head);
+}
+
+/* One timed ACK, into *@ns; then the flight slides by BENCH_STEP. */
+static int bench_one(struct bench_flight *f, u64 *ns)
+{
+	struct quic_ack_range r[ARRAY_SIZE(bench_ranges)];
+	u64 bytes, t0, t1;
+	u32 i, acked = 0;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(r); i++) {
+		r[i].largest = f->oldest + bench_ranges[i].largest;
+		r[i].smallest = f->oldest + bench_ranges[i].smallest;
+	}
+	if (f->use_naive) {
+		t0 = ktime_get_ns();
+		ret = naive_on_ack(&f->naive, r, ARRAY_SIZE(r), bench_cb,
+				   &acked);
+		t1 = ktime_get_ns();
+	} else {
+		t0 = ktime_get_ns();
+		ret = quic_sent_on_ack(&f->sent, r, ARRAY_SIZE(r), bench_cb,
+				       &acked);
+		t1 = ktime_get_ns();
+	}
+	*ns = t1 - t0;
+	if (ret != BENCH_ACKED || acked != BENCH_ACKED)
+		return -EINVAL;
+
+	r[0].largest = f->oldest + BENCH_STEP - 1;
+	r[0].smallest = f->oldest;
+	ret = bench_ack(f, r, 1, &acked);
+	if (ret != BENCH_STEP - BENCH_ACKED || acked != BENCH_STEP)
+		return -EINVAL;
+	for (i = 0; i < BENCH_STEP; i++) {
+		ret = bench_send(f);
+		if (ret)
+			return ret;
+	}
+	f->oldest += BENCH_STEP;
+	bytes = f->use_naive ? f->naive.bytes_in_flight :
+			       quic_sent_bytes_in_flight(&f->sent);
+	return bytes == (u64)f->n * BENCH_PKT_SIZE ? 0 : -EINVAL;
+}
+
+/* What a ktime_get_ns() pair costs, in picoseconds: the best of the runs. */
+static u64 bench_clock_ps(void)
+{
+	u64 best = U64_MAX, sum, t0;
+	u32 run, i;
+
+	for (run = 0; run < BENCH_RUNS; run++) {
+		sum = 0;
+		for (i = 0; i < BENCH_CLOCK_PAIRS; i++) {
+			t0 = ktime_get_ns();
+			sum += ktime_get_ns() - t0;
+		}
+		best = min(best, sum);
+		cond_resched();
+	}
+	return div64_u64(best * 1000, BENCH_CLOCK_PAIRS);
+}
+
+/* The time of one ACK with @n packets in flight, in picoseconds, less
+ * @clock_ps: the mean of the best run.
+ */
+static int bench_measure(struct quic_sent_pkt *pkts, u32 n, bool use_naive,
+			 u64 clock_ps, u64 *ps)
+{
+	u64 best = U64_MAX, start, sum, ns;
+	struct bench_flight f;
+	u32 run, acks;
+	int err;
+
+	err = bench_flight_init(&f, pkts, n, use_naive);
+	for (run = 0; !err && run < BENCH_RUNS; run++) {
+		start = ktime_get_ns();
+		sum = 0;
+		for (acks = 0; acks < BENCH_MAX_ACKS; ) {
+			err = bench_one(&f, &ns);
+			if (err)
+				break;
+			sum += ns;
+			acks++;
+			cond_resched();
+			if (acks >= BENCH_MIN_ACKS &&
+			    ktime_get_ns() - start >= BENCH_RUN_NS)
+				break;
+		}
+		if (!err)
+			best = min(best, div64_u64(sum * 1000, acks));
+	}
+	bench_flight_release(&f);
+	*ps = best > clock_ps ? best - clock_ps : 0;
+	return err;
+}
+
+static void quic_sent_bench(void)
+{
+	static const u32 flights[] = { 1000, 10000, BENCH_MAX_FLIGHT };
+	u64 clock_ps, ours, naive, ps[ARRAY_SIZE(flights)];
+	struct quic_sent_pkt *pkts;
+	char what[96];
+	u32 i;
+
+	pkts = kvcalloc(BENCH_MAX_FLIGHT, sizeof(*pkts), GFP_KERNEL);
+	if (!pkts)
+		return;
+	clock_ps = bench_clock_ps();
+	quic_test_bench_time("ack timing: a ktime_get_ns() pair, subtracted below",
+			     clock_ps, 1000);
+
+	if (bench_measure(pkts, BENCH_BASE_FLIGHT, false, clock_ps, &ours) ||
+	    bench_measure(pkts, BENCH_BASE_FLIGHT, true, clock_ps, &naive))
+		goto fail;
+	snprintf(what, sizeof(what),
+		 "ack 70-89,40-59,10-29, %u in flight: quic_sent_on_ack",
+		 BENCH_BASE_FLIGHT);
+	quic_test_bench_time(what, ours, 1000);
+	snprintf(what, sizeof(what),
+		 "ack 70-89,40-59,10-29, %u in flight: naive list",
+		 BENCH_BASE_FLIGHT);
+	quic_test_bench_time(what, naive, 1000);
+	snprintf(what, sizeof(what),
+		 "ratio naive/quic_sent_on_ack, %u in flight",
+		 BENCH_BASE_FLIGHT);
+	quic_test_bench_ratio(what, naive, ours);
+
+	for (i = 0; i < ARRAY_SIZE(flights); i++) {
+		if (bench_measure(pkts, flights[i], false, clock_ps, &ps[i]))
+			goto fail;
+		snprintf(what, sizeof(what),
+			 "ack 70-89,40-59,10-29, %u in flight: quic_sent_on_ack",
+			 flights[i]);
+		quic_test_bench_time(what, ps[i], 1000);
+	}
+	snprintf(what, sizeof(what),
+		 "ratio quic_sent_on_ack %u/%u in flight",
+		 flights[ARRAY_SIZE(flights) - 1], flights[0]);
+	quic_test_bench_ratio(what, ps[ARRAY_SIZE(flights) - 1], ps[0]);
+	goto out;
+fail:
+	pr_info("# bench: quic_sent: an ACK did not acknowledge what it should\n");
+out:
+	kvfree(pkts);
+}
+
 const struct quic_test_suite quic_sent_suite = {
 	.name		= "quic_sent",
 	.cases		= quic_sent_cases,
 	.num_cases	= ARRAY_SIZE(quic_sent_cases),
+	.bench		= quic_sent_bench,
 };
