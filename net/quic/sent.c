@@ -2,10 +2,11 @@
 /*
  * QUIC: the sent-packet store of one packet-number space.
  *
- * A list in ascending packet-number order.  Every walk counts the packets
- * it visits in s->steps, so the tests can check that an ACK costs what it
- * acknowledges plus what lies above or between its ranges, and that loss
- * detection stops at the first packet not lost.
+ * A list in ascending packet-number order, and a tree by packet number
+ * where an ACK range finds its first packet.  Every walk counts the
+ * packets it visits in s->steps, so the tests can check that an ACK costs
+ * what it acknowledges plus a lookup per range, and that loss detection
+ * stops at the first packet not lost.
  */
 
 #include <linux/errno.h>
@@ -22,6 +23,7 @@
 void quic_sent_init(struct quic_sent *s)
 {
 	INIT_LIST_HEAD(&s->head);
+	s->tree = RB_ROOT;
 	s->bytes_in_flight = 0;
 	s->eliciting_in_flight = 0;
 	s->next_pn = 0;
@@ -31,6 +33,12 @@ void quic_sent_init(struct quic_sent *s)
 	s->steps = 0;
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_sent_init);
+
+static bool quic_sent_less(struct rb_node *a, const struct rb_node *b)
+{
+	return rb_entry(a, struct quic_sent_pkt, node)->pn <
+	       rb_entry(b, struct quic_sent_pkt, node)->pn;
+}
 
 /**
  * quic_sent_add() - record a packet just sent
@@ -51,6 +59,7 @@ int quic_sent_add(struct quic_sent *s, struct quic_sent_pkt *pkt)
 	if (newest && pkt->sent_time < newest->sent_time)
 		return -EINVAL;
 	list_add_tail(&pkt->list, &s->head);
+	rb_add(&pkt->node, &s->tree, quic_sent_less);
 	s->next_pn = pkt->pn + 1;
 	if (pkt->in_flight) {
 		s->bytes_in_flight += pkt->size;
@@ -66,6 +75,7 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_sent_add);
 static void quic_sent_unlink(struct quic_sent *s, struct quic_sent_pkt *pkt)
 {
 	list_del(&pkt->list);
+	rb_erase(&pkt->node, &s->tree);
 	if (pkt->in_flight) {
 		s->bytes_in_flight -= pkt->size;
 		if (pkt->ack_eliciting)
@@ -91,6 +101,33 @@ static int quic_sent_check_ranges(const struct quic_sent *s,
 	return 0;
 }
 
+/* The stored packet with the largest number not above @pn, or NULL. The
+ * newest packet, the usual answer for an ACK's first range, costs one
+ * step; any other a descent of the tree.
+ */
+static struct quic_sent_pkt *quic_sent_floor(struct quic_sent *s, u64 pn)
+{
+	struct quic_sent_pkt *pkt = quic_sent_newest(s), *best = NULL;
+	struct rb_node *n = s->tree.rb_node;
+
+	s->steps++;
+	if (!pkt || pkt->pn <= pn)
+		return pkt;
+	while (n) {
+		s->steps++;
+		pkt = rb_entry(n, struct quic_sent_pkt, node);
+		if (pkt->pn > pn) {
+			n = n->rb_left;
+			continue;
+		}
+		best = pkt;
+		if (pkt->pn == pn)
+			break;
+		n = n->rb_right;
+	}
+	return best;
+}
+
 /**
  * quic_sent_on_ack() - remove the packets an ACK frame acknowledges
  * @s: the store
@@ -102,9 +139,10 @@ static int quic_sent_check_ranges(const struct quic_sent *s,
  *
  * Packet numbers already acknowledged or declared lost are skipped
  * silently.  The whole input is checked before anything is removed.
- * Costs O(@n) to check the ranges plus the packets acknowledged plus
- * those lying above or between the ranges; ranges below the oldest stored
- * packet cost nothing more.  If the first range's Largest Acknowledged is
+ * Costs O(@n) to check the ranges, plus the packets acknowledged, plus a
+ * tree lookup, O(log packets stored), per range that reaches a stored
+ * packet; ranges below the oldest stored packet cost nothing more.  If
+ * the first range's Largest Acknowledged is
  * newly acknowledged, it is the first packet given to @cb (RFC 9002,
  * section 5.1, takes its RTT sample from it).
  *
@@ -116,8 +154,7 @@ static int quic_sent_check_ranges(const struct quic_sent *s,
 int quic_sent_on_ack(struct quic_sent *s, const struct quic_ack_range *ranges,
 		     u32 n, quic_sent_cb cb, void *ctx)
 {
-	struct list_head *pos, *prev;
-	struct quic_sent_pkt *pkt;
+	struct quic_sent_pkt *pkt, *prev;
 	int err, acked = 0;
 	u32 i;
 
@@ -129,28 +166,18 @@ int quic_sent_on_ack(struct quic_sent *s, const struct quic_ack_range *ranges,
 		s->any_acked = true;
 	}
 
-	pos = s->head.prev;
-	for (i = 0; i < n && pos != &s->head; i++) {
+	for (i = 0; i < n && !list_empty(&s->head); i++) {
 		if (quic_sent_oldest(s)->pn > ranges[i].largest)
 			break;
-		/* Skip what lies above this range. */
-		while (pos != &s->head) {
-			pkt = list_entry(pos, struct quic_sent_pkt, list);
-			if (pkt->pn <= ranges[i].largest)
-				break;
+		pkt = quic_sent_floor(s, ranges[i].largest);
+		while (pkt && pkt->pn >= ranges[i].smallest) {
 			s->steps++;
-			pos = pos->prev;
-		}
-		while (pos != &s->head) {
-			pkt = list_entry(pos, struct quic_sent_pkt, list);
-			if (pkt->pn < ranges[i].smallest)
-				break;
-			s->steps++;
-			prev = pos->prev;
+			prev = list_is_first(&pkt->list, &s->head) ? NULL :
+			       list_prev_entry(pkt, list);
 			quic_sent_unlink(s, pkt);
 			cb(ctx, pkt);
 			acked++;
-			pos = prev;
+			pkt = prev;
 		}
 	}
 	return acked;

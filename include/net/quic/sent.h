@@ -5,11 +5,13 @@
  *
  * The packets form a list in ascending packet-number order: we send packet
  * numbers in increasing order, so a new packet is appended at the tail.
- * ACK ranges arrive in descending order (RFC 9000, section 19.3.1), so an
- * ACK is processed walking back from the tail: its cost is what it
- * acknowledges plus the packets lying above or between its ranges, never
- * the whole flight.  Loss detection walks forward from the head and stops
- * at the first packet that is not lost.
+ * They are also in a red-black tree keyed by packet number, where each
+ * range of an ACK finds its highest stored packet in O(log n); from there
+ * the range is walked down the list.  So an ACK costs what it acknowledges
+ * plus a lookup per range, however many packets are in flight or lie
+ * above its ranges (as TCP keeps its retransmit queue in an rbtree).
+ * Loss detection walks forward from the head and stops at the first
+ * packet that is not lost.
  *
  * The caller embeds struct quic_sent_pkt in its own packet record and owns
  * its memory: the store never allocates.  Pure data structure, no locking:
@@ -19,6 +21,7 @@
 #define _NET_QUIC_SENT_H
 
 #include <linux/list.h>
+#include <linux/rbtree.h>
 #include <linux/types.h>
 #include <net/quic/ackrange.h>
 
@@ -28,6 +31,7 @@
 /**
  * struct quic_sent_pkt - a sent packet, embedded in the caller's record
  * @list: link in the store, ascending packet numbers
+ * @node: node in the store's tree, keyed by @pn
  * @pn: the packet number
  * @sent_time: when it was sent (monotonic, any unit the caller keeps to)
  * @size: bytes counted in bytes_in_flight (UDP payload of the packet)
@@ -39,6 +43,7 @@
  */
 struct quic_sent_pkt {
 	struct list_head list;
+	struct rb_node node;
 	u64 pn;
 	u64 sent_time;
 	u32 size;
@@ -49,6 +54,7 @@ struct quic_sent_pkt {
 /**
  * struct quic_sent - the sent-packet store of one packet-number space
  * @head: the packets, ascending packet numbers
+ * @tree: the same packets by packet number
  * @bytes_in_flight: sum of @size over stored packets that are in flight
  * @eliciting_in_flight: stored packets both ack-eliciting and in flight
  * @next_pn: the largest packet number ever added, plus one (0: none yet)
@@ -57,11 +63,13 @@ struct quic_sent_pkt {
  * @last_eliciting_time: when the newest ack-eliciting in-flight packet was
  *	sent (for PTO, RFC 9002 section 6.2.1)
  * @any_acked: an ACK was processed
- * @steps: packets visited by quic_sent_on_ack() and
- *	quic_sent_detect_lost(), for the tests that bound their cost
+ * @steps: packets visited by quic_sent_on_ack() (in the list or the
+ *	tree) and quic_sent_detect_lost(), for the tests that bound their
+ *	cost
  */
 struct quic_sent {
 	struct list_head head;
+	struct rb_root tree;
 	u64 bytes_in_flight;
 	u32 eliciting_in_flight;
 	u64 next_pn;
