@@ -183,7 +183,7 @@ void quic_conn_hash(struct sock *sk)
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
 	if (c->is_server && !c->odcid_hashed &&
-	    !quic_odcid_table_add(sock_net(sk), &c->odcid, sk, GFP_KERNEL))
+	    !quic_lookup_odcid_add(sock_net(sk), &c->odcid, sk, GFP_KERNEL))
 		c->odcid_hashed = true;
 }
 
@@ -202,15 +202,15 @@ void quic_conn_unhash(struct sock *sk)
 
 	if (c->hashed) {
 		for (i = 0; i < c->src.count; i++)
-			quic_cid_table_del(net, &c->src.entries[i].cid, sk);
+			quic_lookup_cid_del(net, &c->src.entries[i].cid, sk);
 		c->hashed = 0;
 	}
 	if (c->odcid_hashed) {
-		quic_odcid_table_del(net, &c->odcid, sk);
+		quic_lookup_odcid_del(net, &c->odcid, sk);
 		c->odcid_hashed = false;
 	}
 	if (c->reset_hashed) {
-		quic_reset_table_del(net, c->reset_token, sk);
+		quic_lookup_reset_del(net, c->reset_token, sk);
 		c->reset_hashed = false;
 	}
 }
@@ -227,10 +227,10 @@ static void quic_conn_sync_reset(struct sock *sk)
 					QUIC_RESET_TOKEN_LEN)))
 		return;
 	if (c->reset_hashed)
-		quic_reset_table_del(net, c->reset_token, sk);
+		quic_lookup_reset_del(net, c->reset_token, sk);
 	memcpy(c->reset_token, e->token, QUIC_RESET_TOKEN_LEN);
-	c->reset_hashed = !quic_reset_table_add(net, c->reset_token, sk,
-						GFP_ATOMIC);
+	c->reset_hashed = !quic_lookup_reset_add(net, c->reset_token, sk,
+						 GFP_ATOMIC);
 }
 
 /**
@@ -260,7 +260,7 @@ static int quic_conn_first_cid(struct sock *sk)
 
 	c->dst.limit = clamp_t(u64, quic_sk(sk)->opts.local.active_cid_limit,
 			       QUIC_CID_LIMIT_MIN, QUIC_CID_LIMIT_MAX);
-	err = quic_cid_src_issue(sock_net(sk), &c->src, sk, GFP_KERNEL, &e);
+	err = quic_lookup_cid_issue(sock_net(sk), &c->src, sk, GFP_KERNEL, &e);
 	if (err)
 		return err;
 	c->scid = e->cid;
@@ -446,7 +446,7 @@ static void quic_conn_issue_cids(struct sock *sk, gfp_t gfp)
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	const struct quic_cid_entry *e;
 
-	while (!quic_cid_src_issue(sock_net(sk), &c->src, sk, gfp, &e))
+	while (!quic_lookup_cid_issue(sock_net(sk), &c->src, sk, gfp, &e))
 		;
 }
 
@@ -999,7 +999,7 @@ int quic_conn_retire_cid(struct sock *sk, u64 seq, const u8 *dcid, u32 len)
 	err = quic_cid_src_retire(&c->src, seq, dcid, len, &removed);
 	if (err || !removed.len)
 		return err;
-	quic_cid_table_del(sock_net(sk), &removed, sk);
+	quic_lookup_cid_del(sock_net(sk), &removed, sk);
 	quic_conn_issue_cids(sk, GFP_ATOMIC);
 	quic_conn_cid_event(sk, false);
 	return 0;
@@ -1361,7 +1361,7 @@ static void quic_conn_send_reset(struct net *net, struct quic_udp_sock *us,
 	if (!__ratelimit(&quic_conn_stateless_rs))
 		return;
 	quic_cid_set(&cid, h->dcid, h->dcid_len);
-	quic_cid_net_reset_token(net, &cid, token);
+	quic_lookup_reset_token(net, &cid, token);
 	get_random_bytes(buf, len - QUIC_RESET_TOKEN_LEN);
 	if (quic_packet_build_stateless_reset(buf, len, buf, token) > 0)
 		quic_conn_send_raw(us, buf, len, local, peer);
@@ -1396,7 +1396,7 @@ void quic_conn_unmatched(struct net *net, struct quic_udp_sock *us,
 	if (!quic_packet_is_stateless_reset_candidate(skb->data, skb->len,
 						      &token))
 		return;
-	sk = quic_reset_table_lookup(net, token);
+	sk = quic_lookup_reset_find(net, token);
 	if (sk && refcount_inc_not_zero(&sk->sk_refcnt)) {
 		bh_lock_sock(sk);
 		if (!sock_owned_by_user(sk))

@@ -2,13 +2,30 @@
 /*
  * QUIC: finding the socket a datagram is for (see lookup.h).
  *
- * The listener hash is per network namespace and keyed by the local port
- * with the fast unkeyed hash: ports are chosen by local users, not by
- * peers. A bucket holds the listeners of every address bound to ports
- * that hash there; the lookup walks that bucket only.
+ * Every table is per network namespace, in struct quic_lookup_net, and
+ * hashed as include/net/quic/hash.h says from who chooses its keys:
+ *
+ * - our connection IDs: 8 random bytes from prandom_siphash, unpredictable
+ *   to an observer, so the fast unkeyed hash;
+ * - the original or initial DCID of a client, seen before the client
+ *   knows any ID of ours: the peer chose it, so SipHash under a key of the
+ *   table's own;
+ * - the peers' Stateless Reset Tokens, their choice too: keyed as well;
+ * - the listeners, by local port: ports are chosen by local users, not by
+ *   peers, so the fast hash. A bucket holds the listeners of every address
+ *   bound to ports that hash there; the lookup walks that bucket only.
+ *
+ * Our own Stateless Reset Tokens are computed, not stored: a PRF of the ID
+ * (quic_cid_reset_token()) under the secret key of the namespace.
  */
 
+#include <linux/errno.h>
+#include <linux/log2.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/printk.h>
 #include <linux/rculist.h>
+#include <linux/string.h>
 #include <net/sock.h>
 #include <net/quic/conn.h>
 #include <net/quic/connid.h>
@@ -18,18 +35,328 @@
 #include <net/quic/protocol.h>
 #include <net/quic/socket.h>
 
-/**
- * quic_lookup_net_init() - set up the listener hash of a namespace
- * @ln: the namespace's lookup state
- */
-void quic_lookup_net_init(struct quic_lookup_net *ln)
+/* Bounds of log2 of the buckets of a namespace's ID tables. */
+#define QUIC_LOOKUP_TABLE_MIN_BITS	6
+#define QUIC_LOOKUP_TABLE_MAX_BITS	14
+
+/* Tries to draw an 8-byte ID that no connection of the namespace uses. */
+#define QUIC_LOOKUP_ISSUE_TRIES		4
+
+static unsigned int quic_lookup_table_bits __read_mostly;
+
+static struct quic_lookup_net *quic_lookup_net(struct net *net)
 {
-	int i;
+	return &quic_net(net)->lookup;
+}
+
+/**
+ * quic_lookup_init() - size the ID tables of the namespaces to come
+ *
+ * Each table gets one bucket per 64 pages of memory (256 KiB with 4 KiB
+ * pages), between 2^6 and 2^14 buckets, like SCTP's tables sized by
+ * memory, but per namespace and so smaller. Called once, before the
+ * first namespace is set up.
+ */
+void quic_lookup_init(void)
+{
+	unsigned long goal = totalram_pages() >> 6;
+
+	quic_lookup_table_bits = clamp_t(unsigned int,
+					 goal ? ilog2(goal) : 0,
+					 QUIC_LOOKUP_TABLE_MIN_BITS,
+					 QUIC_LOOKUP_TABLE_MAX_BITS);
+}
+
+/**
+ * quic_lookup_net_init() - set up the lookup tables of a namespace
+ * @ln: the namespace's lookup state, zeroed
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int quic_lookup_net_init(struct quic_lookup_net *ln)
+{
+	int err, i;
 
 	spin_lock_init(&ln->lock);
 	for (i = 0; i < ARRAY_SIZE(ln->listeners); i++)
 		INIT_HLIST_HEAD(&ln->listeners[i]);
+
+	err = quic_cidtable_init(&ln->cid, quic_lookup_table_bits, false);
+	if (err)
+		goto err_cid;
+	err = quic_cidtable_init(&ln->odcid, quic_lookup_table_bits, true);
+	if (err)
+		goto err_odcid;
+	err = quic_cidtable_init(&ln->reset, quic_lookup_table_bits, true);
+	if (err)
+		goto err_reset;
+	quic_hash_key_init(&ln->reset_key);
+	return 0;
+
+err_reset:
+	quic_cidtable_destroy(&ln->reset);
+err_odcid:
+	quic_cidtable_destroy(&ln->odcid);
+err_cid:
+	quic_cidtable_destroy(&ln->cid);
+	return err;
 }
+
+/**
+ * quic_lookup_net_exit() - free the lookup tables of a namespace
+ * @ln: the namespace's lookup state
+ *
+ * Every connection and request has removed its IDs by now; what is left
+ * is freed and reported as a leak.
+ */
+void quic_lookup_net_exit(struct quic_lookup_net *ln)
+{
+	unsigned int left;
+
+	left = quic_cidtable_destroy(&ln->cid);
+	left += quic_cidtable_destroy(&ln->odcid);
+	left += quic_cidtable_destroy(&ln->reset);
+	if (left)
+		pr_err("quic: %u connection IDs leaked in a namespace\n", left);
+	memzero_explicit(&ln->reset_key, sizeof(ln->reset_key));
+}
+
+/**
+ * quic_lookup_cid_add() - map one of our IDs to its connection
+ * @net: the namespace
+ * @cid: the ID
+ * @owner: the connection
+ * @gfp: allocation flags
+ *
+ * Return: as quic_cidtable_add().
+ */
+int quic_lookup_cid_add(struct net *net, const struct quic_cid *cid,
+			void *owner, gfp_t gfp)
+{
+	return quic_cidtable_add(&quic_lookup_net(net)->cid, cid, owner, gfp);
+}
+
+/**
+ * quic_lookup_cid_del() - remove one of our IDs
+ * @net: the namespace
+ * @cid: the ID
+ * @owner: the connection it was added for
+ */
+void quic_lookup_cid_del(struct net *net, const struct quic_cid *cid,
+			 const void *owner)
+{
+	quic_cidtable_del(&quic_lookup_net(net)->cid, cid, owner);
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_lookup_cid_del);
+
+/**
+ * quic_lookup_cid_find() - the connection a packet is addressed to
+ * @net: the namespace
+ * @dcid: the packet's Destination Connection ID
+ * @len: its length
+ *
+ * Caller holds rcu_read_lock().
+ *
+ * Return: the owner, or NULL.
+ */
+void *quic_lookup_cid_find(struct net *net, const u8 *dcid, u32 len)
+{
+	return quic_cidtable_find(&quic_lookup_net(net)->cid, dcid, len);
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_lookup_cid_find);
+
+/**
+ * quic_lookup_cid_count() - how many of our IDs a namespace holds
+ * @net: the namespace
+ *
+ * Return: the number of entries of its table.
+ */
+unsigned int quic_lookup_cid_count(struct net *net)
+{
+	return READ_ONCE(quic_lookup_net(net)->cid.count);
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_lookup_cid_count);
+
+/**
+ * quic_lookup_cid_issue() - issue a new ID of ours
+ * @net: the namespace
+ * @set: the connection's source set
+ * @owner: the connection, for the namespace table
+ * @gfp: allocation flags
+ * @entry: set to the new entry, whose number, ID and token go into a
+ *	NEW_CONNECTION_ID frame (or the handshake, for number 0)
+ *
+ * Draws a random ID that no connection of @net uses, adds it to the table
+ * and gives it its token and the next sequence number.
+ *
+ * Return: 0, -ENOSPC if the peer's limit is reached, -ENOMEM, or -EBUSY
+ * if every draw collided (which takes a broken random source).
+ */
+int quic_lookup_cid_issue(struct net *net, struct quic_cid_set *set,
+			  void *owner, gfp_t gfp,
+			  const struct quic_cid_entry **entry)
+{
+	u8 token[QUIC_RESET_TOKEN_LEN];
+	struct quic_cid cid;
+	int err, tries;
+	u64 seq;
+
+	if (quic_cid_set_active_count(set) >= set->limit ||
+	    set->count >= QUIC_CID_SET_SLOTS)
+		return -ENOSPC;
+	for (tries = 0; tries < QUIC_LOOKUP_ISSUE_TRIES; tries++) {
+		quic_cid_generate(&cid);
+		err = quic_lookup_cid_add(net, &cid, owner, gfp);
+		if (err != -EEXIST)
+			break;
+	}
+	if (err)
+		return err == -EEXIST ? -EBUSY : err;
+	quic_lookup_reset_token(net, &cid, token);
+	err = quic_cid_src_add(set, &cid, token, &seq);
+	if (err) {
+		quic_lookup_cid_del(net, &cid, owner);
+		return err;
+	}
+	*entry = quic_cid_set_find(set, seq);
+	return 0;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_lookup_cid_issue);
+
+/**
+ * quic_lookup_odcid_add() - map a client-chosen DCID to its listener or
+ *	request
+ * @net: the namespace
+ * @cid: the DCID of the client's first Initial
+ * @owner: the listener or request
+ * @gfp: allocation flags
+ *
+ * Return: as quic_cidtable_add().
+ */
+int quic_lookup_odcid_add(struct net *net, const struct quic_cid *cid,
+			  void *owner, gfp_t gfp)
+{
+	return quic_cidtable_add(&quic_lookup_net(net)->odcid, cid, owner, gfp);
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_lookup_odcid_add);
+
+/**
+ * quic_lookup_odcid_del() - remove a client-chosen DCID
+ * @net: the namespace
+ * @cid: the DCID
+ * @owner: the owner it was added for
+ */
+void quic_lookup_odcid_del(struct net *net, const struct quic_cid *cid,
+			   const void *owner)
+{
+	quic_cidtable_del(&quic_lookup_net(net)->odcid, cid, owner);
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_lookup_odcid_del);
+
+/**
+ * quic_lookup_odcid_find() - the owner of a client-chosen DCID
+ * @net: the namespace
+ * @dcid: the DCID of a client Initial or 0-RTT packet
+ * @len: its length
+ *
+ * Caller holds rcu_read_lock().
+ *
+ * Return: the owner, or NULL.
+ */
+void *quic_lookup_odcid_find(struct net *net, const u8 *dcid, u32 len)
+{
+	return quic_cidtable_find(&quic_lookup_net(net)->odcid, dcid, len);
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_lookup_odcid_find);
+
+/**
+ * quic_lookup_odcid_count() - how many client-chosen DCIDs a namespace
+ *	holds
+ * @net: the namespace
+ *
+ * Return: the number of entries of its table.
+ */
+unsigned int quic_lookup_odcid_count(struct net *net)
+{
+	return READ_ONCE(quic_lookup_net(net)->odcid.count);
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_lookup_odcid_count);
+
+/* A token as the key of the reset table. */
+static void quic_lookup_reset_key(struct quic_cid *k, const u8 *token)
+{
+	k->len = QUIC_RESET_TOKEN_LEN;
+	memcpy(k->data, token, QUIC_RESET_TOKEN_LEN);
+}
+
+/**
+ * quic_lookup_reset_add() - map a peer's Stateless Reset Token to its
+ *	connection
+ * @net: the namespace
+ * @token: the 16-byte token of the peer's ID we send to
+ * @owner: the connection
+ * @gfp: allocation flags
+ *
+ * A Stateless Reset carries no ID of ours (RFC 9000, section 10.3), so it
+ * is found by its token. The peer chose it: keyed hash.
+ *
+ * Return: as quic_cidtable_add().
+ */
+int quic_lookup_reset_add(struct net *net, const u8 *token, void *owner,
+			  gfp_t gfp)
+{
+	struct quic_cid k;
+
+	quic_lookup_reset_key(&k, token);
+	return quic_cidtable_add(&quic_lookup_net(net)->reset, &k, owner, gfp);
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_lookup_reset_add);
+
+/**
+ * quic_lookup_reset_del() - remove a peer's token
+ * @net: the namespace
+ * @token: the token
+ * @owner: the connection it was added for
+ */
+void quic_lookup_reset_del(struct net *net, const u8 *token,
+			   const void *owner)
+{
+	struct quic_cid k;
+
+	quic_lookup_reset_key(&k, token);
+	quic_cidtable_del(&quic_lookup_net(net)->reset, &k, owner);
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_lookup_reset_del);
+
+/**
+ * quic_lookup_reset_find() - the connection a Stateless Reset is for
+ * @net: the namespace
+ * @token: the last 16 bytes of the datagram
+ *
+ * Caller holds rcu_read_lock(), and compares the token again in constant
+ * time (quic_cid_dest_match_reset()) before acting on it.
+ *
+ * Return: the owner, or NULL.
+ */
+void *quic_lookup_reset_find(struct net *net, const u8 *token)
+{
+	return quic_cidtable_find(&quic_lookup_net(net)->reset, token,
+				  QUIC_RESET_TOKEN_LEN);
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_lookup_reset_find);
+
+/**
+ * quic_lookup_reset_token() - the Stateless Reset Token of an ID of ours
+ * @net: the namespace, whose secret keys the token
+ * @cid: the ID
+ * @token: set to the token
+ */
+void quic_lookup_reset_token(struct net *net, const struct quic_cid *cid,
+			     u8 token[QUIC_RESET_TOKEN_LEN])
+{
+	quic_cid_reset_token(&quic_lookup_net(net)->reset_key, cid, token);
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_lookup_reset_token);
 
 static struct hlist_head *quic_lookup_bucket(struct quic_lookup_net *ln,
 					     __be16 port)
@@ -45,7 +372,7 @@ static struct hlist_head *quic_lookup_bucket(struct quic_lookup_net *ln,
  */
 void quic_lookup_listen_add(struct sock *sk)
 {
-	struct quic_lookup_net *ln = &quic_net(sock_net(sk))->lookup;
+	struct quic_lookup_net *ln = quic_lookup_net(sock_net(sk));
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
 	spin_lock_bh(&ln->lock);
@@ -67,7 +394,7 @@ void quic_lookup_listen_add(struct sock *sk)
  */
 void quic_lookup_listen_del(struct sock *sk)
 {
-	struct quic_lookup_net *ln = &quic_net(sock_net(sk))->lookup;
+	struct quic_lookup_net *ln = quic_lookup_net(sock_net(sk));
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
 	spin_lock_bh(&ln->lock);
@@ -92,7 +419,7 @@ void quic_lookup_listen_del(struct sock *sk)
 struct sock *quic_lookup_listener(struct net *net,
 				  const struct quic_udp_sock *us, __be16 port)
 {
-	struct quic_lookup_net *ln = &quic_net(net)->lookup;
+	struct quic_lookup_net *ln = quic_lookup_net(net);
 	struct sock *sk, *best = NULL;
 	struct quic_conn *c;
 
@@ -125,10 +452,10 @@ struct sock *quic_lookup_listener(struct net *net,
 struct sock *quic_lookup_conn(struct net *net, const u8 *dcid, u32 len,
 			      const union quic_addr *peer)
 {
-	struct sock *sk = quic_cid_table_lookup(net, dcid, len);
+	struct sock *sk = quic_lookup_cid_find(net, dcid, len);
 
 	if (!sk) {
-		sk = quic_odcid_table_lookup(net, dcid, len);
+		sk = quic_lookup_odcid_find(net, dcid, len);
 		if (sk && memcmp(&quic_sk(sk)->conn.peer, peer, sizeof(*peer)))
 			sk = NULL;
 	}

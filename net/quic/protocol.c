@@ -15,7 +15,7 @@
 #include <net/sock.h>
 
 #include <net/quic/compat.h>
-#include <net/quic/connid.h>
+#include <net/quic/lookup.h>
 #include <net/quic/protocol.h>
 #include <net/quic/socket.h>
 
@@ -23,16 +23,25 @@ unsigned int quic_net_id __read_mostly;
 
 static int __net_init quic_net_init(struct net *net)
 {
-	quic_hash_key_init(&quic_net(net)->hash_key);
+	struct quic_net *qn = quic_net(net);
+	int err;
+
+	quic_hash_key_init(&qn->hash_key);
 	quic_udp_net_init(net);
-	quic_lookup_net_init(&quic_net(net)->lookup);
-	return quic_mib_net_init(net);
+	err = quic_lookup_net_init(&qn->lookup);
+	if (err)
+		return err;
+	err = quic_mib_net_init(net);
+	if (err)
+		quic_lookup_net_exit(&qn->lookup);
+	return err;
 }
 
 static void __net_exit quic_net_exit(struct net *net)
 {
 	struct quic_net *qn = quic_net(net);
 
+	quic_lookup_net_exit(&qn->lookup);
 	quic_udp_net_exit(net);
 	quic_mib_net_exit(net);
 	memzero_explicit(&qn->hash_key, sizeof(qn->hash_key));
@@ -83,16 +92,14 @@ static int __init quic_init(void)
 	err = quic_udp_init();
 	if (err)
 		return err;
+	quic_lookup_init();
 	err = register_pernet_subsys(&quic_net_ops);
 	if (err)
 		goto err_udp;
-	err = quic_connid_init();
-	if (err)
-		goto err_pernet;
 
 	err = proto_register(&quic_prot, 1);
 	if (err)
-		goto err_connid;
+		goto err_pernet;
 	quic_compat_ipv6_pinfo(&quic_v6_prot, offsetof(struct quic6_sock, inet6));
 	err = proto_register(&quic_v6_prot, 1);
 	if (err)
@@ -117,8 +124,6 @@ err_protosw6:
 	proto_unregister(&quic_v6_prot);
 err_proto:
 	proto_unregister(&quic_prot);
-err_connid:
-	quic_connid_exit();
 err_pernet:
 	unregister_pernet_subsys(&quic_net_ops);
 err_udp:
@@ -136,7 +141,6 @@ static void __exit quic_exit(void)
 		inet6_unregister_protosw(&quic_v6_protosw[i]);
 	proto_unregister(&quic_v6_prot);
 	proto_unregister(&quic_prot);
-	quic_connid_exit();
 	unregister_pernet_subsys(&quic_net_ops);
 	quic_udp_exit();
 }

@@ -2,8 +2,9 @@
 /*
  * QUIC connection ID management (net/quic/connid.c): the per-connection
  * sets of our and the peer's connection IDs (RFC 9000, sections 5.1,
- * 19.15 and 19.16), stateless reset tokens (section 10.3) and the per
- * network namespace tables that map a destination CID to its owner.
+ * 19.15 and 19.16) and stateless reset tokens (section 10.3). The per
+ * network namespace tables that map a destination CID to its owner are
+ * lookup.h's.
  *
  * Error convention: the functions that process what a peer sent
  * (quic_cid_dest_new(), quic_cid_src_retire()) return 0, or a positive
@@ -12,20 +13,15 @@
  * functions driven by us or by the user return 0 or a negative errno.
  *
  * Locking: a struct quic_cid_set belongs to one connection and is
- * serialised by its owner (the socket lock).  The tables take their own
- * spinlock for writers; lookups run under rcu_read_lock().
+ * serialised by its owner (the socket lock).
  */
 
 #ifndef _NET_QUIC_CONNID_H
 #define _NET_QUIC_CONNID_H
 
-#include <linux/gfp.h>
-#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <net/quic/cid.h>
 #include <net/quic/hash.h>
-
-struct net;
 
 /* Largest active_connection_id_limit we advertise or honour
  * (socket-api.md, section 6: 2 to 8).
@@ -123,61 +119,5 @@ void quic_cid_reset_token(const struct quic_hash_key *key,
 			  const struct quic_cid *cid,
 			  u8 token[QUIC_RESET_TOKEN_LEN]);
 bool quic_reset_token_eq(const u8 *a, const u8 *b);
-
-/**
- * struct quic_cid_table - a hash table from connection IDs to owners
- * @lock: serialises writers
- * @bits: log2 of the number of buckets
- * @count: entries, for the leak check and the tests
- * @keyed: hash with @key (peer-chosen IDs) instead of the fast hash
- * @key: the SipHash key, if @keyed
- * @buckets: 2^@bits RCU hlists of struct quic_cid_node
- */
-struct quic_cid_table {
-	spinlock_t		lock;	/* writers */
-	unsigned int		bits;
-	unsigned int		count;
-	bool			keyed;
-	struct quic_hash_key	key;
-	struct hlist_head	*buckets;
-};
-
-int quic_cid_table_init(struct quic_cid_table *tbl, unsigned int bits,
-			bool keyed);
-unsigned int quic_cid_table_destroy(struct quic_cid_table *tbl);
-u32 quic_cid_table_bucket(const struct quic_cid_table *tbl, const u8 *id,
-			  u32 len);
-int __quic_cid_table_add(struct quic_cid_table *tbl,
-			 const struct quic_cid *cid, void *owner, gfp_t gfp);
-bool __quic_cid_table_del(struct quic_cid_table *tbl,
-			  const struct quic_cid *cid, const void *owner);
-void *__quic_cid_table_lookup(struct quic_cid_table *tbl, const u8 *id,
-			      u32 len);
-u32 quic_cid_table_max_chain(struct quic_cid_table *tbl);
-
-int quic_cid_table_add(struct net *net, const struct quic_cid *cid,
-		       void *owner, gfp_t gfp);
-void quic_cid_table_del(struct net *net, const struct quic_cid *cid,
-			const void *owner);
-void *quic_cid_table_lookup(struct net *net, const u8 *dcid, u32 len);
-int quic_odcid_table_add(struct net *net, const struct quic_cid *cid,
-			 void *owner, gfp_t gfp);
-void quic_odcid_table_del(struct net *net, const struct quic_cid *cid,
-			  const void *owner);
-void *quic_odcid_table_lookup(struct net *net, const u8 *dcid, u32 len);
-unsigned int quic_cid_table_count(struct net *net, bool odcid);
-int quic_reset_table_add(struct net *net, const u8 *token, void *owner,
-			 gfp_t gfp);
-void quic_reset_table_del(struct net *net, const u8 *token, const void *owner);
-void *quic_reset_table_lookup(struct net *net, const u8 *token);
-
-int quic_cid_src_issue(struct net *net, struct quic_cid_set *set,
-		       void *owner, gfp_t gfp,
-		       const struct quic_cid_entry **entry);
-void quic_cid_net_reset_token(struct net *net, const struct quic_cid *cid,
-			      u8 token[QUIC_RESET_TOKEN_LEN]);
-
-int quic_connid_init(void);
-void quic_connid_exit(void);
 
 #endif /* _NET_QUIC_CONNID_H */

@@ -2,17 +2,23 @@
 /*
  * QUIC: finding the socket a datagram is for (net/quic/lookup.c).
  *
- * Connections are found by destination connection ID in the tables of
- * connid.c (our IDs, and the original DCID a client chose); listeners in
- * a per-namespace hash of the local port. Lookups run under RCU in
- * softirq and return the socket with a reference held.
+ * Each network namespace holds the tables a datagram is looked up in: our
+ * connection IDs, the original DCIDs clients chose, the peers' Stateless
+ * Reset Tokens (struct quic_cidtable each), and a hash of the listeners
+ * by local port. Lookups run under RCU in softirq; writers take each
+ * table's spinlock.
  */
 #ifndef __NET_QUIC_LOOKUP_H
 #define __NET_QUIC_LOOKUP_H
 
+#include <linux/gfp.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <net/quic/cid.h>
+#include <net/quic/cidtable.h>
+#include <net/quic/connid.h>
+#include <net/quic/hash.h>
 
 struct net;
 struct quic_udp_sock;
@@ -23,16 +29,52 @@ union quic_addr;
 #define QUIC_LOOKUP_LISTEN_BITS	6
 
 /**
- * struct quic_lookup_net - the listeners of a network namespace
+ * struct quic_lookup_net - the lookup tables of a network namespace
  * @lock: serialises changes of @listeners
  * @listeners: listening sockets, hashed by local port
+ * @cid: our connection IDs, fast hash
+ * @odcid: the client-chosen original and initial DCIDs, keyed hash
+ * @reset: the peers' Stateless Reset Tokens, keyed hash
+ * @reset_key: the secret of our Stateless Reset Tokens
  */
 struct quic_lookup_net {
 	spinlock_t		lock;	/* writers; readers use RCU */
 	struct hlist_head	listeners[1 << QUIC_LOOKUP_LISTEN_BITS];
+	struct quic_cidtable	cid;
+	struct quic_cidtable	odcid;
+	struct quic_cidtable	reset;
+	struct quic_hash_key	reset_key;
 };
 
-void quic_lookup_net_init(struct quic_lookup_net *ln);
+void quic_lookup_init(void);
+int quic_lookup_net_init(struct quic_lookup_net *ln);
+void quic_lookup_net_exit(struct quic_lookup_net *ln);
+
+int quic_lookup_cid_add(struct net *net, const struct quic_cid *cid,
+			void *owner, gfp_t gfp);
+void quic_lookup_cid_del(struct net *net, const struct quic_cid *cid,
+			 const void *owner);
+void *quic_lookup_cid_find(struct net *net, const u8 *dcid, u32 len);
+unsigned int quic_lookup_cid_count(struct net *net);
+int quic_lookup_cid_issue(struct net *net, struct quic_cid_set *set,
+			  void *owner, gfp_t gfp,
+			  const struct quic_cid_entry **entry);
+
+int quic_lookup_odcid_add(struct net *net, const struct quic_cid *cid,
+			  void *owner, gfp_t gfp);
+void quic_lookup_odcid_del(struct net *net, const struct quic_cid *cid,
+			   const void *owner);
+void *quic_lookup_odcid_find(struct net *net, const u8 *dcid, u32 len);
+unsigned int quic_lookup_odcid_count(struct net *net);
+
+int quic_lookup_reset_add(struct net *net, const u8 *token, void *owner,
+			  gfp_t gfp);
+void quic_lookup_reset_del(struct net *net, const u8 *token,
+			   const void *owner);
+void *quic_lookup_reset_find(struct net *net, const u8 *token);
+void quic_lookup_reset_token(struct net *net, const struct quic_cid *cid,
+			     u8 token[QUIC_RESET_TOKEN_LEN]);
+
 void quic_lookup_listen_add(struct sock *sk);
 void quic_lookup_listen_del(struct sock *sk);
 struct sock *quic_lookup_listener(struct net *net,

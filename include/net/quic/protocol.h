@@ -24,8 +24,8 @@ struct proc_dir_entry;
  * @proc_dir: /proc/net/quic
  * @udp_lock: serialises creation, lookup and release of @udp_socks
  * @udp_socks: the shared UDP sockets (udp.c), keyed by local address
- * @lookup: the listeners (lookup.c)
  *	and port with @hash_key, as a user chooses the address
+ * @lookup: the connection ID tables and the listeners (lookup.c)
  */
 struct quic_net {
 	struct quic_hash_key		hash_key;

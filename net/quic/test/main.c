@@ -45,6 +45,7 @@ static const struct quic_test_suite *const quic_test_suites[] = {
 	&quic_udp_suite,
 	&quic_crypto_suite,
 	&quic_connid_suite,
+	&quic_lookup_suite,
 	&quic_stream_suite,
 	&quic_conn_suite,
 	&quic_recovery_suite,

@@ -53,6 +53,7 @@ extern const struct quic_test_suite quic_sent_suite;
 extern const struct quic_test_suite quic_udp_suite;
 extern const struct quic_test_suite quic_crypto_suite;
 extern const struct quic_test_suite quic_connid_suite;
+extern const struct quic_test_suite quic_lookup_suite;
 extern const struct quic_test_suite quic_stream_suite;
 extern const struct quic_test_suite quic_conn_suite;
 extern const struct quic_test_suite quic_recovery_suite;
