@@ -19,7 +19,7 @@
 #include <linux/types.h>
 
 /* Most ranges one set keeps; a power of two (the ring's index mask). */
-#define QUIC_ACK_MAX_RANGES	64
+#define QUIC_ACK_MAX_RANGES	32
 
 /**
  * struct quic_ack_range - a closed range of packet numbers
