@@ -774,24 +774,6 @@ static void quic_out_set_dgram(struct quic_conn *c, u32 size)
 	quic_cong_set_mss(&c->cong, size);
 }
 
-/* Make the 1-RTT frame buffer hold @len bytes; 0 or -ENOMEM (the old
- * one stays then).
- */
-static int quic_out_buf_fit(struct quic_conn *c, u32 len, gfp_t gfp)
-{
-	u8 *buf;
-
-	if (c->out_buf_len >= len)
-		return 0;
-	buf = kmalloc(len, gfp);
-	if (!buf)
-		return -ENOMEM;
-	kfree(c->out_buf);
-	c->out_buf = buf;
-	c->out_buf_len = len;
-	return 0;
-}
-
 /* The largest datagram to build now (RFC 9000 14): 1200 bytes until the
  * handshake is done and the Initial space gone; then what the path MTU
  * search (pmtu.c) has confirmed, starting at 1200, up to the path MTU
@@ -910,7 +892,7 @@ err:
 static int quic_out_gso_send(struct sock *sk, struct quic_out_plan *pl)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct sk_buff *skb = pl->gso;
+	struct sk_buff *skb = pl->gso, *nskb;
 
 	pl->gso = NULL;
 	if (!skb)
@@ -918,6 +900,20 @@ static int quic_out_gso_send(struct sock *sk, struct quic_out_plan *pl)
 	if (!skb->len) {
 		kfree_skb(skb);
 		return 0;
+	}
+	if (pl->gso_segs <= 1 && skb_tailroom(skb) > skb->len) {
+		/* Alone in a batch's skb, mostly empty: sent in one of its
+		 * size, so that no queue on the way charges it a batch's
+		 * memory.
+		 */
+		nskb = alloc_skb(QUIC_UDP_HEADROOM + skb->len,
+				 GFP_ATOMIC | __GFP_NOWARN);
+		if (nskb) {
+			skb_reserve(nskb, QUIC_UDP_HEADROOM);
+			skb_put_data(nskb, skb->data, skb->len);
+			consume_skb(skb);
+			skb = nskb;
+		}
 	}
 	if (pl->gso_segs > 1) {
 		skb_shinfo(skb)->gso_size = pl->gso_size;
@@ -964,9 +960,12 @@ static struct sk_buff *quic_out_gso_skb(struct sock *sk,
 	u32 segs;
 
 	if (pl->gso) {
-		if (app_only && total <= pl->gso_size &&
-		    skb_tailroom(pl->gso) >= total)
+		if (app_only && (!pl->gso_size || total <= pl->gso_size) &&
+		    skb_tailroom(pl->gso) >= total) {
+			if (!pl->gso_size)	/* its first datagram */
+				pl->gso_size = total;
 			return pl->gso;
+		}
 		quic_out_gso_send(sk, pl);
 	}
 	segs = min_t(u32, QUIC_OUT_GSO_SEGS, QUIC_OUT_GSO_BYTES / limit);
@@ -985,6 +984,39 @@ static struct sk_buff *quic_out_gso_skb(struct sock *sk,
 	if (skb)
 		skb_reserve(skb, QUIC_UDP_HEADROOM);
 	return skb;
+}
+
+/* May the 1-RTT packet that starts the next datagram be planned in place,
+ * in the GSO batch skb, after the room for its header? Yes when the batch
+ * has room for one more datagram; else, when data waits and may go, a new
+ * batch is started, its segment size that of its first datagram. A flush
+ * with nothing to send, or only ACK and control frames, allocates no
+ * batch.
+ */
+static bool quic_out_inplace(struct sock *sk, struct quic_out_plan *pl,
+			     u32 limit, bool data_ok, gfp_t gfp)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct sk_buff *skb;
+	u32 segs;
+
+	if (pl->gso) {
+		if (skb_tailroom(pl->gso) >= (pl->gso_size ?: limit))
+			return true;
+		quic_out_gso_send(sk, pl);
+	}
+	segs = min_t(u32, QUIC_OUT_GSO_SEGS, QUIC_OUT_GSO_BYTES / limit);
+	if (!data_ok || segs < 2 ||
+	    !quic_outq_pending(&c->space[QUIC_CRYPTO_APP].out))
+		return false;
+	skb = alloc_skb(QUIC_UDP_HEADROOM + segs * limit, gfp | __GFP_NOWARN);
+	if (!skb)
+		return false;
+	skb_reserve(skb, QUIC_UDP_HEADROOM);
+	pl->gso = skb;
+	pl->gso_size = 0;
+	pl->gso_segs = 0;
+	return true;
 }
 
 /* Build and send one datagram. Return 1 if one was sent (or added to the
@@ -1021,15 +1053,17 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 		if (level != QUIC_CRYPTO_APP)
 			room = min_t(u32, room, QUIC_CONN_MAX_DGRAM);
 		buf[level] = pl->payload[level];
-		if (level == QUIC_CRYPTO_APP && !total && pl->gso &&
-		    skb_tailroom(pl->gso) >= pl->gso_size) {
-			/* The batch's next datagram: its frames go straight
-			 * into the skb, after the header quic_out_seal()
-			 * writes, and are encrypted there.
+		if (level == QUIC_CRYPTO_APP && !total &&
+		    quic_out_inplace(sk, pl, limit, data_ok, gfp)) {
+			/* Alone in its datagram, in a batch: its frames go
+			 * straight into the skb, after the header
+			 * quic_out_seal() writes, and are encrypted there.
 			 */
 			buf[level] = skb_tail_pointer(pl->gso) + hl;
-			room = min(room, pl->gso_size - hl -
+			room = min(room, (pl->gso_size ?: limit) - hl -
 					 QUIC_PACKET_TAG_LEN);
+		} else if (level == QUIC_CRYPTO_APP) {
+			room = min_t(u32, room, QUIC_CONN_MAX_DGRAM);
 		}
 		quic_out_rec_reset(sk, pl->rec[level], level);
 		n = quic_out_frames(sk, level, buf[level], room,
@@ -1100,9 +1134,13 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 		if (err)
 			return err;	/* nothing of this datagram was put */
 		pl->gso_segs++;
-		/* A shorter datagram is the batch's last. */
+		/* A shorter datagram is the batch's last; a first one short
+		 * of the datagram size (the data ran out) is alone in it.
+		 */
 		if (total < pl->gso_size || pl->gso_segs == QUIC_OUT_GSO_SEGS ||
-		    skb_tailroom(skb) < pl->gso_size)
+		    skb_tailroom(skb) < pl->gso_size ||
+		    (pl->gso_segs == 1 &&
+		     total + QUIC_OUT_STREAM_OVERHEAD < limit))
 			return quic_out_gso_send(sk, pl) ?: 1;
 		return 1;
 	}
@@ -1140,14 +1178,16 @@ static void quic_out_pace_arm(struct sock *sk, bool again)
 }
 
 /* The frame buffers, kept while in use: a flush runs per datagram
- * received, mostly to send nothing or an ACK. The 1-RTT one has the size
- * of the datagrams in use (quic_out_grow() grows it with the path MTU);
- * the Initial and Handshake ones go with those spaces.
+ * received, mostly to send nothing or an ACK. 1-RTT data is planned
+ * straight into GSO skbs (quic_out_inplace()); the 1-RTT buffer, of
+ * QUIC_CONN_MAX_DGRAM bytes whatever the datagram size, takes the rest:
+ * ACK and control frames, data coalesced after a Handshake packet, data
+ * when no batch skb could be had. The Initial and Handshake ones go with
+ * those spaces.
  */
 static int quic_out_buffers(struct sock *sk, gfp_t gfp)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	u32 len = quic_out_dgram_limit(sk);
 	bool long_done = c->space[QUIC_CRYPTO_INITIAL].discarded &&
 			 c->space[QUIC_CRYPTO_HANDSHAKE].discarded;
 
@@ -1159,7 +1199,9 @@ static int quic_out_buffers(struct sock *sk, gfp_t gfp)
 		if (!c->out_long)
 			return -ENOMEM;
 	}
-	return quic_out_buf_fit(c, len, gfp);
+	if (!c->out_buf)
+		c->out_buf = kmalloc(QUIC_CONN_MAX_DGRAM, gfp);
+	return c->out_buf ? 0 : -ENOMEM;
 }
 
 /* A record to plan a packet of space @i into: the one the last flush
@@ -1611,7 +1653,6 @@ void quic_output_free(struct sock *sk)
 
 	kfree(c->out_buf);	/* freed with the connection */
 	c->out_buf = NULL;
-	c->out_buf_len = 0;
 	kfree(c->out_long);
 	c->out_long = NULL;
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
@@ -1752,13 +1793,10 @@ static void quic_out_ctl_acked(struct sock *sk, u8 ctl, s64 id)
 	quic_stream_release(t, st);
 }
 
-/* A path MTU probe was acknowledged: datagrams take its size, once the
- * 1-RTT frame buffer has grown to it (else they stay as they are).
- */
+/* A path MTU probe was acknowledged: datagrams take its size. */
 static void quic_out_grow(struct quic_conn *c)
 {
-	if (!quic_out_buf_fit(c, c->pmtu.plpmtu, GFP_ATOMIC | __GFP_NOWARN))
-		quic_out_set_dgram(c, c->pmtu.plpmtu);
+	quic_out_set_dgram(c, c->pmtu.plpmtu);
 }
 
 /* Recovery found a sent packet acknowledged (@ctx: a struct

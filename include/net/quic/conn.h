@@ -175,9 +175,7 @@ struct quic_request {
  * @draining: draining state (RFC 9000 10.2.2): the peer sent it
  * @max_dgram: the datagram size once established (output.c), 0 before
  * @dst_cache: the route of the path, cached (udp.c)
- * @out_buf: output.c's 1-RTT frame buffer, @out_buf_len bytes: the
- *	datagram size in use
- * @out_buf_len: its size
+ * @out_buf: output.c's 1-RTT frame buffer, QUIC_CONN_MAX_DGRAM bytes
  * @out_long: output.c's Initial and Handshake frame buffers,
  *	QUIC_CONN_MAX_DGRAM bytes each, freed once both spaces are discarded
  * @out_spare: per space, a packet record output.c's last flush left
@@ -242,7 +240,6 @@ struct quic_conn {
 	u32			max_dgram;
 	struct dst_cache	dst_cache;
 	u8			*out_buf;
-	u32			out_buf_len;
 	u8			*out_long;
 	struct quic_out_pkt	*out_spare[QUIC_PNSPACE_NUM];
 	bool			rx_batch;
