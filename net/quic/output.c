@@ -986,37 +986,84 @@ static struct sk_buff *quic_out_gso_skb(struct sock *sk,
 	return skb;
 }
 
-/* May the 1-RTT packet that starts the next datagram be planned in place,
- * in the GSO batch skb, after the room for its header? Yes when the batch
- * has room for one more datagram; else, when data waits and may go, a new
- * batch is started, its segment size that of its first datagram. A flush
- * with nothing to send, or only ACK and control frames, allocates no
- * batch.
+/* Where the 1-RTT packet that starts the next datagram is planned: in
+ * place, in the GSO batch skb after the room for its header, when the
+ * batch has room for one more datagram, or, when data waits and may go,
+ * in a new batch sized for that data (its segment size is that of its
+ * first datagram). Return the most the datagram may take there, or 0:
+ * then it is planned in the frame buffer. So a flush with nothing to
+ * send, or only ACK and control frames, or a write that fits the buffer,
+ * allocates no batch.
  */
-static bool quic_out_inplace(struct sock *sk, struct quic_out_plan *pl,
-			     u32 limit, bool data_ok, gfp_t gfp)
+static u32 quic_out_inplace(struct sock *sk, struct quic_out_plan *pl,
+			    u32 limit, bool data_ok, gfp_t gfp)
 {
-	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_outq *q = &quic_sk(sk)->conn.space[QUIC_CRYPTO_APP].out;
 	struct sk_buff *skb;
-	u32 segs;
+	u32 segs, size;
+	u64 want;
 
 	if (pl->gso) {
-		if (skb_tailroom(pl->gso) >= (pl->gso_size ?: limit))
-			return true;
+		size = pl->gso_size ?: limit;
+		if (skb_tailroom(pl->gso) >= size)
+			return size;
 		quic_out_gso_send(sk, pl);
 	}
-	segs = min_t(u32, QUIC_OUT_GSO_SEGS, QUIC_OUT_GSO_BYTES / limit);
-	if (!data_ok || segs < 2 ||
-	    !quic_outq_pending(&c->space[QUIC_CRYPTO_APP].out))
-		return false;
-	skb = alloc_skb(QUIC_UDP_HEADROOM + segs * limit, gfp | __GFP_NOWARN);
+	if (!data_ok || !quic_outq_pending(q))
+		return 0;
+	/* Data of lost packets: as much as a batch takes. */
+	want = list_empty(&q->lost) ? q->unsent + QUIC_OUT_STREAM_OVERHEAD :
+				      U64_MAX;
+	if (want <= QUIC_CONN_MAX_DGRAM)
+		return 0;
+	segs = min_t(u64, QUIC_OUT_GSO_SEGS, div64_u64(want, limit) + 1);
+	segs = min(segs, QUIC_OUT_GSO_BYTES / limit);
+	size = segs > 1 ? segs * limit : min_t(u64, want, limit);
+	skb = alloc_skb(QUIC_UDP_HEADROOM + size, gfp | __GFP_NOWARN);
 	if (!skb)
-		return false;
+		return 0;
 	skb_reserve(skb, QUIC_UDP_HEADROOM);
 	pl->gso = skb;
 	pl->gso_size = 0;
 	pl->gso_segs = 0;
-	return true;
+	return min(size, limit);
+}
+
+/* Plan the 1-RTT packet of a datagram holding @total bytes so far, with a
+ * header of @hl bytes: in place when it starts the datagram and
+ * quic_out_inplace() says so, else in the frame buffer. Return the
+ * length of its frames, which *@buf points to.
+ */
+static u32 quic_out_plan_app(struct sock *sk, struct quic_out_plan *pl,
+			     u32 limit, u32 total, u32 hl, bool data_ok,
+			     u8 **buf, gfp_t gfp)
+{
+	u32 room = limit - total - hl - QUIC_PACKET_TAG_LEN, cap = 0, n;
+	struct quic_out_pkt *rec = pl->rec[QUIC_CRYPTO_APP];
+	int tries;
+
+	for (tries = 0; tries < 2; tries++) {
+		if (!total)
+			cap = quic_out_inplace(sk, pl, limit, data_ok, gfp);
+		if (cap) {
+			*buf = skb_tail_pointer(pl->gso) + hl;
+			n = min(room, cap - hl - QUIC_PACKET_TAG_LEN);
+		} else {
+			*buf = pl->payload[QUIC_CRYPTO_APP];
+			n = min_t(u32, room, QUIC_CONN_MAX_DGRAM);
+		}
+		quic_out_rec_reset(sk, rec, QUIC_CRYPTO_APP);
+		n = quic_out_frames(sk, QUIC_CRYPTO_APP, *buf, n, rec, data_ok,
+				    &pl->eliciting[QUIC_CRYPTO_APP]);
+		/* Nothing fit the batch's segment size (the next chunk is
+		 * a few bytes longer than its first datagram's): the batch
+		 * goes, and the datagram is planned again in a new one.
+		 */
+		if (n || !cap || !pl->gso_size)
+			break;
+		quic_out_gso_send(sk, pl);
+	}
+	return n;
 }
 
 /* Build and send one datagram. Return 1 if one was sent (or added to the
@@ -1036,12 +1083,14 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 
 	pl->paced = false;
 	data_ok = quic_out_data_ok(c, ktime_get_ns(), &pl->paced);
+	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
+		pl->used[i] = false;
+		pl->len[i] = 0;
+	}
 
 	for (i = 0; i < ARRAY_SIZE(quic_out_levels); i++) {
 		level = quic_out_levels[i];
 		s = &c->space[level];
-		pl->used[level] = false;
-		pl->len[level] = 0;
 		if (s->discarded || !quic_crypto_ready(&s->tx))
 			continue;
 		if (level == QUIC_CRYPTO_APP && sk->sk_state != TCP_ESTABLISHED)
@@ -1049,26 +1098,19 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 		hl = quic_out_hdr_len(c, level, limit);
 		if (total + hl + QUIC_PACKET_TAG_LEN + 8 >= limit)
 			break;
-		room = limit - total - hl - QUIC_PACKET_TAG_LEN;
-		if (level != QUIC_CRYPTO_APP)
-			room = min_t(u32, room, QUIC_CONN_MAX_DGRAM);
-		buf[level] = pl->payload[level];
-		if (level == QUIC_CRYPTO_APP && !total &&
-		    quic_out_inplace(sk, pl, limit, data_ok, gfp)) {
-			/* Alone in its datagram, in a batch: its frames go
-			 * straight into the skb, after the header
-			 * quic_out_seal() writes, and are encrypted there.
-			 */
-			buf[level] = skb_tail_pointer(pl->gso) + hl;
-			room = min(room, (pl->gso_size ?: limit) - hl -
-					 QUIC_PACKET_TAG_LEN);
-		} else if (level == QUIC_CRYPTO_APP) {
-			room = min_t(u32, room, QUIC_CONN_MAX_DGRAM);
+		if (level == QUIC_CRYPTO_APP) {
+			n = quic_out_plan_app(sk, pl, limit, total, hl, data_ok,
+					      &buf[level], gfp);
+		} else {
+			room = min_t(u32, limit - total - hl -
+					  QUIC_PACKET_TAG_LEN,
+				     QUIC_CONN_MAX_DGRAM);
+			buf[level] = pl->payload[level];
+			quic_out_rec_reset(sk, pl->rec[level], level);
+			n = quic_out_frames(sk, level, buf[level], room,
+					    pl->rec[level], data_ok,
+					    &pl->eliciting[level]);
 		}
-		quic_out_rec_reset(sk, pl->rec[level], level);
-		n = quic_out_frames(sk, level, buf[level], room,
-				    pl->rec[level], data_ok,
-				    &pl->eliciting[level]);
 		if (!n)
 			continue;
 		any |= pl->eliciting[level];
@@ -1256,6 +1298,8 @@ void quic_output_flush(struct sock *sk, gfp_t gfp)
 		c->out_long + QUIC_CONN_MAX_DGRAM : NULL;
 	pl.payload[QUIC_CRYPTO_APP] = c->out_buf;
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
+		if (c->space[i].discarded)
+			continue;
 		pl.rec[i] = quic_out_rec_get(c, i, gfp);
 		if (!pl.rec[i])
 			goto out;
@@ -1265,7 +1309,7 @@ void quic_output_flush(struct sock *sk, gfp_t gfp)
 		if (quic_out_dgram(sk, &pl, gfp) <= 0)
 			break;
 		for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
-			if (pl.rec[i])
+			if (pl.rec[i] || c->space[i].discarded)
 				continue;
 			pl.rec[i] = quic_out_rec_get(c, i, gfp);
 			if (!pl.rec[i])
