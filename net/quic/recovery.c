@@ -152,6 +152,20 @@ u64 quic_recovery_loss_delay(const struct quic_recovery *rec)
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_recovery_loss_delay);
 
+/* Remember packets @first to @last, declared lost when @largest was the
+ * largest acknowledged, in a slot of their own (the oldest one goes).
+ */
+static void quic_recovery_lost_run(struct quic_recovery *rec, u64 first,
+				   u64 last, u64 largest)
+{
+	struct quic_rec_lost *l = &rec->lost[rec->lost_next];
+
+	l->first = first;
+	l->last = last;
+	l->largest = largest;
+	rec->lost_next = (rec->lost_next + 1) % QUIC_REC_LOST_RING;
+}
+
 /**
  * quic_recovery_lost_note() - remember a packet declared lost
  * @rec: the state
@@ -173,11 +187,7 @@ void quic_recovery_lost_note(struct quic_recovery *rec, u64 pn, u64 largest)
 		l->last = pn;
 		return;
 	}
-	l = &rec->lost[rec->lost_next];
-	l->first = pn;
-	l->last = pn;
-	l->largest = largest;
-	rec->lost_next = (rec->lost_next + 1) % QUIC_REC_LOST_RING;
+	quic_recovery_lost_run(rec, pn, pn, largest);
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_recovery_lost_note);
 
@@ -203,9 +213,8 @@ static bool quic_recovery_lost_overlap(const struct quic_rec_lost *l,
  * the packet threshold grows to the distance it was overtaken by (plus
  * one), the time threshold by an eighth of the RTT, both capped (RFC
  * 9002 6.1.1, 6.1.2 allow adapting them, as TCP's RACK does). Found
- * packets leave their run; when a range falls inside a run, the part
- * above it is forgotten (ranges come in descending order, so the part
- * below may still be found by the next ones, but not the part above).
+ * packets leave their run; a range inside a run splits it, the part above
+ * the range taking a slot of its own.
  *
  * Return: how many remembered losses the ACK proved spurious.
  */
@@ -229,6 +238,10 @@ u32 quic_recovery_spurious(struct quic_recovery *rec,
 			if (undo_pn >= lo && undo_pn <= hi)
 				*undo = true;
 			found += hi - lo + 1;
+			/* Not over this very slot, when it is the oldest. */
+			if (lo > l->first && hi < l->last && rec->lost_next != i)
+				quic_recovery_lost_run(rec, hi + 1, l->last,
+						       l->largest);
 			if (lo > l->first)
 				l->last = lo - 1;
 			else if (hi < l->last)
