@@ -72,15 +72,20 @@ int quic_sent_add(struct quic_sent *s, struct quic_sent_pkt *pkt)
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_sent_add);
 
-static void quic_sent_unlink(struct quic_sent *s, struct quic_sent_pkt *pkt)
+static void quic_sent_list_del(struct quic_sent *s, struct quic_sent_pkt *pkt)
 {
 	list_del(&pkt->list);
-	rb_erase(&pkt->node, &s->tree);
 	if (pkt->in_flight) {
 		s->bytes_in_flight -= pkt->size;
 		if (pkt->ack_eliciting)
 			s->eliciting_in_flight--;
 	}
+}
+
+static void quic_sent_unlink(struct quic_sent *s, struct quic_sent_pkt *pkt)
+{
+	rb_erase(&pkt->node, &s->tree);
+	quic_sent_list_del(s, pkt);
 }
 
 static int quic_sent_check_ranges(const struct quic_sent *s,
@@ -247,8 +252,9 @@ void quic_sent_remove_all(struct quic_sent *s, quic_sent_cb cb, void *ctx)
 {
 	struct quic_sent_pkt *pkt, *tmp;
 
+	s->tree = RB_ROOT;	/* all of it goes: no rebalancing per packet */
 	list_for_each_entry_safe(pkt, tmp, &s->head, list) {
-		quic_sent_unlink(s, pkt);
+		quic_sent_list_del(s, pkt);
 		cb(ctx, pkt);
 	}
 }
