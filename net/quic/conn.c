@@ -1299,9 +1299,8 @@ static void quic_conn_send_raw(struct quic_udp_sock *us, const u8 *buf,
 	/* No socket of ours holds @us: the last may just have let go. */
 	if (!quic_udp_sock_hold(us))
 		return;
-	skb = alloc_skb(QUIC_UDP_HEADROOM + len, GFP_ATOMIC);
+	skb = quic_udp_alloc_skb(len, GFP_ATOMIC);
 	if (skb) {
-		skb_reserve(skb, QUIC_UDP_HEADROOM);
 		skb_put_data(skb, buf, len);
 		quic_udp_xmit(us, skb, local, peer, 0, NULL);
 	}

@@ -862,10 +862,9 @@ static void quic_out_pmtu_probe(struct sock *sk, gfp_t gfp)
 	hl = quic_out_hdr_len(c, QUIC_CRYPTO_APP, 0);
 	len = size - hl - QUIC_PACKET_TAG_LEN;
 	rec = kzalloc(sizeof(*rec), gfp);
-	skb = alloc_skb(QUIC_UDP_HEADROOM + size, gfp);
+	skb = quic_udp_alloc_skb(size, gfp);
 	if (!rec || !skb)
 		goto err;
-	skb_reserve(skb, QUIC_UDP_HEADROOM);
 	/* The payload in place, after the header: PING, then PADDING. */
 	buf = skb_tail_pointer(skb) + hl;
 	memset(buf, 0, len);
@@ -906,10 +905,8 @@ static int quic_out_gso_send(struct sock *sk, struct quic_out_plan *pl)
 		 * size, so that no queue on the way charges it a batch's
 		 * memory.
 		 */
-		nskb = alloc_skb(QUIC_UDP_HEADROOM + skb->len,
-				 GFP_ATOMIC | __GFP_NOWARN);
+		nskb = quic_udp_alloc_skb(skb->len, GFP_ATOMIC | __GFP_NOWARN);
 		if (nskb) {
-			skb_reserve(nskb, QUIC_UDP_HEADROOM);
 			skb_put_data(nskb, skb->data, skb->len);
 			consume_skb(skb);
 			skb = nskb;
@@ -947,6 +944,18 @@ static void quic_out_rec_reset(struct sock *sk, struct quic_out_pkt *rec,
 	rec->level = level;
 }
 
+/* Start a GSO batch in an skb of @size bytes, its segment size @seg (0:
+ * that of its first datagram). Return false if no skb could be had.
+ */
+static bool quic_out_gso_start(struct quic_out_plan *pl, u32 size, u32 seg,
+			       gfp_t gfp)
+{
+	pl->gso = quic_udp_alloc_skb(size, gfp | __GFP_NOWARN);
+	pl->gso_size = seg;
+	pl->gso_segs = 0;
+	return pl->gso;
+}
+
 /* The skb to build a datagram of @total bytes into: the GSO batch if it
  * is a 1-RTT one that fits it; else the batch goes first and a 1-RTT
  * datagram of about the full size (its STREAM chunk fills it) starts a new
@@ -956,7 +965,6 @@ static struct sk_buff *quic_out_gso_skb(struct sock *sk,
 					struct quic_out_plan *pl, u32 total,
 					u32 limit, bool app_only, gfp_t gfp)
 {
-	struct sk_buff *skb;
 	u32 segs;
 
 	if (pl->gso) {
@@ -969,21 +977,10 @@ static struct sk_buff *quic_out_gso_skb(struct sock *sk,
 		quic_out_gso_send(sk, pl);
 	}
 	segs = min_t(u32, QUIC_OUT_GSO_SEGS, QUIC_OUT_GSO_BYTES / limit);
-	if (app_only && total + QUIC_OUT_STREAM_OVERHEAD >= limit && segs > 1) {
-		skb = alloc_skb(QUIC_UDP_HEADROOM + segs * total,
-				gfp | __GFP_NOWARN);
-		if (skb) {
-			skb_reserve(skb, QUIC_UDP_HEADROOM);
-			pl->gso = skb;
-			pl->gso_size = total;
-			pl->gso_segs = 0;
-			return skb;
-		}
-	}
-	skb = alloc_skb(QUIC_UDP_HEADROOM + total, gfp);
-	if (skb)
-		skb_reserve(skb, QUIC_UDP_HEADROOM);
-	return skb;
+	if (app_only && total + QUIC_OUT_STREAM_OVERHEAD >= limit && segs > 1 &&
+	    quic_out_gso_start(pl, segs * total, total, gfp))
+		return pl->gso;
+	return quic_udp_alloc_skb(total, gfp);
 }
 
 /* Where the 1-RTT packet that starts the next datagram is planned: in
@@ -999,7 +996,6 @@ static u32 quic_out_inplace(struct sock *sk, struct quic_out_plan *pl,
 			    u32 limit, bool data_ok, gfp_t gfp)
 {
 	struct quic_outq *q = &quic_sk(sk)->conn.space[QUIC_CRYPTO_APP].out;
-	struct sk_buff *skb;
 	u32 segs, size;
 	u64 want;
 
@@ -1019,13 +1015,8 @@ static u32 quic_out_inplace(struct sock *sk, struct quic_out_plan *pl,
 	segs = min_t(u64, QUIC_OUT_GSO_SEGS, div64_u64(want, limit) + 1);
 	segs = min(segs, QUIC_OUT_GSO_BYTES / limit);
 	size = segs > 1 ? segs * limit : min_t(u64, want, limit);
-	skb = alloc_skb(QUIC_UDP_HEADROOM + size, gfp | __GFP_NOWARN);
-	if (!skb)
+	if (!quic_out_gso_start(pl, size, 0, gfp))
 		return 0;
-	skb_reserve(skb, QUIC_UDP_HEADROOM);
-	pl->gso = skb;
-	pl->gso_size = 0;
-	pl->gso_segs = 0;
 	return min(size, limit);
 }
 
@@ -1416,10 +1407,9 @@ static void quic_out_close(struct sock *sk, struct quic_frame *f, gfp_t gfp)
 		memset(payload + n, 0, sizeof(payload) - n);
 		n = sizeof(payload);
 	}
-	skb = alloc_skb(QUIC_UDP_HEADROOM + QUIC_CONN_MAX_DGRAM, gfp);
+	skb = quic_udp_alloc_skb(QUIC_CONN_MAX_DGRAM, gfp);
 	if (!skb)
 		return;
-	skb_reserve(skb, QUIC_UDP_HEADROOM);
 	if (level == QUIC_CRYPTO_INITIAL) {
 		u8 *big = kzalloc(QUIC_CONN_MAX_DGRAM, gfp);
 		u32 len = QUIC_CONN_MAX_DGRAM - 64;

@@ -38,6 +38,22 @@ union quic_addr {
 #define QUIC_UDP_HEADROOM	(MAX_HEADER + sizeof(struct ipv6hdr) + \
 				 sizeof(struct udphdr))
 
+/**
+ * quic_udp_alloc_skb() - an skb for a datagram of up to @len bytes
+ * @len: its room, after QUIC_UDP_HEADROOM reserved for quic_udp_xmit()
+ * @gfp: allocation flags
+ *
+ * Return: the skb, empty, or NULL.
+ */
+static inline struct sk_buff *quic_udp_alloc_skb(u32 len, gfp_t gfp)
+{
+	struct sk_buff *skb = alloc_skb(QUIC_UDP_HEADROOM + len, gfp);
+
+	if (skb)
+		skb_reserve(skb, QUIC_UDP_HEADROOM);
+	return skb;
+}
+
 /* Buckets of a namespace's table of UDP sockets: 2^bits. */
 #define QUIC_UDP_HASH_BITS	6
 
