@@ -9,6 +9,7 @@
  * takes. Finding the socket a datagram is for is lookup.c's.
  */
 
+#include <crypto/algapi.h>
 #include <linux/jiffies.h>
 #include <linux/prandom_siphash.h>
 #include <linux/ratelimit.h>
@@ -31,6 +32,7 @@
 #include <net/quic/protocol.h>
 #include <net/quic/packet.h>
 #include <net/quic/socket.h>
+#include <net/quic/token.h>
 
 /* CONNECTION_CLOSE answers in the closing state: one for the 1st, 2nd,
  * 4th, 8th... packet received, up to the 2^this-th.
@@ -46,6 +48,9 @@
 #define QUIC_CONN_PTO_MAX_US		(60ULL * USEC_PER_SEC)
 /* Longest Version Negotiation: two 255-byte IDs and three versions. */
 #define QUIC_CONN_VN_MAX	(7 + 2 * 255 + 3 * 4)
+/* A Retry: first byte, version, two CIDs with their lengths, token, tag. */
+#define QUIC_CONN_RETRY_MAX	(5 + 2 * (1 + QUIC_CID_MAX_LEN) + \
+				 QUIC_TOKEN_RETRY_MAX_LEN + QUIC_RETRY_TAG_LEN)
 /* Longest Stateless Reset we send (RFC 9000 10.3: 43 bytes hide it
  * among short packets).
  */
@@ -91,7 +96,19 @@ void quic_conn_init(struct sock *sk)
 void quic_conn_request_free(struct quic_request *req)
 {
 	skb_queue_purge(&req->skbs);
+	atomic_dec(&req->us->half_open);
 	kfree(req);
+}
+
+/* A server connection stops counting as half-open. */
+static void quic_conn_half_open_end(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+
+	if (c->half_open) {
+		c->half_open = 0;
+		atomic_dec(&quic_sk(sk)->udp->half_open);
+	}
 }
 
 /* Drop the requests a listener has not handed to accept() yet. */
@@ -167,6 +184,7 @@ void quic_conn_free(struct sock *sk)
 		c->streams_ready = false;
 	}
 	quic_conn_requests_purge(sk);
+	quic_conn_half_open_end(sk);
 }
 
 /**
@@ -320,6 +338,10 @@ int quic_conn_client_start(struct sock *sk, const union quic_addr *peer)
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	int err;
 
+	/* A Retry is checked in softirq, with the shared transform. */
+	err = quic_crypto_retry_init();
+	if (err)
+		return err;
 	c->peer = *peer;
 	quic_conn_rtt_config(sk);
 	quic_conn_cong_config(sk);
@@ -361,6 +383,9 @@ int quic_conn_server_start(struct sock *sk, struct quic_request *req)
 	c->version = req->version;
 	c->dcid = req->scid;
 	c->odcid = req->dcid;
+	c->addr_validated = req->validated;
+	c->half_open = 1;
+	atomic_inc(&quic_sk(sk)->udp->half_open);
 	err = quic_cid_set_first(&c->dst, &c->dcid, NULL);
 	if (err)
 		return err;
@@ -374,8 +399,15 @@ int quic_conn_server_start(struct sock *sk, struct quic_request *req)
 	}
 	c->local_tp.initial_scid = c->scid;
 	quic_tparams_set(&c->local_tp, QUIC_TPB_INITIAL_SCID);
-	c->local_tp.original_dcid = c->odcid;
+	/* RFC 9000 7.3: after a Retry, the DCID of the client's first
+	 * Initial (carried by the token) and the SCID of our Retry.
+	 */
+	c->local_tp.original_dcid = req->retried ? req->odcid : c->odcid;
 	quic_tparams_set(&c->local_tp, QUIC_TPB_ORIGINAL_DCID);
+	if (req->retried) {
+		c->local_tp.retry_scid = req->dcid;
+		quic_tparams_set(&c->local_tp, QUIC_TPB_RETRY_SCID);
+	}
 	quic_conn_hash(sk);
 	quic_conn_idle_start(sk);
 	return 0;
@@ -463,6 +495,7 @@ static void quic_conn_complete(struct sock *sk)
 
 	inet_sk_set_state(sk, TCP_ESTABLISHED);
 	c->was_established = 1;
+	quic_conn_half_open_end(sk);
 	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_CONN_OPENED);
 	if (c->is_server) {
 		/* RFC 9001 4.9.2: the server's handshake is confirmed. */
@@ -526,6 +559,138 @@ int quic_conn_set_secret(struct sock *sk, const struct quic_crypto_secret *s)
 			return -EPIPE;
 	}
 	return 0;
+}
+
+/**
+ * quic_conn_amp_rcvd() - count a datagram from a client not yet validated
+ * @sk: the socket, locked
+ * @len: the datagram's UDP payload length
+ *
+ * RFC 9000 8.1: every datagram attributed to the connection counts.
+ */
+void quic_conn_amp_rcvd(struct sock *sk, u32 len)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+
+	if (c->is_server && !c->addr_validated)
+		c->bytes_rcvd = min_t(u64, (u64)c->bytes_rcvd + len, U32_MAX);
+}
+
+/**
+ * quic_conn_amp_room() - what the anti-amplification limit lets us send
+ * @sk: the socket, locked
+ *
+ * Return: bytes a server may still send to an address not validated
+ * (three times what it received, less what it sent), else U32_MAX.
+ */
+u32 quic_conn_amp_room(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	u64 limit;
+
+	if (!c->is_server || c->addr_validated)
+		return U32_MAX;
+	limit = 3ULL * c->bytes_rcvd;
+	return limit > c->bytes_sent ? min_t(u64, limit - c->bytes_sent,
+					     U32_MAX - 1) : 0;
+}
+
+/**
+ * quic_conn_amp_sent() - count a datagram sent before validation
+ * @sk: the socket, locked
+ * @len: its UDP payload length
+ */
+void quic_conn_amp_sent(struct sock *sk, u32 len)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+
+	if (c->is_server && !c->addr_validated)
+		c->bytes_sent = min_t(u64, (u64)c->bytes_sent + len, U32_MAX);
+}
+
+/**
+ * quic_conn_addr_validated() - the client's address is validated
+ * @sk: the socket, locked
+ *
+ * By a Handshake packet it sent (RFC 9000 8.1.1): only a client that
+ * received our Initial at that address can build one.
+ */
+void quic_conn_addr_validated(struct sock *sk)
+{
+	quic_sk(sk)->conn.addr_validated = 1;
+}
+
+/**
+ * quic_conn_retry_rcvd() - a client receives a Retry (RFC 9000 17.2.5.2)
+ * @sk: the socket, locked
+ * @pkt: the Retry packet
+ * @h: its header
+ *
+ * Taken only by a client that has accepted no Retry and processed no
+ * packet from the server yet, with a token that fits, a Source
+ * Connection ID other than the one it sent to, and an integrity tag made
+ * with its original DCID.  The token then goes into every Initial, the
+ * SCID becomes the DCID, and the Initial keys are derived from it: at
+ * once in process context, else by the work item.
+ *
+ * Return: 0 if taken, -EBADMSG for a wrong integrity tag, -EINVAL for a
+ * Retry the client must discard for another reason.
+ */
+int quic_conn_retry_rcvd(struct sock *sk, const u8 *pkt,
+			 const struct quic_pkt_hdr *h)
+{
+	struct quic_sock_opts *o = &quic_sk(sk)->opts;
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	u8 tag[QUIC_RETRY_TAG_LEN];
+
+	if (c->is_server || c->retried || c->dcid_learned ||
+	    sk->sk_state != TCP_SYN_RECV || h->version != c->version ||
+	    !h->token_len || h->token_len > QUIC_TOKEN_MAX_LEN ||
+	    quic_cid_eq_bytes(&c->dcid, h->scid, h->scid_len))
+		return -EINVAL;
+	if (quic_crypto_retry_tag(tag, c->odcid.data, c->odcid.len, pkt,
+				  h->tag_offset, h->version) ||
+	    crypto_memneq(tag, pkt + h->tag_offset, QUIC_RETRY_TAG_LEN))
+		return -EBADMSG;
+	if (!quic_cid_set(&c->retry_scid, h->scid, h->scid_len))
+		return -EINVAL;
+	memcpy(o->token, h->token, h->token_len);
+	o->token_len = h->token_len;
+	c->retried = 1;
+	c->retry_pending = 1;
+	if (in_task())
+		quic_conn_retry_apply(sk);
+	else
+		quic_key_defer(sk);
+	return 0;
+}
+
+/**
+ * quic_conn_retry_apply() - send the Initials again after a Retry
+ * @sk: the socket, locked, in process context
+ *
+ * The DCID and the Initial keys change; what the Initials carried is
+ * queued again, without counting it lost, and recovery starts over (RFC
+ * 9002 6.3). Packet numbers go on.
+ */
+void quic_conn_retry_apply(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	int err;
+
+	if (!c->retry_pending || sk->sk_state != TCP_SYN_RECV)
+		return;
+	c->retry_pending = 0;
+	c->dcid = c->retry_scid;
+	quic_cid_set_first(&c->dst, &c->dcid, NULL);
+	err = quic_conn_initial_keys(sk, &c->dcid);
+	if (err) {
+		quic_conn_closed(sk, QUIC_TRANSPORT_ERROR_INTERNAL);
+		return;
+	}
+	quic_output_retry(sk);
+	c->rec.pto_count = 0;
+	quic_output_flush(sk, GFP_KERNEL);
 }
 
 /* What we advertise is what the user set (sockopt.c: CONFIG and
@@ -610,10 +775,14 @@ int quic_conn_set_peer_tp(struct sock *sk, const u8 *data, u32 len)
 	if (!err && (!quic_tparams_has(&tp, QUIC_TPB_INITIAL_SCID) ||
 		     !quic_cid_eq(&tp.initial_scid, &c->dcid)))
 		err = -EINVAL;
+	/* RFC 9000 7.3: the server's record of our first DCID and, exactly
+	 * when we followed a Retry, of the Retry's SCID.
+	 */
 	if (!err && !c->is_server &&
 	    (!quic_tparams_has(&tp, QUIC_TPB_ORIGINAL_DCID) ||
 	     !quic_cid_eq(&tp.original_dcid, &c->odcid) ||
-	     quic_tparams_has(&tp, QUIC_TPB_RETRY_SCID)))
+	     quic_tparams_has(&tp, QUIC_TPB_RETRY_SCID) != c->retried ||
+	     (c->retried && !quic_cid_eq(&tp.retry_scid, &c->retry_scid))))
 		err = -EINVAL;
 	if (err) {
 		quic_output_close(sk, QUIC_TRANSPORT_ERROR_TRANSPORT_PARAM,
@@ -1338,6 +1507,55 @@ static void quic_conn_send_vn(struct net *net, struct quic_udp_sock *us,
 	if (n > 0)
 		quic_conn_send_raw(us, buf, n, local, peer);
 	kfree(buf);
+}
+
+/**
+ * quic_conn_send_retry() - answer a client Initial with a Retry
+ * @lsk: the listener, locked
+ * @skb: the Initial's datagram
+ * @h: its header
+ * @local: the address it was sent to
+ * @peer: its sender
+ *
+ * RFC 9000 8.1.2: a new connection ID of ours, and a token that carries
+ * the client's first DCID and is bound to its address and port.  Nothing
+ * is kept: the Initial that comes back with the token is checked on its
+ * own (token.c).  A Retry is smaller than the datagram that caused it.
+ */
+void quic_conn_send_retry(struct sock *lsk, const struct sk_buff *skb,
+			  const struct quic_pkt_hdr *h,
+			  const union quic_addr *local,
+			  const union quic_addr *peer)
+{
+	u8 buf[QUIC_CONN_RETRY_MAX], token[QUIC_TOKEN_RETRY_MAX_LEN];
+	struct net *net = sock_net(lsk);
+	struct quic_pkt_hdr r = {};
+	struct quic_cid odcid, scid;
+	int n, len;
+
+	quic_cid_set(&odcid, h->dcid, h->dcid_len);
+	scid.len = QUIC_CONN_CID_LEN;
+	prandom_siphash_bytes(scid.data, scid.len);
+	len = quic_token_make(&quic_net(net)->token_key, QUIC_TOKEN_RETRY,
+			      token, peer, &odcid, &scid, NULL,
+			      quic_token_now());
+	if (len < 0)
+		return;
+	r.version = h->version;
+	r.dcid = h->scid;
+	r.dcid_len = h->scid_len;
+	r.scid = scid.data;
+	r.scid_len = scid.len;
+	r.token = token;
+	r.token_len = len;
+	n = quic_packet_build_retry(buf, sizeof(buf), &r,
+				    prandom_siphash_u32());
+	if (n < 0 || quic_crypto_retry_tag(buf + n, odcid.data, odcid.len,
+					   buf, n, h->version))
+		return;
+	QUIC_INC_STATS(net, QUIC_MIB_RETRY_SENT);
+	quic_conn_send_raw(quic_sk(lsk)->udp, buf, n + QUIC_RETRY_TAG_LEN,
+			   local, peer);
 }
 
 /* RFC 9000 10.3: a short header for an ID of ours that no connection

@@ -48,6 +48,7 @@
 #include <linux/err.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/mutex.h>
 #include <linux/preempt.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
@@ -884,6 +885,69 @@ int quic_crypto_aead_decrypt(struct quic_crypto *c, u8 *pkt, u32 hdr_len,
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_crypto_aead_decrypt);
 
+/* The Retry integrity transforms, v1 and v2: keyed once with the fixed
+ * keys and only read after, so every socket shares them, in any context.
+ */
+static struct crypto_aead *quic_retry_tfm[2];
+static DEFINE_MUTEX(quic_retry_mutex);
+
+/**
+ * quic_crypto_retry_init() - make the Retry integrity transforms
+ *
+ * Process context; called by listen() and connect() (and the tests)
+ * before a Retry can be sent or received.  Made once, freed at module
+ * unload by quic_crypto_retry_exit().
+ *
+ * Return: 0 or a crypto API errno.
+ */
+int quic_crypto_retry_init(void)
+{
+	static const u8 *keys[] = { quic_retry_key_v1, quic_retry_key_v2 };
+	struct crypto_aead *tfm;
+	int err = 0, i;
+
+	if (READ_ONCE(quic_retry_tfm[1]))
+		return 0;
+	mutex_lock(&quic_retry_mutex);
+	for (i = 0; i < ARRAY_SIZE(quic_retry_tfm) && !err; i++) {
+		if (quic_retry_tfm[i])
+			continue;
+		tfm = crypto_alloc_aead("gcm(aes)", 0, CRYPTO_ALG_ASYNC);
+		if (IS_ERR(tfm)) {
+			err = PTR_ERR(tfm);
+			break;
+		}
+		err = crypto_aead_setkey(tfm, keys[i],
+					 sizeof(quic_retry_key_v1));
+		if (!err)
+			err = crypto_aead_setauthsize(tfm, QUIC_CRYPTO_TAG_LEN);
+		if (err) {
+			crypto_free_aead(tfm);
+			break;
+		}
+		/* Published keyed: readers test it without the mutex. */
+		smp_store_release(&quic_retry_tfm[i], tfm);
+	}
+	mutex_unlock(&quic_retry_mutex);
+	return err;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_crypto_retry_init);
+
+/**
+ * quic_crypto_retry_exit() - free the Retry integrity transforms
+ *
+ * At module unload, when no socket is left.
+ */
+void quic_crypto_retry_exit(void)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(quic_retry_tfm); i++) {
+		crypto_free_aead(quic_retry_tfm[i]);
+		quic_retry_tfm[i] = NULL;
+	}
+}
+
 /**
  * quic_crypto_retry_tag() - compute a Retry Integrity Tag (RFC 9001 5.8)
  * @tag: output, 16 bytes
@@ -896,29 +960,31 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_crypto_aead_decrypt);
  * The tag is the AES-128-GCM tag, under the version's fixed key and nonce,
  * of an empty plaintext with the Retry pseudo-packet (ODCID length, ODCID,
  * Retry packet) as associated data.  To verify a tag, compare with
- * crypto_memneq().  Allocates a transform per call: process context only.
+ * crypto_memneq().  Any context, after quic_crypto_retry_init().
  *
- * Return: 0, -EINVAL for a bad version or length, or a crypto API errno.
+ * Return: 0, -EINVAL for a bad version or length, -EAGAIN before
+ * quic_crypto_retry_init(), -ENOMEM, or a crypto API errno.
  */
 int quic_crypto_retry_tag(u8 *tag, const u8 *odcid, u8 odcid_len,
 			  const u8 *pkt, u32 len, u32 version)
 {
-	const u8 *key, *nonce;
 	struct crypto_aead *tfm;
 	struct aead_request *req;
 	struct scatterlist sg;
 	u8 iv[QUIC_CRYPTO_IV_LEN];
+	const u8 *nonce;
 	u32 plen;
 	u8 *buf;
 	int err;
 
 	switch (version) {
 	case QUIC_VERSION_V1:
-		key = quic_retry_key_v1;
+		/* Pairs with quic_crypto_retry_init(): a keyed transform. */
+		tfm = smp_load_acquire(&quic_retry_tfm[0]);
 		nonce = quic_retry_nonce_v1;
 		break;
 	case QUIC_VERSION_V2:
-		key = quic_retry_key_v2;
+		tfm = smp_load_acquire(&quic_retry_tfm[1]);	/* the same */
 		nonce = quic_retry_nonce_v2;
 		break;
 	default:
@@ -926,40 +992,30 @@ int quic_crypto_retry_tag(u8 *tag, const u8 *odcid, u8 odcid_len,
 	}
 	if (odcid_len > QUIC_CRYPTO_CID_MAX_LEN || !len || len > U16_MAX)
 		return -EINVAL;
+	if (!tfm)
+		return -EAGAIN;
 
-	tfm = crypto_alloc_aead("gcm(aes)", 0, CRYPTO_ALG_ASYNC);
-	if (IS_ERR(tfm))
-		return PTR_ERR(tfm);
-	err = crypto_aead_setkey(tfm, key, sizeof(quic_retry_key_v1));
-	if (!err)
-		err = crypto_aead_setauthsize(tfm, QUIC_CRYPTO_TAG_LEN);
-	if (err)
-		goto out_tfm;
-
+	/* The request and the pseudo-packet in one allocation. */
 	plen = 1 + odcid_len + len;
-	buf = kmalloc(plen + QUIC_CRYPTO_TAG_LEN, GFP_KERNEL);
-	req = aead_request_alloc(tfm, GFP_KERNEL);
-	if (!buf || !req) {
-		err = -ENOMEM;
-		goto out;
-	}
+	req = kmalloc(sizeof(*req) + crypto_aead_reqsize(tfm) + plen +
+		      QUIC_CRYPTO_TAG_LEN, GFP_ATOMIC);
+	if (!req)
+		return -ENOMEM;
+	buf = (u8 *)req + sizeof(*req) + crypto_aead_reqsize(tfm);
 	buf[0] = odcid_len;
 	memcpy(buf + 1, odcid, odcid_len);
 	memcpy(buf + 1 + odcid_len, pkt, len);
 	memcpy(iv, nonce, sizeof(iv));
 
 	sg_init_one(&sg, buf, plen + QUIC_CRYPTO_TAG_LEN);
+	aead_request_set_tfm(req, tfm);
 	aead_request_set_callback(req, 0, NULL, NULL);
 	aead_request_set_crypt(req, &sg, &sg, 0, iv);
 	aead_request_set_ad(req, plen);
 	err = crypto_aead_encrypt(req);
 	if (!err)
 		memcpy(tag, buf + plen, QUIC_CRYPTO_TAG_LEN);
-out:
-	aead_request_free(req);
-	kfree(buf);
-out_tfm:
-	crypto_free_aead(tfm);
+	kfree_sensitive(req);
 	return err;
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_crypto_retry_tag);

@@ -453,6 +453,13 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 			break;
 		pos = it.pos;
 		pkt = skb->data + pos;
+		if (h.type == QUIC_PACKET_RETRY) {
+			/* Alone in its datagram: it has no Length. */
+			if (quic_conn_retry_rcvd(sk, pkt, &h) == -EBADMSG)
+				QUIC_INC_STATS(sock_net(sk),
+					       QUIC_MIB_DROP_DECRYPT);
+			break;
+		}
 		level = quic_in_level(h.type);
 		if (level < 0 || (h.long_header && h.version != c->version)) {
 			QUIC_INC_STATS(sock_net(sk), QUIC_MIB_DROP_MALFORMED);
@@ -523,8 +530,10 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 		 * processes a Handshake packet.
 		 */
 		if (c->is_server && level == QUIC_CRYPTO_HANDSHAKE &&
-		    !c->space[QUIC_CRYPTO_INITIAL].discarded)
+		    !c->space[QUIC_CRYPTO_INITIAL].discarded) {
+			quic_conn_addr_validated(sk);
 			quic_conn_discard_space(sk, QUIC_CRYPTO_INITIAL);
+		}
 	}
 	if (ret < 0 && sk->sk_state != TCP_CLOSE)
 		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_DROP_MALFORMED);
@@ -534,6 +543,15 @@ out:
 		c->rx_flush = true;	/* once, at the end of the batch */
 	else
 		quic_output_flush(sk, GFP_ATOMIC);
+}
+
+/* A datagram arrives for a connection (not one parked for a key, already
+ * counted): counted for the anti-amplification limit, then processed.
+ */
+static void quic_in_conn_rcv(struct sock *sk, struct sk_buff *skb)
+{
+	quic_conn_amp_rcvd(sk, skb->len);
+	quic_in_conn(sk, skb);
 }
 
 /**
@@ -578,14 +596,66 @@ static u32 quic_in_backlog_limit(struct sock *sk)
 	return min_t(u64, limit, INT_MAX);
 }
 
+/* Should a client without a valid token get a Retry?  When the listener
+ * asks for address validation, and when the half-open connections on its
+ * port pass the namespace's threshold, as TCP falls back to SYN cookies.
+ */
+static bool quic_in_listen_retry(struct sock *sk)
+{
+	int limit = READ_ONCE(quic_net(sock_net(sk))->retry_threshold);
+
+	if (quic_sk(sk)->opts.config.validate_peer_address)
+		return true;
+	return limit >= 0 &&
+	       atomic_read(&quic_sk(sk)->udp->half_open) >= limit;
+}
+
+/* The token of a new client's Initial (RFC 9000 8.1.3): 0 (none, or not
+ * ours), QUIC_TOKEN_RETRY with @odcid set, QUIC_TOKEN_NEW, or -1 when
+ * the Initial goes no further: it got a Retry, or its Retry token failed
+ * the check (it was ours, the client can take no other Retry: dropped
+ * and counted).
+ */
+static int quic_in_listen_token(struct sock *sk, struct sk_buff *skb,
+				const struct quic_pkt_hdr *h,
+				const union quic_addr *local,
+				const union quic_addr *peer,
+				struct quic_cid *odcid)
+{
+	struct quic_net *qn = quic_net(sock_net(sk));
+	int kind = quic_token_kind(h->token, h->token_len);
+	struct quic_cid dcid;
+
+	if (kind) {
+		quic_cid_set(&dcid, h->dcid, h->dcid_len);
+		kind = quic_token_check(&qn->token_key, h->token,
+					h->token_len, peer, &dcid, odcid,
+					quic_token_now());
+		if (kind < 0) {
+			QUIC_INC_STATS(sock_net(sk), QUIC_MIB_TOKEN_INVALID);
+			if (quic_token_kind(h->token, h->token_len) ==
+			    QUIC_TOKEN_RETRY)
+				return -1;
+			kind = 0;
+		}
+	}
+	if (!kind && quic_in_listen_retry(sk)) {
+		quic_conn_send_retry(sk, skb, h, local, peer);
+		return -1;
+	}
+	return kind;
+}
+
 /* A datagram for a listener, socket locked. Consumes @skb. */
 static void quic_in_listen(struct sock *sk, struct sk_buff *skb)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	union quic_addr local, peer;
 	struct quic_request *req;
+	struct quic_cid odcid;
 	struct quic_pkt_hdr h;
 	struct sock *child;
+	int kind;
 
 	if (quic_packet_parse_header(skb->data, skb->len, QUIC_CONN_CID_LEN, 0,
 				     &h) || h.type != QUIC_PACKET_INITIAL ||
@@ -602,7 +672,7 @@ static void quic_in_listen(struct sock *sk, struct sk_buff *skb)
 		bh_lock_sock_nested(child);
 		if (!sock_owned_by_user(child)) {
 			if (child->sk_state != TCP_CLOSE)
-				quic_in_conn(child, skb);
+				quic_in_conn_rcv(child, skb);
 			else
 				quic_in_drop(sk, skb, QUIC_MIB_DROP_NOCONN);
 		} else if (sk_add_backlog(child, skb,
@@ -628,6 +698,11 @@ static void quic_in_listen(struct sock *sk, struct sk_buff *skb)
 		quic_in_drop(sk, skb, QUIC_MIB_LISTEN_OVERFLOW);
 		return;
 	}
+	kind = quic_in_listen_token(sk, skb, &h, &local, &peer, &odcid);
+	if (kind < 0) {
+		kfree_skb(skb);	/* answered with a Retry, or counted */
+		return;
+	}
 	req = kzalloc(sizeof(*req), GFP_ATOMIC);
 	if (!req) {
 		quic_in_drop(sk, skb, QUIC_MIB_DROP_BACKLOG);
@@ -637,6 +712,11 @@ static void quic_in_listen(struct sock *sk, struct sk_buff *skb)
 	req->peer = peer;
 	quic_cid_set(&req->dcid, h.dcid, h.dcid_len);
 	quic_cid_set(&req->scid, h.scid, h.scid_len);
+	req->retried = kind == QUIC_TOKEN_RETRY;
+	req->odcid = req->retried ? odcid : req->dcid;
+	req->validated = kind > 0;
+	req->us = quic_sk(sk)->udp;
+	atomic_inc(&req->us->half_open);
 	req->version = h.version;
 	skb_queue_head_init(&req->skbs);
 	skb_queue_tail(&req->skbs, skb);
@@ -650,7 +730,7 @@ static void quic_in_sk(struct sock *sk, struct sk_buff *skb)
 	if (sk->sk_state == TCP_LISTEN)
 		quic_in_listen(sk, skb);
 	else if (sk->sk_state == TCP_SYN_RECV || sk->sk_state == TCP_ESTABLISHED)
-		quic_in_conn(sk, skb);
+		quic_in_conn_rcv(sk, skb);
 	else if (quic_sk(sk)->conn.closing || quic_sk(sk)->conn.draining)
 		quic_conn_closing_rcv(sk, skb);
 	else
@@ -677,7 +757,7 @@ int quic_input_backlog_rcv(struct sock *sk, struct sk_buff *skb)
  */
 void quic_input_accept_skb(struct sock *sk, struct sk_buff *skb)
 {
-	quic_in_conn(sk, skb);
+	quic_in_conn_rcv(sk, skb);
 }
 
 /* Process datagrams of @q, all for @sk (referenced, dropped here), under

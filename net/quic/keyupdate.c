@@ -68,6 +68,8 @@ static void quic_key_update_work(struct work_struct *work)
 
 	lock_sock(sk);
 	quic_key_free_discarded(c);
+	if (c->retry_pending)
+		quic_conn_retry_apply(sk);
 	if (sk->sk_state == TCP_ESTABLISHED)
 		quic_key_prepare(c);
 	release_sock(sk);
@@ -90,6 +92,20 @@ void quic_key_discard(struct sock *sk)
 		quic_key_free_discarded(c);
 		return;
 	}
+	quic_key_defer(sk);
+}
+
+/**
+ * quic_key_defer() - have the work item do key work in process context
+ * @sk: the socket, locked
+ *
+ * It frees the keys of discarded spaces, derives the Initial keys a
+ * Retry asked for (conn.c) and prepares the next 1-RTT keys.
+ */
+void quic_key_defer(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+
 	sock_hold(sk);
 	if (!schedule_work(&c->ku_work))
 		sock_put(sk);

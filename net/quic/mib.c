@@ -30,6 +30,9 @@ static const struct snmp_mib quic_snmp_list[] = {
 	SNMP_MIB_ITEM("QuicPersistentCongestion", QUIC_MIB_CONG_PERSISTENT),
 	SNMP_MIB_ITEM("QuicSpuriousLosses", QUIC_MIB_SPURIOUS_LOSS),
 	SNMP_MIB_ITEM("QuicCongestionUndo", QUIC_MIB_CONG_UNDO),
+	SNMP_MIB_ITEM("QuicOutRetry", QUIC_MIB_RETRY_SENT),
+	SNMP_MIB_ITEM("QuicInTokenInvalid", QUIC_MIB_TOKEN_INVALID),
+	SNMP_MIB_ITEM("QuicAmplificationBlocked", QUIC_MIB_AMPLIFICATION_BLOCKED),
 };
 
 static_assert(ARRAY_SIZE(quic_snmp_list) == QUIC_MIB_MAX);

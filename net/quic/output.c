@@ -197,16 +197,31 @@ static bool quic_out_data_ok(struct quic_conn *c, u64 now_ns, bool *paced)
 	return !*paced;
 }
 
-static u32 quic_out_hdr_len(const struct quic_conn *c, u8 level, u32 payload)
+/* The token a client's Initials carry (socket-api.md 5.10): set by the
+ * user, or the one of a Retry. A server's carry none.
+ */
+static u32 quic_out_token(const struct sock *sk, const u8 **token)
 {
-	u32 len;
+	const struct quic_sock_opts *o = &quic_sk(sk)->opts;
+
+	*token = o->token;
+	return quic_sk(sk)->conn.is_server ? 0 : o->token_len;
+}
+
+static u32 quic_out_hdr_len(const struct sock *sk, u8 level, u32 payload)
+{
+	const struct quic_conn *c = &quic_sk(sk)->conn;
+	const u8 *token;
+	u32 len, tlen;
 
 	if (level == QUIC_CRYPTO_APP)
 		return 1 + c->dcid.len + QUIC_OUT_PN_LEN;
 	len = 1 + 4 + 1 + c->dcid.len + 1 + c->scid.len + QUIC_OUT_PN_LEN;
 	len += quic_varint_len(QUIC_OUT_PN_LEN + payload + QUIC_PACKET_TAG_LEN);
-	if (level == QUIC_CRYPTO_INITIAL)
-		len += 1;	/* Token Length 0 */
+	if (level == QUIC_CRYPTO_INITIAL) {
+		tlen = quic_out_token(sk, &token);
+		len += quic_varint_len(tlen) + tlen;
+	}
 	return len;
 }
 
@@ -694,6 +709,8 @@ static int quic_out_seal(struct sock *sk, u8 level, u8 *p, u32 room,
 	} else {
 		h.type = level == QUIC_CRYPTO_INITIAL ? QUIC_PACKET_INITIAL :
 							QUIC_PACKET_HANDSHAKE;
+		if (level == QUIC_CRYPTO_INITIAL)
+			h.token_len = quic_out_token(sk, &h.token);
 		hlen = quic_packet_build_long(p, room, &h, QUIC_OUT_PN_LEN, pn,
 					      len);
 	}
@@ -859,7 +876,7 @@ static void quic_out_pmtu_probe(struct sock *sk, gfp_t gfp)
 	size = quic_pmtu_next(&c->pmtu);
 	if (!size || !quic_out_data_ok(c, now_ns, &paced))
 		return;
-	hl = quic_out_hdr_len(c, QUIC_CRYPTO_APP, 0);
+	hl = quic_out_hdr_len(sk, QUIC_CRYPTO_APP, 0);
 	len = size - hl - QUIC_PACKET_TAG_LEN;
 	rec = kzalloc(sizeof(*rec), gfp);
 	skb = quic_udp_alloc_skb(size, gfp);
@@ -1072,6 +1089,14 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 	int n, err = 0;
 	u8 level;
 
+	/* RFC 9000 8.1: until the client's address is validated, three
+	 * times what it sent us, in whole handshake datagrams.
+	 */
+	if (unlikely(!c->addr_validated) && c->is_server &&
+	    quic_conn_amp_room(sk) < QUIC_CONN_MAX_DGRAM) {
+		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_AMPLIFICATION_BLOCKED);
+		return 0;
+	}
 	pl->paced = false;
 	data_ok = quic_out_data_ok(c, ktime_get_ns(), &pl->paced);
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
@@ -1086,7 +1111,7 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 			continue;
 		if (level == QUIC_CRYPTO_APP && sk->sk_state != TCP_ESTABLISHED)
 			continue;
-		hl = quic_out_hdr_len(c, level, limit);
+		hl = quic_out_hdr_len(sk, level, limit);
 		if (total + hl + QUIC_PACKET_TAG_LEN + 8 >= limit)
 			break;
 		if (level == QUIC_CRYPTO_APP) {
@@ -1110,7 +1135,7 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 		last = level;
 		if (level == QUIC_CRYPTO_INITIAL)
 			initial = true;
-		total += quic_out_hdr_len(c, level, n) + n + QUIC_PACKET_TAG_LEN;
+		total += quic_out_hdr_len(sk, level, n) + n + QUIC_PACKET_TAG_LEN;
 	}
 	if (!total)
 		return 0;
@@ -1122,11 +1147,11 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 	 */
 	while (initial && total < QUIC_CONN_MAX_DGRAM) {
 		pad = QUIC_CONN_MAX_DGRAM - total;
-		total -= quic_out_hdr_len(c, last, pl->len[last]) +
+		total -= quic_out_hdr_len(sk, last, pl->len[last]) +
 			 pl->len[last];
 		memset(buf[last] + pl->len[last], 0, pad);
 		pl->len[last] += pad;
-		total += quic_out_hdr_len(c, last, pl->len[last]) +
+		total += quic_out_hdr_len(sk, last, pl->len[last]) +
 			 pl->len[last];
 	}
 	if (initial && total > QUIC_CONN_MAX_DGRAM) {
@@ -1181,6 +1206,7 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 		kfree_skb(skb);
 		return err;
 	}
+	quic_conn_amp_sent(sk, skb->len);
 	err = quic_udp_xmit(quic_sk(sk)->udp, skb, &c->local, &c->peer, 0,
 			    &c->dst_cache);
 	return err ? err : 1;
@@ -1674,6 +1700,29 @@ void quic_output_discard(struct sock *sk, u8 level)
 	}
 	kfree(c->out_spare[level]);
 	c->out_spare[level] = NULL;
+}
+
+/* A Retry made the client's Initials void: each one's frames go again. */
+static void quic_out_pkt_retried(void *ctx, struct quic_sent_pkt *pkt)
+{
+	quic_out_pkt_requeue(ctx, pkt);
+	quic_output_pkt_free(ctx, pkt);
+}
+
+/**
+ * quic_output_retry() - queue the Initials' frames again after a Retry
+ * @sk: the socket, a client, locked
+ *
+ * The Initial packets sent are forgotten, neither acknowledged nor lost:
+ * no congestion signal, no RTT sample (RFC 9002 6.3); what they carried
+ * goes in the next Initials, sent with the new keys.
+ */
+void quic_output_retry(struct sock *sk)
+{
+	struct quic_pnspace *s = &quic_sk(sk)->conn.space[QUIC_CRYPTO_INITIAL];
+
+	quic_sent_remove_all(&s->sent, quic_out_pkt_retried, sk);
+	s->loss_time = 0;
 }
 
 /**

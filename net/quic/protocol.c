@@ -10,16 +10,63 @@
 #include <linux/init.h>
 #include <linux/module.h>
 #include <linux/quic.h>
+#include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/sysctl.h>
 #include <net/protocol.h>
 #include <net/sock.h>
 
 #include <net/quic/compat.h>
+#include <net/quic/crypto.h>
 #include <net/quic/lookup.h>
 #include <net/quic/protocol.h>
 #include <net/quic/socket.h>
 
 unsigned int quic_net_id __read_mostly;
+
+/* Half-open connections on a listener's port beyond which new clients
+ * are sent a Retry, as TCP falls back to SYN cookies when its SYN queue
+ * fills: 0 sends every client a Retry, a negative value never does.
+ */
+#define QUIC_RETRY_THRESHOLD_DEFAULT	256
+
+static struct ctl_table quic_sysctl_table[] = {
+	{
+		.procname	= "retry_threshold",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec,
+	},
+	{ }
+};
+
+static int __net_init quic_sysctl_net_init(struct net *net)
+{
+	struct quic_net *qn = quic_net(net);
+	struct ctl_table *t;
+
+	qn->retry_threshold = QUIC_RETRY_THRESHOLD_DEFAULT;
+	t = kmemdup(quic_sysctl_table, sizeof(quic_sysctl_table), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	t[0].data = &qn->retry_threshold;
+	qn->sysctl = quic_compat_register_sysctl(net, "net/quic", t,
+						 ARRAY_SIZE(quic_sysctl_table) - 1);
+	if (!qn->sysctl) {
+		kfree(t);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void __net_exit quic_sysctl_net_exit(struct net *net)
+{
+	struct quic_net *qn = quic_net(net);
+	struct ctl_table *t = qn->sysctl->ctl_table_arg;
+
+	unregister_net_sysctl_table(qn->sysctl);
+	kfree(t);
+}
 
 static int __net_init quic_net_init(struct net *net)
 {
@@ -27,13 +74,23 @@ static int __net_init quic_net_init(struct net *net)
 	int err;
 
 	quic_hash_key_init(&qn->hash_key);
+	quic_token_key_init(&qn->token_key, quic_token_now());
 	quic_udp_net_init(net);
 	err = quic_lookup_net_init(&qn->lookup);
 	if (err)
 		return err;
 	err = quic_mib_net_init(net);
 	if (err)
-		quic_lookup_net_exit(&qn->lookup);
+		goto err_lookup;
+	err = quic_sysctl_net_init(net);
+	if (err)
+		goto err_mib;
+	return 0;
+
+err_mib:
+	quic_mib_net_exit(net);
+err_lookup:
+	quic_lookup_net_exit(&qn->lookup);
 	return err;
 }
 
@@ -41,9 +98,11 @@ static void __net_exit quic_net_exit(struct net *net)
 {
 	struct quic_net *qn = quic_net(net);
 
+	quic_sysctl_net_exit(net);
 	quic_lookup_net_exit(&qn->lookup);
 	quic_udp_net_exit(net);
 	quic_mib_net_exit(net);
+	quic_token_key_exit(&qn->token_key);
 	memzero_explicit(&qn->hash_key, sizeof(qn->hash_key));
 }
 
@@ -142,6 +201,7 @@ static void __exit quic_exit(void)
 	proto_unregister(&quic_v6_prot);
 	proto_unregister(&quic_prot);
 	unregister_pernet_subsys(&quic_net_ops);
+	quic_crypto_retry_exit();
 	quic_udp_exit();
 }
 

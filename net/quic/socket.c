@@ -27,6 +27,7 @@
 
 #include <net/quic/compat.h>
 #include <net/quic/conn.h>
+#include <net/quic/crypto.h>
 #include <net/quic/event.h>
 #include <net/quic/export.h>
 #include <net/quic/input.h>
@@ -450,6 +451,9 @@ static int quic_listen(struct socket *sock, int backlog)
 	}
 	err = -EINVAL;
 	if (backlog <= 0 || sk->sk_state != TCP_CLOSE || c->scid.len)
+		goto out;
+	err = quic_crypto_retry_init();	/* Retry is sent from softirq */
+	if (err)
 		goto out;
 	err = quic_sock_autobind(sk, sk->sk_family);
 	if (err)

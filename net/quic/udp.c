@@ -400,6 +400,7 @@ static struct quic_udp_sock *quic_udp_sock_create(struct net *net,
 	us->sock = sock;
 	us->net = net;
 	refcount_set(&us->refcnt, 1);
+	atomic_set(&us->half_open, 0);
 	INIT_WORK(&us->release_work, quic_udp_sock_release_work);
 
 	tcfg.sk_user_data = us;

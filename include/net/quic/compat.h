@@ -15,6 +15,7 @@
 #include <linux/net.h>
 #include <linux/uaccess.h>
 #include <net/inet_sock.h>
+#include <net/net_namespace.h>
 #include <net/sock.h>
 
 /* 6.12 moved the unaligned access helpers to linux/. */
@@ -23,6 +24,20 @@
 #else
 #include <asm/unaligned.h>
 #endif
+
+/* A namespace's sysctl table, @n entries then an empty one: 6.1 looks for
+ * the empty entry, since 6.6 the caller gives the size.
+ */
+static inline struct ctl_table_header *
+quic_compat_register_sysctl(struct net *net, const char *path,
+			    struct ctl_table *table, size_t n)
+{
+#ifdef QUIC_HAVE_NET_SYSCTL_SZ
+	return register_net_sysctl_sz(net, path, table, n);
+#else
+	return register_net_sysctl(net, path, table);
+#endif
+}
 
 /* The bodies of two entry points whose types differ (socket.c). */
 int quic_ioctl_value(struct sock *sk, int cmd, int *karg);

@@ -38,6 +38,7 @@ struct quic_frame_ack;
 struct quic_frame_close;
 struct quic_frame_new_cid;
 struct quic_out_pkt;
+struct quic_pkt_hdr;
 struct sock;
 
 /* Length of the connection IDs we choose (socket-api.md 7.3). */
@@ -103,9 +104,15 @@ struct quic_pnspace {
  * @list: link in the listener's request queue
  * @local: the address the client targeted
  * @peer: the client's address
- * @dcid: the DCID the client chose (the original DCID)
+ * @dcid: the DCID of the client's Initial: the one it chose, or after a
+ *	Retry the SCID of our Retry
  * @scid: the client's SCID
+ * @odcid: the DCID the client chose first (@dcid unless @retried)
+ * @us: the UDP socket whose half-open count the request holds
  * @version: the client's version
+ * @retried: the Initial carried the token of our Retry
+ * @validated: the Initial carried a valid token: the client's address is
+ *	validated (RFC 9000 8.1)
  * @skbs: its datagrams, parked until accept()
  */
 struct quic_request {
@@ -114,7 +121,11 @@ struct quic_request {
 	union quic_addr		peer;
 	struct quic_cid		dcid;
 	struct quic_cid		scid;
+	struct quic_cid		odcid;
+	struct quic_udp_sock	*us;
 	u32			version;
+	bool			retried;
+	bool			validated;
 	struct sk_buff_head	skbs;
 };
 
@@ -149,6 +160,17 @@ struct quic_request {
  * @dcid_learned: client: @dcid is the server's SCID (RFC 9000 7.2)
  * @was_established: reached ESTABLISHED (counted in QuicConnOpened, so its
  *	end is counted in QuicConnClosed)
+ * @half_open: server: counted in its UDP socket's half-open connections
+ * @addr_validated: server: the client's address is validated (a token,
+ *	or a Handshake packet from it); until then what we send is capped
+ *	at three times what we received (RFC 9000 8.1)
+ * @bytes_rcvd: server, before @addr_validated: bytes received
+ * @bytes_sent: server, before @addr_validated: bytes sent
+ * @retried: client: a Retry was accepted; no other is
+ * @retry_pending: client: the Initial keys for @retry_scid are still to
+ *	be derived (process context: keyupdate.c's work item)
+ * @retry_scid: client: the SCID of the Retry, checked against the
+ *	server's retry_source_connection_id
  * @streams: streams and flow control, once @streams_ready
  * @active_sid: the stream a send with stream ID -1 goes to, or -1
  * @msd_pending: streams whose MAX_STREAM_DATA is to be sent
@@ -213,7 +235,14 @@ struct quic_conn {
 				handshake_confirmed:1,
 				hd_acked:1,
 				dcid_learned:1;
-	u8			was_established:1;
+	u8			was_established:1,
+				half_open:1,
+				addr_validated:1,
+				retried:1,
+				retry_pending:1;
+	u32			bytes_rcvd;
+	u32			bytes_sent;
+	struct quic_cid		retry_scid;
 	struct quic_stream_table streams;
 	s64			active_sid;
 	s64			msd_pending[QUIC_CONN_MSD_PENDING];
@@ -258,7 +287,17 @@ void quic_conn_hash(struct sock *sk);
 void quic_conn_unhash(struct sock *sk);
 void quic_conn_listen_stop(struct sock *sk);
 void quic_conn_request_free(struct quic_request *req);
-struct quic_pkt_hdr;
+void quic_conn_send_retry(struct sock *lsk, const struct sk_buff *skb,
+			  const struct quic_pkt_hdr *h,
+			  const union quic_addr *local,
+			  const union quic_addr *peer);
+void quic_conn_amp_rcvd(struct sock *sk, u32 len);
+u32 quic_conn_amp_room(struct sock *sk);
+void quic_conn_amp_sent(struct sock *sk, u32 len);
+void quic_conn_addr_validated(struct sock *sk);
+int quic_conn_retry_rcvd(struct sock *sk, const u8 *pkt,
+			 const struct quic_pkt_hdr *h);
+void quic_conn_retry_apply(struct sock *sk);
 void quic_conn_unmatched(struct net *net, struct quic_udp_sock *us,
 			 struct sk_buff *skb, const struct quic_pkt_hdr *h,
 			 int perr, const union quic_addr *local,

@@ -146,6 +146,8 @@ int quic_crypto_hp_remove(struct quic_crypto *c, u8 *pkt, u32 len,
 int quic_crypto_aead_decrypt(struct quic_crypto *c, u8 *pkt, u32 hdr_len,
 			     u64 pn, u32 len);
 
+int quic_crypto_retry_init(void);
+void quic_crypto_retry_exit(void);
 int quic_crypto_retry_tag(u8 *tag, const u8 *odcid, u8 odcid_len,
 			  const u8 *pkt, u32 len, u32 version);
 

@@ -39,6 +39,12 @@
  *	reordered, not lost (each widens the loss thresholds)
  * @QUIC_MIB_CONG_UNDO: congestion events undone because the loss that
  *	started them was spurious
+ * @QUIC_MIB_RETRY_SENT: Retry packets sent by listeners (RFC 9000 8.1.2)
+ * @QUIC_MIB_TOKEN_INVALID: client Initials whose token claimed to be ours
+ *	and failed the check: altered, expired, or made for another address
+ * @QUIC_MIB_AMPLIFICATION_BLOCKED: times a server had something to send
+ *	to an address not yet validated and held it back, having sent three
+ *	times what it received (RFC 9000 8.1)
  * @QUIC_MIB_MAX: the number of counters
  */
 enum quic_mib_field {
@@ -57,6 +63,9 @@ enum quic_mib_field {
 	QUIC_MIB_CONG_PERSISTENT,
 	QUIC_MIB_SPURIOUS_LOSS,
 	QUIC_MIB_CONG_UNDO,
+	QUIC_MIB_RETRY_SENT,
+	QUIC_MIB_TOKEN_INVALID,
+	QUIC_MIB_AMPLIFICATION_BLOCKED,
 	QUIC_MIB_MAX
 };
 

@@ -33,6 +33,7 @@ void quic_output_loss_timeout(struct sock *sk);
 int quic_output_stream(struct sock *sk, struct quic_stream *st,
 		       struct iov_iter *from, u32 len, bool fin);
 void quic_output_discard(struct sock *sk, u8 level);
+void quic_output_retry(struct sock *sk);
 void quic_output_free(struct sock *sk);
 u64 quic_output_unsent(struct sock *sk);
 bool quic_output_done(struct sock *sk);

@@ -13,6 +13,7 @@
 #include <net/quic/hash.h>
 #include <net/quic/lookup.h>
 #include <net/quic/mib.h>
+#include <net/quic/token.h>
 #include <net/quic/udp.h>
 
 struct proc_dir_entry;
@@ -26,6 +27,10 @@ struct proc_dir_entry;
  * @udp_socks: the shared UDP sockets (udp.c), keyed by local address
  *	and port with @hash_key, as a user chooses the address
  * @lookup: the connection ID tables and the listeners (lookup.c)
+ * @token_key: the MAC key of address validation tokens (token.c)
+ * @retry_threshold: half-open connections on a listener's port beyond
+ *	which new clients get a Retry (sysctl net.quic.retry_threshold)
+ * @sysctl: the net.quic sysctl table
  */
 struct quic_net {
 	struct quic_hash_key		hash_key;
@@ -34,6 +39,9 @@ struct quic_net {
 	struct mutex			udp_lock;	/* the UDP socket table */
 	struct hlist_head		udp_socks[1 << QUIC_UDP_HASH_BITS];
 	struct quic_lookup_net		lookup;
+	struct quic_token_key		token_key;
+	int				retry_threshold;
+	struct ctl_table_header		*sysctl;
 };
 
 extern unsigned int quic_net_id;

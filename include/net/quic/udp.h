@@ -87,6 +87,9 @@ struct quic_udp_key {
  * @key: the local address and port
  * @sock: the kernel UDP socket; NULL once released
  * @refcnt: QUIC sockets (and later connections and paths) using it
+ * @half_open: server connections on this address and port whose
+ *	handshake has not completed: a listener's requests and the sockets
+ *	accept() made from them (conn.c, input.c)
  * @release_work: releases the UDP socket once @refcnt drops to zero
  * @net: the namespace
  * @rcu: frees the structure after the receive path is done with it
@@ -99,6 +102,7 @@ struct quic_udp_sock {
 	struct quic_udp_key	key;
 	struct socket		*sock;
 	refcount_t		refcnt;
+	atomic_t		half_open;
 	struct work_struct	release_work;
 	struct net		*net;
 	struct rcu_head		rcu;

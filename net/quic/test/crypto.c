@@ -951,6 +951,9 @@ static int check_retry(struct quic_test *t, const struct vec *v)
 	u8 tag[QUIC_CRYPTO_TAG_LEN], other[sizeof(dcid)];
 	int err;
 
+	err = quic_crypto_retry_init();
+	if (err)
+		return quic_test_fail(t, "retry init: %d", err);
 	err = quic_crypto_retry_tag(tag, dcid, sizeof(dcid), v->retry, len,
 				    v->version);
 	if (err)

@@ -71,9 +71,29 @@ static void print_usage(void)
 		"  -n, --count N        exit after N connections\n"
 		"      --cc NAME        congestion control: reno (default), cubic\n"
 		"      --idle SEC       idle timeout (default 30)\n"
+		"      --retry          validate every client's address with a\n"
+		"                       Retry first (validate_peer_address)\n"
 		"  -q, --quiet          no log lines\n"
 		"GET /bytes/N answers N bytes (K, M, G suffixes).\n");
 	exit(2);
+}
+
+/* Every client gets a Retry before its connection is accepted. */
+static int h3s_validate_address(int lfd)
+{
+	struct quic_config cfg;
+	socklen_t len = sizeof(cfg);
+
+	if (getsockopt(lfd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &cfg, &len)) {
+		perror("h3server: get config");
+		return -1;
+	}
+	cfg.validate_peer_address = 1;
+	if (setsockopt(lfd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &cfg, len)) {
+		perror("h3server: set config");
+		return -1;
+	}
+	return 0;
 }
 
 static void h3s_req_free(struct h3s_req *r)
@@ -376,11 +396,13 @@ int main(int argc, char **argv)
 		{ "count", required_argument, NULL, 'n' },
 		{ "cc", required_argument, NULL, 'G' },
 		{ "idle", required_argument, NULL, 'I' },
+		{ "retry", no_argument, NULL, 'R' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *key, *cert, *cc = NULL;
+	bool retry = false;
 	double idle = 0;
 	struct sockaddr_storage peer;
 	long count = 0, served = 0;
@@ -411,6 +433,9 @@ int main(int argc, char **argv)
 		case 'I':
 			idle = atof(optarg);
 			break;
+		case 'R':
+			retry = true;
+			break;
 		case 'q':
 			quiet = true;
 			break;
@@ -431,6 +456,8 @@ int main(int argc, char **argv)
 	if (lfd < 0)
 		return 1;
 	if (h3_set_transport(lfd, "h3server", cc, idle))
+		return 2;
+	if (retry && h3s_validate_address(lfd))
 		return 2;
 	if (idle)
 		peer_wait = idle;

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * QUIC: address validation tokens (RFC 9000 section 8.1).
+ *
+ * Layout, all of it readable by the client:
+ *
+ *	kind << 1 | slot (1)  issue time (4)  body  MAC (16)
+ *
+ * where body is the original DCID with its length byte (Retry) or 8
+ * random bytes (NEW_TOKEN, so that no two tokens are alike).  The MAC is
+ * SipHash-2-4 under the namespace's token key, twice with a domain byte
+ * for 128 bits, over everything before it and the client's address
+ * family and address, plus its port for a Retry token.  SipHash is a
+ * PRF, so a MAC an attacker has not seen is as hard to guess as the key;
+ * the tag is compared in constant time.
+ *
+ * The key is drawn again every QUIC_TOKEN_ROTATE seconds, when a token
+ * is made; the slot bit says which of the two keys made a token, and a
+ * token whose key has been replaced twice is older than any lifetime.
+ * Time is boot time in seconds: tokens die with the namespace's key.
+ */
+
+#include <crypto/algapi.h>
+#include <linux/random.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <net/quic/compat.h>
+#include <net/quic/export.h>
+#include <net/quic/token.h>
+
+/* The MAC's input: the token before its MAC, family, address, port, and
+ * for Retry the SCID of the Retry with its length.
+ */
+#define QUIC_TOKEN_MAC_IN	(QUIC_TOKEN_RETRY_MAX_LEN + 1 + 16 + 2 + \
+				 1 + QUIC_CID_MAX_LEN)
+
+/**
+ * quic_token_now() - the clock of tokens
+ *
+ * Return: boot time in seconds.
+ */
+u64 quic_token_now(void)
+{
+	return ktime_get_boottime_seconds();
+}
+
+/**
+ * quic_token_key_init() - draw a namespace's first token key
+ * @k: the key
+ * @now: quic_token_now()
+ */
+void quic_token_key_init(struct quic_token_key *k, u64 now)
+{
+	get_random_bytes(k->key, sizeof(k->key));
+	k->since = now;
+	k->cur = 0;
+	spin_lock_init(&k->lock);
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_token_key_init);
+
+/**
+ * quic_token_key_exit() - forget a token key
+ * @k: the key
+ */
+void quic_token_key_exit(struct quic_token_key *k)
+{
+	memzero_explicit(k->key, sizeof(k->key));
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_token_key_exit);
+
+/* The slot of the key to sign with now, rotating it when due. */
+static u8 quic_token_slot(struct quic_token_key *k, u64 now)
+{
+	siphash_key_t fresh;
+	u8 slot;
+
+	if (now - READ_ONCE(k->since) < QUIC_TOKEN_ROTATE)
+		return READ_ONCE(k->cur);
+	get_random_bytes(&fresh, sizeof(fresh));
+	spin_lock_bh(&k->lock);
+	if (now - k->since >= QUIC_TOKEN_ROTATE) {
+		slot = !k->cur;
+		k->key[slot] = fresh;
+		WRITE_ONCE(k->since, now);
+		smp_wmb();	/* the key before the slot that names it */
+		WRITE_ONCE(k->cur, slot);
+	}
+	slot = k->cur;
+	spin_unlock_bh(&k->lock);
+	memzero_explicit(&fresh, sizeof(fresh));
+	return slot;
+}
+
+/* Append the address the token is bound to, and for Retry the ID the
+ * client's next Initial is sent to; returns the new length.
+ */
+static u32 quic_token_bind(u8 *in, u32 n, const union quic_addr *peer,
+			   const struct quic_cid *rscid)
+{
+	if (peer->sa.sa_family == AF_INET6) {
+		in[n++] = 6;
+		memcpy(in + n, &peer->v6.sin6_addr, 16);
+		n += 16;
+	} else {
+		in[n++] = 4;
+		memcpy(in + n, &peer->v4.sin_addr, 4);
+		n += 4;
+	}
+	if (rscid) {
+		/* sin_port and sin6_port are at the same offset. */
+		memcpy(in + n, &peer->v4.sin_port, 2);
+		n += 2;
+		in[n++] = rscid->len;
+		memcpy(in + n, rscid->data, rscid->len);
+		n += rscid->len;
+	}
+	return n;
+}
+
+static void quic_token_mac(const siphash_key_t *key, const u8 *tok, u32 len,
+			   const union quic_addr *peer,
+			   const struct quic_cid *rscid, u8 *mac)
+{
+	u8 in[1 + QUIC_TOKEN_MAC_IN];
+	u32 n;
+
+	memcpy(in + 1, tok, len);
+	n = quic_token_bind(in, 1 + len, peer, rscid);
+	in[0] = 0;
+	put_unaligned_le64(siphash(in, n, key), mac);
+	in[0] = 1;
+	put_unaligned_le64(siphash(in, n, key), mac + 8);
+	memzero_explicit(in, sizeof(in));
+}
+
+/**
+ * quic_token_make() - make a token
+ * @k: the namespace's token key
+ * @kind: QUIC_TOKEN_RETRY or QUIC_TOKEN_NEW
+ * @buf: where to write it, QUIC_TOKEN_RETRY_MAX_LEN bytes
+ * @peer: the client's address (and port, for Retry)
+ * @odcid: Retry: the DCID of the client's first Initial
+ * @rscid: Retry: the SCID of the Retry, the DCID of the client's next
+ *	Initial: bound too, so that a token opens one connection only
+ * @nonce: NEW_TOKEN: QUIC_TOKEN_NONCE_LEN random bytes
+ * @now: quic_token_now()
+ *
+ * Softirq or process context.
+ *
+ * Return: the token's length, or -EINVAL.
+ */
+int quic_token_make(struct quic_token_key *k, u8 kind, u8 *buf,
+		    const union quic_addr *peer, const struct quic_cid *odcid,
+		    const struct quic_cid *rscid, const u8 *nonce, u64 now)
+{
+	u8 slot = quic_token_slot(k, now);
+	u32 n = 5;
+
+	smp_rmb();	/* the slot before its key */
+	if (kind == QUIC_TOKEN_RETRY) {
+		if (odcid->len > QUIC_CID_MAX_LEN ||
+		    rscid->len > QUIC_CID_MAX_LEN)
+			return -EINVAL;
+		buf[n++] = odcid->len;
+		memcpy(buf + n, odcid->data, odcid->len);
+		n += odcid->len;
+	} else if (kind == QUIC_TOKEN_NEW) {
+		memcpy(buf + n, nonce, QUIC_TOKEN_NONCE_LEN);
+		n += QUIC_TOKEN_NONCE_LEN;
+	} else {
+		return -EINVAL;
+	}
+	buf[0] = kind << 1 | slot;
+	put_unaligned_be32((u32)now, buf + 1);
+	quic_token_mac(&k->key[slot], buf, n, peer,
+		       kind == QUIC_TOKEN_RETRY ? rscid : NULL, buf + n);
+	return n + QUIC_TOKEN_MAC_LEN;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_token_make);
+
+/**
+ * quic_token_kind() - what a token claims to be, before it is checked
+ * @tok: the Token field of a client Initial
+ * @len: its length
+ *
+ * Return: QUIC_TOKEN_RETRY, QUIC_TOKEN_NEW, or 0 for anything else (a
+ * token of another server, or junk).
+ */
+u8 quic_token_kind(const u8 *tok, u32 len)
+{
+	u8 kind;
+
+	if (!len)
+		return 0;
+	kind = tok[0] >> 1;
+	return kind == QUIC_TOKEN_RETRY || kind == QUIC_TOKEN_NEW ? kind : 0;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_token_kind);
+
+/**
+ * quic_token_check() - check a token from a client Initial
+ * @k: the namespace's token key
+ * @tok: the token
+ * @len: its length
+ * @peer: the address the Initial came from
+ * @dcid: the Initial's DCID (a Retry token is valid only with the SCID
+ *	of its Retry there)
+ * @odcid: set, for a valid Retry token, to the original DCID it carries
+ * @now: quic_token_now()
+ *
+ * Softirq or process context.  The MAC is compared in constant time.
+ *
+ * Return: the token's kind if it is one of ours, unaltered, made for
+ * @peer (and @dcid) and still within its lifetime; -EINVAL if it is malformed, altered
+ * or made for another address; -ETIMEDOUT if it expired.
+ */
+int quic_token_check(const struct quic_token_key *k, const u8 *tok, u32 len,
+		     const union quic_addr *peer, const struct quic_cid *dcid,
+		     struct quic_cid *odcid, u64 now)
+{
+	u8 mac[QUIC_TOKEN_MAC_LEN], kind = quic_token_kind(tok, len);
+	u32 n, t, life;
+
+	if (kind == QUIC_TOKEN_RETRY) {
+		if (len < 6 || tok[5] > QUIC_CID_MAX_LEN ||
+		    len != 6 + tok[5] + QUIC_TOKEN_MAC_LEN)
+			return -EINVAL;
+		life = QUIC_TOKEN_RETRY_LIFETIME;
+	} else if (kind == QUIC_TOKEN_NEW) {
+		if (len != QUIC_TOKEN_NEW_LEN)
+			return -EINVAL;
+		life = QUIC_TOKEN_NEW_LIFETIME;
+	} else {
+		return -EINVAL;
+	}
+	n = len - QUIC_TOKEN_MAC_LEN;
+	quic_token_mac(&k->key[tok[0] & 1], tok, n, peer,
+		       kind == QUIC_TOKEN_RETRY ? dcid : NULL, mac);
+	if (crypto_memneq(mac, tok + n, QUIC_TOKEN_MAC_LEN))
+		return -EINVAL;
+	/* Serial arithmetic on 32 bits: a token from "the future" is one
+	 * more than 2^31 s old, so expired too.
+	 */
+	t = (u32)now - get_unaligned_be32(tok + 1);
+	if (t > life)
+		return -ETIMEDOUT;
+	if (kind == QUIC_TOKEN_RETRY)
+		quic_cid_set(odcid, tok + 6, tok[5]);
+	return kind;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_token_check);
