@@ -6,8 +6,9 @@
 # gtlsclient downloads from our h3server (kernel QUIC), over IPv4 and
 # IPv6, with each of AES-128-GCM, AES-256-GCM and ChaCha20-Poly1305, one
 # file of each size. Every body is compared by SHA-256 with the file
-# served. One result line per transfer (ktap.sh), with its throughput in
-# the log; nothing asserts a time.
+# served. Then, per family, one transfer each way with a Retry first
+# (gtlsserver -V, h3server --retry). One result line per transfer
+# (ktap.sh), with its throughput in the log; nothing asserts a time.
 #
 #   interop.sh [SIZE...]	sizes in bytes (default 1 MiB and 10 MiB)
 #
@@ -54,6 +55,9 @@ fail_all() {
 				result "not ok" $suite "gtlsclient from h3server IPv$f $c $(mib "$s") ($why)"
 			done
 		done
+		s=${sizes[0]}
+		result "not ok" $suite "h3client from gtlsserver -V (Retry) IPv$f $(mib "$s") ($why)"
+		result "not ok" $suite "gtlsclient from h3server --retry IPv$f $(mib "$s") ($why)"
 	done
 	exit 0
 }
@@ -168,5 +172,38 @@ for fam in $families; do
 		done
 		stop_server
 	done
+
+	# Address validation with a Retry (RFC 9000 8.1.2), both ways: our
+	# client follows gtlsserver's, gtlsclient follows ours.
+	s=${sizes[0]}
+	port=$((port + 1))
+	gtlsserver -q -V -d "$tmp/www" "$addr" $port \
+		"$tmp/key.pem" "$tmp/cert.pem" >>"$log" 2>&1 &
+	srv_pid=$!
+	wait_udp $port || echo "gtlsserver did not bind port $port" >>"$log"
+	name="h3client from gtlsserver -V (Retry) IPv$fam $(mib "$s")"
+	echo "-- $name" >>"$log"
+	rm -f "$tmp/got/f$s.bin"
+	timed timeout "$tmo" "$h3/h3client" --ca "$tmp/cert.pem" \
+		-o "$tmp/got/f$s.bin" "https://$host:$port/f$s.bin"
+	check "$name" "$s" "$tmp/got/f$s.bin" "$rc" "$secs"
+	stop_server
+
+	port=$((port + 1))
+	"$h3/h3server" --retry -d "$tmp/www" "$addr" $port \
+		"$tmp/key.pem" "$tmp/cert.pem" >>"$log" 2>&1 &
+	srv_pid=$!
+	wait_udp $port || echo "h3server did not bind port $port" >>"$log"
+	name="gtlsclient from h3server --retry IPv$fam $(mib "$s")"
+	echo "-- $name" >>"$log"
+	rm -f "$tmp/got/f$s.bin"
+	retry0=$(awk '$1 == "QuicOutRetry" { print $2 }' /proc/net/quic/snmp)
+	timed timeout "$tmo" gtlsclient -q --exit-on-all-streams-close \
+		--download "$tmp/got" "$addr" $port "https://$host:$port/f$s.bin"
+	retry1=$(awk '$1 == "QuicOutRetry" { print $2 }' /proc/net/quic/snmp)
+	echo "Retry packets sent: $((retry1 - retry0))" >>"$log"
+	[ $((retry1 - retry0)) -ge 1 ] || rc="$rc (no Retry sent)"
+	check "$name" "$s" "$tmp/got/f$s.bin" "$rc" "$secs"
+	stop_server
 done
 exit 0
