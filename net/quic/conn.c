@@ -38,8 +38,6 @@
  * 4th, 8th... packet received, up to the 2^this-th.
  */
 #define QUIC_CONN_CLOSE_ANSWERS	8
-/* Version Negotiation packets and Stateless Resets per second. */
-#define QUIC_CONN_STATELESS_PER_SEC	100
 /* The backed-off PTO is at most the idle timeout over this, so that a
  * path back from an outage sees a probe before the idle timeout ends.
  */
@@ -1413,13 +1411,6 @@ void quic_conn_loss_timeout(struct sock *sk)
 	}
 }
 
-/* Version Negotiation and Stateless Resets, answers to datagrams of no
- * connection, share one budget per second for the whole host.
- */
-static struct ratelimit_state quic_conn_stateless_rs =
-	RATELIMIT_STATE_INIT_FLAGS(quic_conn_stateless_rs, HZ,
-				   QUIC_CONN_STATELESS_PER_SEC,
-				   RATELIMIT_MSG_ON_RELEASE);
 
 /* A Stateless Reset from the peer (RFC 9000 10.3.1): drain, silently. */
 static void quic_conn_reset_rcvd(struct sock *sk, const u8 *token)
@@ -1497,7 +1488,7 @@ static void quic_conn_send_vn(struct net *net, struct quic_udp_sock *us,
 	if (!lsk)
 		return;
 	sock_put(lsk);
-	if (!__ratelimit(&quic_conn_stateless_rs))
+	if (!__ratelimit(&quic_net(net)->stateless_rs))
 		return;
 	buf = kmalloc(QUIC_CONN_VN_MAX, GFP_ATOMIC);
 	if (!buf)
@@ -1575,7 +1566,7 @@ static void quic_conn_send_reset(struct net *net, struct quic_udp_sock *us,
 	if (skb->len <= QUIC_RESET_MIN_LEN || h->dcid_len != QUIC_CID_LOCAL_LEN)
 		return;
 	len = min_t(u32, skb->len - 1, QUIC_CONN_RESET_MAX);
-	if (!__ratelimit(&quic_conn_stateless_rs))
+	if (!__ratelimit(&quic_net(net)->stateless_rs))
 		return;
 	quic_cid_set(&cid, h->dcid, h->dcid_len);
 	quic_lookup_reset_token(net, &cid, token);

@@ -75,6 +75,8 @@ static int __net_init quic_net_init(struct net *net)
 
 	quic_hash_key_init(&qn->hash_key);
 	quic_token_key_init(&qn->token_key, quic_token_now());
+	ratelimit_state_init(&qn->stateless_rs, HZ, QUIC_STATELESS_PER_SEC);
+	ratelimit_set_flags(&qn->stateless_rs, RATELIMIT_MSG_ON_RELEASE);
 	quic_udp_net_init(net);
 	err = quic_lookup_net_init(&qn->lookup);
 	if (err)

@@ -7,6 +7,7 @@
 #define __NET_QUIC_PROTOCOL_H
 
 #include <linux/mutex.h>
+#include <linux/ratelimit.h>
 #include <linux/types.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
@@ -31,6 +32,9 @@ struct proc_dir_entry;
  * @retry_threshold: half-open connections on a listener's port beyond
  *	which new clients get a Retry (sysctl net.quic.retry_threshold)
  * @sysctl: the net.quic sysctl table
+ * @stateless_rs: the budget of Version Negotiation packets and Stateless
+ *	Resets, answers to datagrams of no connection (conn.c): per
+ *	namespace, so that one namespace cannot spend another's
  */
 struct quic_net {
 	struct quic_hash_key		hash_key;
@@ -42,7 +46,11 @@ struct quic_net {
 	struct quic_token_key		token_key;
 	int				retry_threshold;
 	struct ctl_table_header		*sysctl;
+	struct ratelimit_state		stateless_rs;
 };
+
+/* Version Negotiation packets and Stateless Resets per second. */
+#define QUIC_STATELESS_PER_SEC		100
 
 extern unsigned int quic_net_id;
 
