@@ -499,6 +499,7 @@ static void quic_conn_complete(struct sock *sk)
 		/* RFC 9001 4.9.2: the server's handshake is confirmed. */
 		c->handshake_confirmed = 1;
 		c->handshake_done_pending = 1;
+		c->new_token_pending = 1;	/* socket-api.md 4.4 */
 		quic_conn_discard_space(sk, QUIC_CRYPTO_HANDSHAKE);
 		quic_output_flush(sk, GFP_KERNEL);
 	}
@@ -534,6 +535,13 @@ int quic_conn_set_secret(struct sock *sk, const struct quic_crypto_secret *s)
 	err = quic_crypto_set_secret(k, s->type, s->secret, len, c->version);
 	if (err)
 		return err;
+	/* socket-api.md 5.10: the token that got us here (set, or of a
+	 * Retry) is spent; NEW_TOKEN frames bring the next.
+	 */
+	if (!c->is_server && !s->send && s->level == QUIC_CRYPTO_APP) {
+		memzero_explicit(quic_sk(sk)->opts.token, QUIC_TOKEN_MAX_LEN);
+		quic_sk(sk)->opts.token_len = 0;
+	}
 
 	/* 1-RTT packets wait for the stream table that completion sets up. */
 	if (!s->send && s->level != QUIC_CRYPTO_APP)
@@ -689,6 +697,50 @@ void quic_conn_retry_apply(struct sock *sk)
 	quic_output_retry(sk);
 	c->rec.pto_count = 0;
 	quic_output_flush(sk, GFP_KERNEL);
+}
+
+/**
+ * quic_conn_new_token() - setsockopt(QUIC_SOCKOPT_TOKEN) on a server
+ * @sk: the socket, locked, a server connection
+ *
+ * Sends a fresh NEW_TOKEN (RFC 9000 8.1.3), for the client's later
+ * connections to this server, as at the end of the handshake.
+ *
+ * Return: 0; -EINVAL unless established; -EAGAIN while the last one is
+ * not acknowledged (socket-api.md 5.10).
+ */
+int quic_conn_new_token(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+
+	if (sk->sk_state != TCP_ESTABLISHED)
+		return -EINVAL;
+	if (c->new_token_pending || c->new_token_unacked)
+		return -EAGAIN;
+	c->new_token_pending = 1;
+	quic_output_flush(sk, GFP_KERNEL);
+	return 0;
+}
+
+/**
+ * quic_conn_new_token_rcvd() - a client receives NEW_TOKEN
+ * @sk: the socket, locked
+ * @token: the token (not empty: frame.c)
+ * @len: its length
+ *
+ * Stored for getsockopt(QUIC_SOCKOPT_TOKEN), replacing the one before,
+ * and given to the user in a QUIC_EVENT_NEW_TOKEN. One longer than a
+ * token the socket API can hold is ignored.
+ */
+void quic_conn_new_token_rcvd(struct sock *sk, const u8 *token, u32 len)
+{
+	struct quic_sock_opts *o = &quic_sk(sk)->opts;
+
+	if (len > QUIC_TOKEN_MAX_LEN)
+		return;
+	memcpy(o->token, token, len);
+	o->token_len = len;
+	quic_event_put(sk, QUIC_EVENT_NEW_TOKEN, token, len);
 }
 
 /* What we advertise is what the user set (sockopt.c: CONFIG and

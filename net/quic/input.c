@@ -382,9 +382,12 @@ static int quic_in_frames(struct sock *sk, u8 level, const u8 *p, u32 len,
 				return -1;
 			}
 			break;
+		case QUIC_FRAME_NEW_TOKEN:	/* frame.c: only to a client */
+			quic_conn_new_token_rcvd(sk, f.data.data, f.data.len);
+			break;
 		default:
-			/* PADDING, PING; datagrams, tokens and paths are
-			 * not handled yet and are ignored.
+			/* PADDING, PING; datagrams and paths are not
+			 * handled yet and are ignored.
 			 */
 			break;
 		}

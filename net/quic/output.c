@@ -29,6 +29,7 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/ktime.h>
+#include <linux/prandom_siphash.h>
 #include <linux/slab.h>
 #include <linux/udp.h>
 #include <linux/uio.h>
@@ -45,6 +46,7 @@
 #include <net/quic/output.h>
 #include <net/quic/packet.h>
 #include <net/quic/protocol.h>
+#include <net/quic/token.h>
 #include <net/quic/recovery.h>
 #include <net/quic/socket.h>
 #include <net/quic/varint.h>
@@ -98,6 +100,7 @@ enum quic_out_kind {
 	QUIC_OUT_STREAM_CTL,	/* RESET_STREAM, ...: @bit of stream @id */
 	QUIC_OUT_NEW_CID,	/* NEW_CONNECTION_ID of our ID @seq */
 	QUIC_OUT_RETIRE_CID,	/* RETIRE_CONNECTION_ID of the peer's @seq */
+	QUIC_OUT_NEW_TOKEN,
 };
 
 /**
@@ -632,6 +635,33 @@ void quic_output_ack_timeout(struct sock *sk)
 	quic_output_flush(sk, GFP_ATOMIC);
 }
 
+/* A NEW_TOKEN frame with a fresh token bound to the client's address
+ * (token.c), for its later connections; 0 if it does not fit.
+ */
+static u32 quic_out_new_token(struct sock *sk, u8 *buf, u32 room,
+			      struct quic_out_pkt *rec)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	u8 token[QUIC_TOKEN_NEW_LEN], nonce[QUIC_TOKEN_NONCE_LEN];
+	u8 *p = buf;
+	int len;
+
+	if (room < 2 + QUIC_TOKEN_NEW_LEN)
+		return 0;
+	prandom_siphash_bytes(nonce, sizeof(nonce));
+	len = quic_token_make(&quic_net(sock_net(sk))->token_key,
+			      QUIC_TOKEN_NEW, token, &c->peer, NULL, NULL,
+			      nonce, quic_token_now());
+	if (len < 0 || !quic_out_note(rec, QUIC_OUT_NEW_TOKEN, 0, 0))
+		return 0;
+	*p++ = QUIC_FRAME_NEW_TOKEN;
+	p = quic_varint_put(p, len);
+	memcpy(p, token, len);
+	c->new_token_pending = 0;
+	c->new_token_unacked = 1;
+	return p + len - buf;
+}
+
 /* Plan the frames of one level into @buf; return their length. Without
  * @data_ok (the congestion window is full, or the pacer says wait) only
  * ACKs and control frames go: no CRYPTO, STREAM or PING.
@@ -660,6 +690,8 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 		buf[used++] = QUIC_FRAME_HANDSHAKE_DONE;
 		c->handshake_done_pending = 0;
 	}
+	if (app && c->new_token_pending)
+		used += quic_out_new_token(sk, buf + used, room - used, rec);
 	if (app && sk->sk_state == TCP_ESTABLISHED)
 		used += quic_out_cid(sk, buf + used, room - used, rec);
 	if (app && c->streams_ready) {
@@ -1806,6 +1838,14 @@ static bool quic_out_pkt_requeue(struct sock *sk, struct quic_sent_pkt *pkt)
 			quic_conn_retire_push(sk, it->seq);
 			any = true;
 			break;
+		case QUIC_OUT_NEW_TOKEN:
+			/* A fresh one goes, unless a newer one was sent. */
+			if (c->new_token_unacked && !c->new_token_pending) {
+				c->new_token_unacked = 0;
+				c->new_token_pending = 1;
+				any = true;
+			}
+			break;
 		}
 	}
 	return any;
@@ -1909,6 +1949,9 @@ static void quic_out_pkt_acked(void *ctx, struct quic_sent_pkt *pkt)
 			break;
 		case QUIC_OUT_HANDSHAKE_DONE:
 			c->hd_acked = 1;
+			break;
+		case QUIC_OUT_NEW_TOKEN:
+			c->new_token_unacked = 0;
 			break;
 		case QUIC_OUT_STREAM_CTL:
 			quic_out_ctl_acked(sk, it->bit, it->id);

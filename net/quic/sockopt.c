@@ -391,12 +391,9 @@ static int quic_set_token(struct sock *sk, struct quic_sock_opts *o,
 {
 	u8 token[QUIC_TOKEN_MAX_LEN];
 
-	if (quic_sock_opts_is_server(sk)) {
-		/* Sending a NEW_TOKEN is the connection engine's. */
-		if (sk->sk_state != TCP_ESTABLISHED)
-			return -EINVAL;
-		return -EOPNOTSUPP;
-	}
+	/* A server sends a fresh NEW_TOKEN; what it was given is ignored. */
+	if (quic_sock_opts_is_server(sk))
+		return quic_conn_new_token(sk);
 	if (!optlen || optlen > QUIC_TOKEN_MAX_LEN)
 		return -EINVAL;
 	if (copy_from_sockptr(token, optval, optlen))

@@ -171,6 +171,8 @@ struct quic_request {
  *	be derived (process context: keyupdate.c's work item)
  * @retry_scid: client: the SCID of the Retry, checked against the
  *	server's retry_source_connection_id
+ * @new_token_pending: server: a NEW_TOKEN frame is to be sent
+ * @new_token_unacked: server: the last NEW_TOKEN sent is not acknowledged
  * @streams: streams and flow control, once @streams_ready
  * @active_sid: the stream a send with stream ID -1 goes to, or -1
  * @msd_pending: streams whose MAX_STREAM_DATA is to be sent
@@ -239,7 +241,9 @@ struct quic_conn {
 				half_open:1,
 				addr_validated:1,
 				retried:1,
-				retry_pending:1;
+				retry_pending:1,
+				new_token_pending:1,
+				new_token_unacked:1;
 	u32			bytes_rcvd;
 	u32			bytes_sent;
 	struct quic_cid		retry_scid;
@@ -298,6 +302,8 @@ void quic_conn_addr_validated(struct sock *sk);
 int quic_conn_retry_rcvd(struct sock *sk, const u8 *pkt,
 			 const struct quic_pkt_hdr *h);
 void quic_conn_retry_apply(struct sock *sk);
+int quic_conn_new_token(struct sock *sk);
+void quic_conn_new_token_rcvd(struct sock *sk, const u8 *token, u32 len);
 void quic_conn_unmatched(struct net *net, struct quic_udp_sock *us,
 			 struct sk_buff *skb, const struct quic_pkt_hdr *h,
 			 int perr, const union quic_addr *local,
