@@ -552,8 +552,10 @@ static int quic_wait_for_request(struct sock *sk, long timeo)
 	return list_empty(&c->requests) ? (err ? err : -EAGAIN) : 0;
 }
 
-/* A request made a connection: an Initial packet decrypted and was
- * processed without closing it.
+/* A request made a connection: an Initial packet decrypted, was
+ * processed without closing it, and began the client's TLS handshake
+ * (CRYPTO data from offset 0). Initials that only PING or PAD, which a
+ * flood can make as cheaply as junk, get no socket.
  */
 static bool quic_accept_valid(struct sock *nsk)
 {
@@ -561,7 +563,8 @@ static bool quic_accept_valid(struct sock *nsk)
 	u64 largest;
 
 	return nsk->sk_state != TCP_CLOSE &&
-	       quic_ackrange_largest(&s->recv, &largest);
+	       quic_ackrange_largest(&s->recv, &largest) &&
+	       s->crypto_recv_off;
 }
 
 /* Tear down a socket accept() made and does not hand out; locked. */

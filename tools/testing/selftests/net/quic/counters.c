@@ -139,16 +139,22 @@ static int listener(int family, int backlog, struct sockaddr_storage *ss,
 	return fd;
 }
 
-/* A client Initial with a PING, protected with the Initial keys of @dcid. */
+/* A client Initial, protected with the Initial keys of @dcid, with a
+ * CRYPTO frame at offset 0 (the first bytes of a ClientHello: what a
+ * listener needs to hand out a socket) and a PING.
+ */
 static int send_initial(int u, const uint8_t *dcid,
 			const struct sockaddr_storage *ss, socklen_t len)
 {
-	static const uint8_t ping[] = { 0x01 };
+	static const uint8_t frames[] = {
+		0x06, 0x00, 0x04, 0x01, 0x00, 0x01, 0x00,	/* CRYPTO */
+		0x01,						/* PING */
+	};
 	uint8_t scid[CID_LEN], pkt[1200];
 
 	fill_random(scid, sizeof(scid));
 	if (qi_build(pkt, sizeof(pkt), dcid, CID_LEN, scid, sizeof(scid),
-		     ping, sizeof(ping)) != sizeof(pkt))
+		     frames, sizeof(frames)) != sizeof(pkt))
 		return -1;
 	return sendto(u, pkt, sizeof(pkt), 0, (const struct sockaddr *)ss,
 		      len) == sizeof(pkt) ? 0 : -1;
