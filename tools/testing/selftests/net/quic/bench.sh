@@ -222,3 +222,8 @@ awk '{ s[$1] = $5; m[$1] = $10 }
 		printf "  ratio quic/tcp slab %.1f, memory %.1f\n",
 		       s["quic"] / s["tcp"], m["quic"] / m["tcp"]
      }' /tmp/bench-mem
+
+# Floods of spoofed QUIC Initials at a listener that answers each with a
+# Retry, and of TCP SYNs at one that answers each with a SYN cookie, at
+# the same rate; CPU profiles of both: bench_flood.sh.
+"$dir/bench_flood.sh"

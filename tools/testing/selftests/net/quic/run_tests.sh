@@ -38,6 +38,7 @@ run_kselftest "$dir/counters"
 run_kselftest "$dir/keyupdate"
 # HTTP/3 with ngtcp2's gtlsserver and gtlsclient (interop.sh).
 "$dir/interop.sh"
+"$dir/flood.sh"	# junk, Initials, spoofed Initials, replays at h3server
 # Transfers across a router namespace: delay, loss, a smaller MTU.
 "$dir/paths.sh"
 # No UDP socket or anything else of quic.ko outlives the tests.

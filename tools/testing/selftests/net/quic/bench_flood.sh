@@ -1,0 +1,260 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# "make bench", floods (run by bench.sh): the same rate of quic_flood
+# packets from spoofed 127/8 sources at a QUIC listener that sends every
+# client without a token a Retry (net.quic.retry_threshold 0; h3server on
+# 127.0.0.1:4500), then at a TCP listener that answers every SYN with a
+# SYN cookie (net.ipv4.tcp_syncookies 2; iperf3 -s on 127.0.0.1:4501).
+# Prints the rate quic_flood achieved, QUIC Initials processed and Retry
+# packets sent per second (snmp), the handshakes per second of h3client
+# fetching 1 KiB in a loop during the QUIC flood, SYN cookies per second
+# (TcpExtSyncookiesSent), their ratio, and for each flood the shares of
+# CPU samples (perf record -a -g, cpu-clock, reports in
+# $OUT/flood-{quic,tcp}.report.txt) of the noise stirring and output of
+# prandom_siphash, keyed SipHash, AEAD and header protection, the QUIC
+# lookup tables, and the top 10 symbols. Asserts nothing.
+#
+# BENCH_FLOOD_SECS (default 10) and BENCH_FLOOD_RATE (default 20000 pps)
+# set both floods.
+
+set -u
+dir=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$dir/../../../../.." && pwd)
+OUT=${OUT:-$repo/.vm}
+
+h3=$repo/tools/quic/http3
+secs=${BENCH_FLOOD_SECS:-10}
+rate=${BENCH_FLOOD_RATE:-20000}
+qport=4500
+tport=4501
+sysctl=/proc/sys/net/quic/retry_threshold
+snmp=/proc/net/quic/snmp
+log=$OUT/bench_flood.log
+{ mkdir -p "$OUT" && : >"$log"; } 2>/dev/null || log=/dev/null
+tmp=$(mktemp -d)
+srv_pid='' lis_pid='' fl_pid='' perf_pid='' old_thr='' old_cookies=''
+
+cleanup() {
+	local p
+	for p in $fl_pid $perf_pid $srv_pid $lis_pid; do
+		kill "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+	[ -n "$old_thr" ] && echo "$old_thr" >"$sysctl"
+	[ -n "$old_cookies" ] && sysctl -qw net.ipv4.tcp_syncookies="$old_cookies"
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+skip() { echo "  flood: skipped, $1"; exit 0; }
+
+echo "== floods, $rate pps offered for $secs s from spoofed sources: QUIC Initials at a Retry-only listener, TCP SYNs at a SYN-cookie listener (per second)"
+for p in timeout ss cmp; do
+	command -v $p >/dev/null || skip "no $p"
+done
+[ -x "$dir/quic_flood" ] || skip "quic_flood not built"
+
+# The perf binary: Debian's /usr/bin/perf may be a wrapper that wants a
+# perf_<version> matching the running kernel.
+perf=
+for p in perf /usr/bin/perf_* /usr/lib/linux-tools*/perf; do
+	"$p" version >/dev/null 2>&1 && { perf=$p; break; }
+done
+[ -n "$perf" ] || echo "  (no perf: no CPU profiles)"
+
+# flood_run NAME ARGS...: quic_flood ARGS at $rate pps for $secs s, in
+# the background ($fl_pid), its line in $tmp/NAME.flood; perf record -a
+# of the same span to $OUT/flood-NAME.perf ($perf_pid).
+flood_run() {
+	local name=$1
+	shift
+	perf_pid=
+	if [ -n "$perf" ]; then
+		rm -f "$OUT/flood-$name.perf"
+		timeout $((secs + 120)) "$perf" record -a -g -F 999 -e cpu-clock \
+			--no-buildid-cache -o "$OUT/flood-$name.perf" -- \
+			sleep "$secs" >>"$log" 2>&1 &
+		perf_pid=$!
+	fi
+	timeout $((secs + 30)) "$dir/quic_flood" "$@" -r "$rate" -d "$secs" \
+		>"$tmp/$name.flood" 2>>"$log" &
+	fl_pid=$!
+}
+
+# flood_wait NAME: wait for both; print quic_flood's line; set $fl_secs
+# and $fl_pps, the time it took and the rate it achieved.
+flood_wait() {
+	local line
+	wait "$fl_pid"
+	fl_pid=
+	[ -n "$perf_pid" ] && wait "$perf_pid"
+	perf_pid=
+	fl_secs=$(awk '/^sent / { print $5 }' "$tmp/$1.flood")
+	fl_pps=$(awk '/^sent / { print $7 }' "$tmp/$1.flood")
+	line=$(head -n 1 "$tmp/$1.flood")
+	echo "  $1 flood: ${line:-quic_flood failed (see $log)}"
+	[ -n "$fl_secs" ] || { fl_secs=$secs; fl_pps=0; }
+}
+
+# per_sec DELTA: DELTA over the flood's elapsed time.
+per_sec() {
+	awk -v d="$1" -v t="$fl_secs" 'BEGIN { printf "%.0f", t > 0 ? d / t : 0 }'
+}
+
+# profile NAME: perf report of $OUT/flood-NAME.perf to
+# $OUT/flood-NAME.report.txt, and the shares of the symbol groups (sums
+# of the Overhead column) and the top 10 symbols.
+profile() {
+	local data=$OUT/flood-$1.perf rep=$OUT/flood-$1.report.txt
+	[ -n "$perf" ] || return 0
+	if ! [ -s "$data" ] || ! timeout 600 "$perf" report -i "$data" --stdio \
+		--no-children --sort symbol --kallsyms /proc/kallsyms \
+		>"$rep" 2>>"$log"; then
+		echo "  $1 profile: perf failed (see $log)"
+		return 0
+	fi
+	echo "  $1 profile, share of all CPU samples ($rep):"
+	# prandom_siphash_add_noise() is inline: its cost shows in its
+	# callers unless the compiler kept a copy of it.
+	awk '/^ +[0-9.]+% +\[[^]]*\] / {
+		p = $1; sub(/%/, "", p); s = $3; l = tolower(s)
+		if (s ~ /^prandom_siphash_add_noise/) g["noise"] += p
+		else if (s ~ /^prandom_siphash_(u32|u64|bytes|u32_below|state_next_u32)$/)
+			g["prng"] += p
+		else if (s ~ /^(__)?h?siphash/) g["sip"] += p
+		else if (l ~ /aes|gcm|gf128|ghash|chacha|poly1305|crypto_/) g["aead"] += p
+		else if (s ~ /quic_lookup|quic_cidtable/) g["lookup"] += p
+		if (n < 10) top[n++] = sprintf("      %6.2f%%  %s", p, s)
+	}
+	END {
+		printf "    noise stirring (prandom_siphash_add_noise, inline): %.2f%%\n", g["noise"]
+		printf "    prandom_siphash output (prandom_siphash_u32/u64/bytes/u32_below/state_next_u32): %.2f%%\n", g["prng"]
+		printf "    keyed SipHash (siphash_*, __siphash_*, hsiphash): %.2f%%\n", g["sip"]
+		printf "    AEAD and header protection (aes, gcm, gf128, ghash, chacha, poly1305, crypto_): %.2f%%\n", g["aead"]
+		printf "    table lookups (quic_lookup*, quic_cidtable*): %.2f%%\n", g["lookup"]
+		print "    top 10 symbols:"
+		for (i = 0; i < n; i++)
+			print top[i]
+	}' "$rep"
+}
+
+# delta NAME: the snmp counter NAME over the QUIC flood.
+delta() {
+	awk -v n="$1" '$1 == n { v[FILENAME] = $2 }
+		END { print v[ARGV[2]] - v[ARGV[1]] }' "$tmp/snmp.before" "$tmp/snmp.after"
+}
+
+syncookies() {
+	awk '$1 == "TcpExt:" {
+		if (!h) { for (i = 2; i <= NF; i++) k[i] = $i; h = 1; next }
+		for (i = 2; i <= NF; i++) if (k[i] == "SyncookiesSent") print $i
+	}' /proc/net/netstat
+}
+
+# wait_port u|t PORT: until something listens on it (at most 10 s).
+wait_port() {
+	local _
+	for _ in $(seq 100); do
+		ss -H"$1"lna "sport = :$2" 2>/dev/null | grep -q . && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+q_pps=- q_in=- q_retry=- q_hs=- t_pps=- t_cookies=-
+
+# a. QUIC: every Initial without a token gets a Retry.
+[ -e "$sysctl" ] || modprobe -q quic 2>/dev/null
+if ! [ -x "$h3/h3client" ] || ! [ -x "$h3/h3server" ]; then
+	echo "  quic: skipped, h3client/h3server not built"
+elif ! [ -w "$sysctl" ] || ! [ -r "$snmp" ]; then
+	echo "  quic: skipped, no $sysctl or $snmp"
+elif ! openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+	-keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 1 -subj /CN=localhost \
+	-addext "subjectAltName=DNS:localhost,IP:127.0.0.1" >>"$log" 2>&1; then
+	echo "  quic: skipped, no certificate"
+else
+	modprobe -q virtio_rng 2>/dev/null
+	old_thr=$(cat "$sysctl")
+	echo 0 >"$sysctl"
+	mkdir -p "$tmp/www"
+	head -c 1024 /dev/urandom >"$tmp/www/small.bin"
+	"$h3/h3server" -q -d "$tmp/www" 127.0.0.1 $qport "$tmp/key.pem" \
+		"$tmp/cert.pem" >>"$log" 2>&1 &
+	srv_pid=$!
+	wait_port u $qport || echo "  quic: h3server did not bind port $qport"
+	cp "$snmp" "$tmp/snmp.before"
+	flood_run quic -m initial -s -a 127.0.0.1 -p $qport
+	# Real clients, one after another, for as long as the flood lasts.
+	ok=0 tries=0 end=$((SECONDS + secs))
+	t0=$(date +%s.%N)
+	while [ $SECONDS -lt $end ] && kill -0 "$fl_pid" 2>/dev/null; do
+		tries=$((tries + 1))
+		rm -f "$tmp/small.got"
+		timeout 30 "$h3/h3client" -q -t 25 --ca "$tmp/cert.pem" \
+			-o "$tmp/small.got" "https://127.0.0.1:$qport/small.bin" \
+			>>"$log" 2>&1 &&
+			cmp -s "$tmp/small.got" "$tmp/www/small.bin" &&
+			ok=$((ok + 1))
+	done
+	t1=$(date +%s.%N)
+	flood_wait quic
+	cp "$snmp" "$tmp/snmp.after"
+	kill "$srv_pid" 2>/dev/null
+	wait "$srv_pid" 2>/dev/null
+	srv_pid=
+	echo "$old_thr" >"$sysctl" && old_thr=
+	awk 'NR == FNR { b[$1] = $2; next } $2 != b[$1] { printf " %s +%d", $1, $2 - b[$1] }
+	     END { print "" }' "$tmp/snmp.before" "$tmp/snmp.after" >>"$log"
+	q_pps=$fl_pps
+	q_in=$(per_sec "$(delta QuicInPackets)")
+	q_retry=$(per_sec "$(delta QuicOutRetry)")
+	q_hs=$(awk -v n=$ok -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b > a ? n / (b - a) : 0 }')
+	echo "  quic Initials processed per second: $q_in"
+	echo "  quic Retry packets per second: $q_retry"
+	echo "  quic legitimate handshakes per second during the flood: $q_hs ($ok of $tries h3client runs)"
+	profile quic
+fi
+
+# b. TCP: every SYN gets a SYN cookie.
+if ! command -v sysctl >/dev/null; then
+	echo "  tcp: skipped, no sysctl"
+else
+	old_cookies=$(sysctl -n net.ipv4.tcp_syncookies)
+	sysctl -qw net.ipv4.tcp_syncookies=2
+	if command -v iperf3 >/dev/null; then
+		iperf3 -s -B 127.0.0.1 -p $tport >>"$log" 2>&1 &
+	else
+		python3 -c 'import socket, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", '$tport')); s.listen(128); time.sleep(3600)' >>"$log" 2>&1 &
+	fi
+	lis_pid=$!
+	if wait_port t $tport; then
+		c0=$(syncookies)
+		flood_run tcp -m syn -a 127.0.0.1 -p $tport
+		flood_wait tcp
+		c1=$(syncookies)
+		t_pps=$fl_pps
+		t_cookies=$(per_sec $((${c1:-0} - ${c0:-0})))
+		echo "  tcp SYN cookies per second: $t_cookies"
+		profile tcp
+	else
+		echo "  tcp: skipped, no listener on port $tport (iperf3 or python3)"
+	fi
+	kill "$lis_pid" 2>/dev/null
+	wait "$lis_pid" 2>/dev/null
+	lis_pid=
+	sysctl -qw net.ipv4.tcp_syncookies="$old_cookies" && old_cookies=
+fi
+
+ratio=$(awk -v q="$q_retry" -v t="$t_cookies" \
+	'BEGIN { if (q != "-" && t != "-" && t > 0) printf "%.2f", q / t; else print "-" }')
+echo "  ratio QUIC Retry/s ÷ TCP SYN cookies/s: $ratio"
+echo "  summary ($rate pps offered, $secs s):"
+printf "    %-22s %10s %12s %14s %12s\n" flood "sent pps" "processed/s" "answered/s" "legit hs/s"
+printf "    %-22s %10s %12s %14s %12s\n" "quic initial -s" "$q_pps" "$q_in" "$q_retry Retry" "$q_hs"
+printf "    %-22s %10s %12s %14s %12s\n" "tcp syn" "$t_pps" - "$t_cookies cookies" -
+exit 0
