@@ -630,6 +630,7 @@ static int quic_in_listen_token(struct sock *sk, struct sk_buff *skb,
 	struct quic_cid dcid;
 
 	if (kind) {
+		/* The caller checked the DCID's length. */
 		quic_cid_set(&dcid, h->dcid, h->dcid_len);
 		kind = quic_token_check(&qn->token_key, h->token,
 					h->token_len, peer, &dcid, odcid,
@@ -686,13 +687,23 @@ static void quic_in_listen(struct sock *sk, struct sk_buff *skb)
 		sock_put(child);
 		return;
 	}
+	/* What requests park is charged to the listener's receive buffer
+	 * (socket-api.md 4.2), and uncharged when accept() takes it.
+	 */
+	if (atomic_read(&sk->sk_rmem_alloc) + skb->truesize >
+	    READ_ONCE(sk->sk_rcvbuf)) {
+		quic_in_drop(sk, skb, QUIC_MIB_DROP_BACKLOG);
+		return;
+	}
 	list_for_each_entry(req, &c->requests, list) {
 		if (quic_cid_eq_bytes(&req->dcid, h.dcid, h.dcid_len) &&
 		    !memcmp(&req->peer, &peer, sizeof(peer))) {
-			if (skb_queue_len(&req->skbs) >= QUIC_CONN_REQ_MAX_SKBS)
+			if (skb_queue_len(&req->skbs) >= QUIC_CONN_REQ_MAX_SKBS) {
 				quic_in_drop(sk, skb, QUIC_MIB_DROP_BACKLOG);
-			else
+			} else {
+				skb_set_owner_r(skb, sk);
 				skb_queue_tail(&req->skbs, skb);
+			}
 			return;
 		}
 	}
@@ -722,6 +733,7 @@ static void quic_in_listen(struct sock *sk, struct sk_buff *skb)
 	atomic_inc(&req->us->half_open);
 	req->version = h.version;
 	skb_queue_head_init(&req->skbs);
+	skb_set_owner_r(skb, sk);
 	skb_queue_tail(&req->skbs, skb);
 	list_add_tail(&req->list, &c->requests);
 	sk_acceptq_added(sk);

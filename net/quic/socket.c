@@ -610,8 +610,10 @@ again:
 		goto out;
 	}
 	inet_sk_set_state(nsk, TCP_SYN_RECV);
-	while ((skb = skb_dequeue(&req->skbs)))
+	while ((skb = skb_dequeue(&req->skbs))) {
+		skb_orphan(skb);	/* uncharge the listener */
 		quic_input_accept_skb(nsk, skb);
+	}
 	quic_conn_request_free(req);
 	/* The listener queued anything shaped like a client Initial; only
 	 * one that decrypted and did not close the connection is handed

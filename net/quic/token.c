@@ -74,11 +74,14 @@ static u8 quic_token_slot(struct quic_token_key *k, u64 now)
 	siphash_key_t fresh;
 	u8 slot;
 
-	if (now - READ_ONCE(k->since) < QUIC_TOKEN_ROTATE)
+	/* Signed: a caller whose clock read came just before a rotation
+	 * must not rotate again, which would drop the key before.
+	 */
+	if ((s64)(now - READ_ONCE(k->since)) < QUIC_TOKEN_ROTATE)
 		return READ_ONCE(k->cur);
 	get_random_bytes(&fresh, sizeof(fresh));
 	spin_lock_bh(&k->lock);
-	if (now - k->since >= QUIC_TOKEN_ROTATE) {
+	if ((s64)(now - k->since) >= QUIC_TOKEN_ROTATE) {
 		slot = !k->cur;
 		k->key[slot] = fresh;
 		WRITE_ONCE(k->since, now);
@@ -222,7 +225,8 @@ int quic_token_check(const struct quic_token_key *k, const u8 *tok, u32 len,
 	u32 n, t, life;
 
 	if (kind == QUIC_TOKEN_RETRY) {
-		if (len < 6 || tok[5] > QUIC_CID_MAX_LEN ||
+		if (dcid->len > QUIC_CID_MAX_LEN ||
+		    len < 6 || tok[5] > QUIC_CID_MAX_LEN ||
 		    len != 6 + tok[5] + QUIC_TOKEN_MAC_LEN)
 			return -EINVAL;
 		life = QUIC_TOKEN_RETRY_LIFETIME;
