@@ -32,6 +32,7 @@ fi
 run_kselftest "$dir/udp"
 run_kselftest "$dir/handshake"
 run_kselftest "$dir/hostile"
+run_kselftest "$dir/retry"
 run_kselftest "$dir/streams"
 run_kselftest "$dir/conn"
 run_kselftest "$dir/counters"
