@@ -1463,7 +1463,6 @@ void quic_conn_loss_timeout(struct sock *sk)
 	}
 }
 
-
 /* A Stateless Reset from the peer (RFC 9000 10.3.1): drain, silently. */
 static void quic_conn_reset_rcvd(struct sock *sk, const u8 *token)
 {
