@@ -995,16 +995,20 @@ void quic_conn_closing_rcv(struct sock *sk, struct sk_buff *skb)
 	struct sk_buff *copy;
 	u32 n;
 
+	quic_conn_amp_rcvd(sk, skb->len);
 	kfree_skb(skb);
 	if (!c->closing || !c->close_skb || !quic_sk(sk)->udp)
 		return;
 	n = ++c->close_rcvd;
-	if (n & (n - 1) || n > BIT(QUIC_CONN_CLOSE_ANSWERS))
+	if (n & (n - 1) || n > BIT(QUIC_CONN_CLOSE_ANSWERS) ||
+	    quic_conn_amp_room(sk) < c->close_skb->len)
 		return;
 	copy = skb_copy(c->close_skb, GFP_ATOMIC);
-	if (copy)
+	if (copy) {
+		quic_conn_amp_sent(sk, copy->len);
 		quic_udp_xmit(quic_sk(sk)->udp, copy, &c->local, &c->peer, 0,
 			      &c->dst_cache);
+	}
 }
 
 /* End of the closing or draining state. */
@@ -1394,8 +1398,8 @@ void quic_conn_timer_arm(struct sock *sk)
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_rec_space sp[QUIC_PNSPACE_NUM];
 	u64 deadline = 0, now;
+	int space, kind;
 	unsigned long t;
-	int space;
 
 	if (sk->sk_state == TCP_CLOSE) {
 		/* The timer ends the closing or draining state. */
@@ -1404,8 +1408,13 @@ void quic_conn_timer_arm(struct sock *sk)
 		return;
 	}
 	quic_conn_rec_spaces(sk, sp);
-	if (quic_recovery_deadline(&c->rec, sp, &deadline, &space) ==
-	    QUIC_REC_NONE) {
+	kind = quic_recovery_deadline(&c->rec, sp, &deadline, &space);
+	/* RFC 9002 6.2.2.1: a server the anti-amplification limit blocks
+	 * arms no PTO; the client's next datagram unblocks it.
+	 */
+	if (kind == QUIC_REC_NONE ||
+	    (kind == QUIC_REC_PTO &&
+	     quic_conn_amp_room(sk) < QUIC_CONN_MAX_DGRAM)) {
 		quic_timer_stop(sk, QUIC_TIMER_LOSS);
 		return;
 	}

@@ -1106,6 +1106,23 @@ static u32 quic_out_plan_app(struct sock *sk, struct quic_out_plan *pl,
 	return n;
 }
 
+/* Handshake data waits to be sent (new, or lost): what the
+ * anti-amplification limit can hold back.
+ */
+static bool quic_out_long_waiting(const struct quic_conn *c)
+{
+	int i;
+
+	for (i = QUIC_CRYPTO_INITIAL; i <= QUIC_CRYPTO_HANDSHAKE; i++) {
+		const struct quic_outq *q = &c->space[i].out;
+
+		if (!c->space[i].discarded &&
+		    (q->unsent || !list_empty(&q->lost)))
+			return true;
+	}
+	return false;
+}
+
 /* Build and send one datagram. Return 1 if one was sent (or added to the
  * GSO batch), 0 if there was nothing to send, or a negative errno.
  */
@@ -1126,7 +1143,9 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 	 */
 	if (unlikely(!c->addr_validated) && c->is_server &&
 	    quic_conn_amp_room(sk) < QUIC_CONN_MAX_DGRAM) {
-		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_AMPLIFICATION_BLOCKED);
+		if (quic_out_long_waiting(c))
+			QUIC_INC_STATS(sock_net(sk),
+				       QUIC_MIB_AMPLIFICATION_BLOCKED);
 		return 0;
 	}
 	pl->paced = false;
@@ -1142,6 +1161,9 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 		if (s->discarded || !quic_crypto_ready(&s->tx))
 			continue;
 		if (level == QUIC_CRYPTO_APP && sk->sk_state != TCP_ESTABLISHED)
+			continue;
+		/* After a Retry, Initials wait for the keys of its ID. */
+		if (level == QUIC_CRYPTO_INITIAL && c->retry_pending)
 			continue;
 		hl = quic_out_hdr_len(sk, level, limit);
 		if (total + hl + QUIC_PACKET_TAG_LEN + 8 >= limit)
@@ -1470,7 +1492,9 @@ static void quic_out_close(struct sock *sk, struct quic_frame *f, gfp_t gfp)
 		return;
 	if (level == QUIC_CRYPTO_INITIAL) {
 		u8 *big = kzalloc(QUIC_CONN_MAX_DGRAM, gfp);
-		u32 len = QUIC_CONN_MAX_DGRAM - 64;
+		/* The header grows with a client's token. */
+		u32 len = QUIC_CONN_MAX_DGRAM - QUIC_PACKET_TAG_LEN -
+			  quic_out_hdr_len(sk, level, QUIC_CONN_MAX_DGRAM);
 
 		if (!big) {
 			kfree_skb(skb);
@@ -1490,6 +1514,13 @@ static void quic_out_close(struct sock *sk, struct quic_frame *f, gfp_t gfp)
 	}
 	skb_put(skb, n);
 	quic_conn_close_sent(sk, skb);
+	/* A close counts against the anti-amplification limit too. */
+	if (quic_conn_amp_room(sk) < skb->len) {
+		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_AMPLIFICATION_BLOCKED);
+		kfree_skb(skb);
+		return;
+	}
+	quic_conn_amp_sent(sk, skb->len);
 	quic_udp_xmit(quic_sk(sk)->udp, skb, &c->local, &c->peer, 0,
 		      &c->dst_cache);
 }

@@ -42,9 +42,9 @@
  * @QUIC_MIB_RETRY_SENT: Retry packets sent by listeners (RFC 9000 8.1.2)
  * @QUIC_MIB_TOKEN_INVALID: client Initials whose token claimed to be ours
  *	and failed the check: altered, expired, or made for another address
- * @QUIC_MIB_AMPLIFICATION_BLOCKED: times a server had something to send
- *	to an address not yet validated and held it back, having sent three
- *	times what it received (RFC 9000 8.1)
+ * @QUIC_MIB_AMPLIFICATION_BLOCKED: times a server held back handshake
+ *	data or a CONNECTION_CLOSE for an address not yet validated, having
+ *	sent three times what it received (RFC 9000 8.1)
  * @QUIC_MIB_MAX: the number of counters
  */
 enum quic_mib_field {
