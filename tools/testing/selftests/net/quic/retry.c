@@ -178,10 +178,15 @@ static const char *retry_parse(const uint8_t *b, size_t n,
 	return NULL;
 }
 
+/* CRYPTO at offset 0: a handshake message header, type ClientHello. */
+static const uint8_t crypto_start[] = { 0x06, 0x00, 0x04, 0x01, 0x00, 0x01,
+					0x00 };
+
 /*
  * A client Initial of @room bytes to @dcid from @scid with @token (up to
- * 63 bytes): packet number 0, PADDING then a PING, protected with the
- * Initial keys of @dcid (RFC 9001 5). Return: @room, or -1.
+ * 63 bytes): packet number 0, a CRYPTO frame, PADDING, then a PING,
+ * protected with the Initial keys of @dcid (RFC 9001 5). Return: @room,
+ * or -1.
  */
 static int initial_build(uint8_t *out, size_t room, const uint8_t *dcid,
 			 const uint8_t *scid, const uint8_t *token,
@@ -214,6 +219,10 @@ static int initial_build(uint8_t *out, size_t room, const uint8_t *dcid,
 	p += 4;
 	ctlen = plen - 4 - QI_TAG_LEN;
 	memset(pt, 0, ctlen);
+	/* The first bytes of a ClientHello, without which accept() hands
+	 * out no socket, then PADDING and a PING.
+	 */
+	memcpy(pt, crypto_start, sizeof(crypto_start));
 	pt[ctlen - 1] = 0x01;		/* PING */
 	key.data = k.key;
 	key.size = QI_KEY_LEN;
@@ -555,6 +564,113 @@ TEST_F(retry, automatic)
 	ASSERT_EQ(0, threshold(NULL, -1));
 	pair_up(_metadata, self);
 	EXPECT_EQ(1, snmp("QuicOutRetry"));
+}
+
+/* The client's stored token (QUIC_SOCKOPT_TOKEN) once it is @len bytes
+ * long and differs from @old (if given), waiting up to 5 s; its length,
+ * or -1.
+ */
+static int wait_token(int fd, uint8_t *tok, socklen_t len, const uint8_t *old)
+{
+	uint8_t buf[128];
+	socklen_t n;
+	int i;
+
+	for (i = 0; i < 250; i++) {
+		n = sizeof(buf);
+		if (getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_TOKEN, buf, &n))
+			return -1;
+		if (n == len && (!old || memcmp(buf, old, len))) {
+			memcpy(tok, buf, len);
+			return n;
+		}
+		usleep(20000);
+	}
+	return -1;
+}
+
+/* A handshake of a new client that presents @tok (bound to @from if
+ * given), with the listener.
+ */
+static void pair_with_token(struct __test_metadata *_metadata, CTX *c,
+			    const uint8_t *tok, socklen_t len,
+			    const char *from)
+{
+	struct sockaddr_storage ss;
+	socklen_t slen;
+	int rc, rs;
+
+	c->cfd = socket(c->family, SOCK_DGRAM, IPPROTO_QUIC);
+	ASSERT_LE(0, c->cfd);
+	if (from) {
+		slen = make_addr(&ss, c->family, from, 0);
+		ASSERT_EQ(0, bind(c->cfd, (struct sockaddr *)&ss, slen));
+	}
+	ASSERT_EQ(0, connect(c->cfd, (struct sockaddr *)&c->laddr, c->llen));
+	ASSERT_EQ(0, setsockopt(c->cfd, SOL_QUIC, QUIC_SOCKOPT_TOKEN, tok,
+				len));
+	ASSERT_EQ(0, hs_start(&c->client, c->cfd, false, PSK_FILE, NULL));
+	accept_one(_metadata, c);
+	ASSERT_EQ(0, hs_start(&c->server, c->sfd, true, PSK_FILE, NULL));
+	rc = hs_end(&c->client, HS_WAIT);
+	rs = hs_end(&c->server, HS_WAIT);
+	ASSERT_EQ(0, rc) {
+		TH_LOG("client: %s", strerror(-rc));
+	}
+	ASSERT_EQ(0, rs) {
+		TH_LOG("server: %s", strerror(-rs));
+	}
+}
+
+#define NEW_TOKEN_LEN	(1 + 4 + 8 + 16)
+
+/* The server's NEW_TOKEN at the end of the handshake replaces the spent
+ * Retry token on the client; setsockopt(TOKEN) on the server sends a
+ * fresh one (EAGAIN while the last is not acknowledged); the client's
+ * next connection presents it and skips the Retry. From another address
+ * it is refused and the client gets a Retry instead.
+ */
+TEST_F(retry, new_token)
+{
+	uint8_t tok[NEW_TOKEN_LEN], tok2[NEW_TOKEN_LEN];
+	int i, err = EAGAIN;
+
+	ASSERT_EQ(0, listener(self, true)) {
+		TH_LOG("listener: %s", strerror(errno));
+	}
+	pair_up(_metadata, self);
+	EXPECT_EQ(1, snmp("QuicOutRetry"));
+	ASSERT_EQ(NEW_TOKEN_LEN, wait_token(self->cfd, tok, sizeof(tok), NULL));
+	EXPECT_EQ(2 << 1, tok[0] & ~1);
+
+	for (i = 0; i < 250 && err == EAGAIN; i++) {
+		err = setsockopt(self->sfd, SOL_QUIC, QUIC_SOCKOPT_TOKEN, NULL,
+				 0) ? errno : 0;
+		if (err == EAGAIN)
+			usleep(20000);
+	}
+	ASSERT_EQ(0, err) {
+		TH_LOG("server TOKEN set: %s", strerror(err));
+	}
+	ASSERT_EQ(NEW_TOKEN_LEN, wait_token(self->cfd, tok2, sizeof(tok2),
+					    tok));
+	close(self->cfd);
+	close(self->sfd);
+	self->cfd = -1;
+	self->sfd = -1;
+
+	pair_with_token(_metadata, self, tok2, sizeof(tok2), NULL);
+	EXPECT_EQ(1, snmp("QuicOutRetry"));
+	EXPECT_EQ(0, snmp("QuicInTokenInvalid"));
+	if (self->family != AF_INET)
+		return;
+	close(self->cfd);
+	close(self->sfd);
+	self->cfd = -1;
+	self->sfd = -1;
+	pair_with_token(_metadata, self, tok2, sizeof(tok2), "127.0.0.2");
+	EXPECT_EQ(2, snmp("QuicOutRetry"));
+	EXPECT_EQ(1, snmp("QuicInTokenInvalid"));
 }
 
 /* Our Initial from @fd to the listener, to @dcid, with @token. */
