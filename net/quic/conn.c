@@ -5,8 +5,9 @@
  * The packet-number spaces with their keys, ACK ranges, sent packets and
  * CRYPTO streams; the installation of the TLS secrets and of the peer's
  * transport parameters; the loss and idle timeouts (their timers are in
- * timer.c); closing, draining and the replies to datagrams no connection
- * takes. Finding the socket a datagram is for is lookup.c's.
+ * timer.c); closing and draining; the anti-amplification limit. Finding
+ * the socket a datagram is for is lookup.c's; the answers to datagrams no
+ * connection takes are stateless.c's.
  */
 
 #include <crypto/algapi.h>
@@ -44,15 +45,6 @@
 #define QUIC_CONN_PROBES_PER_IDLE	6
 /* ... and at most this without an idle timeout (TCP's RTO max is 120 s). */
 #define QUIC_CONN_PTO_MAX_US		(60ULL * USEC_PER_SEC)
-/* Longest Version Negotiation: two 255-byte IDs and three versions. */
-#define QUIC_CONN_VN_MAX	(7 + 2 * 255 + 3 * 4)
-/* A Retry: first byte, version, two CIDs with their lengths, token, tag. */
-#define QUIC_CONN_RETRY_MAX	(5 + 2 * (1 + QUIC_CID_MAX_LEN) + \
-				 QUIC_TOKEN_RETRY_MAX_LEN + QUIC_RETRY_TAG_LEN)
-/* Longest Stateless Reset we send (RFC 9000 10.3: 43 bytes hide it
- * among short packets).
- */
-#define QUIC_CONN_RESET_MAX	43
 
 /**
  * quic_conn_init() - set up the connection state of a new socket
@@ -1472,8 +1464,15 @@ void quic_conn_loss_timeout(struct sock *sk)
 	}
 }
 
-/* A Stateless Reset from the peer (RFC 9000 10.3.1): drain, silently. */
-static void quic_conn_reset_rcvd(struct sock *sk, const u8 *token)
+/**
+ * quic_conn_reset_rcvd() - a Stateless Reset from the peer
+ * @sk: the socket, locked
+ * @token: the last 16 bytes of the datagram
+ *
+ * RFC 9000 10.3.1: if @token is the one of an ID of the peer we used, the
+ * connection drains, silently.
+ */
+void quic_conn_reset_rcvd(struct sock *sk, const u8 *token)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
@@ -1508,171 +1507,4 @@ bool quic_conn_reset_check(struct sock *sk, const u8 *buf, u32 len)
 		return false;
 	quic_conn_reset_rcvd(sk, token);
 	return sk->sk_state == TCP_CLOSE;
-}
-
-static void quic_conn_send_raw(struct quic_udp_sock *us, const u8 *buf,
-			       u32 len, const union quic_addr *local,
-			       const union quic_addr *peer)
-{
-	struct sk_buff *skb;
-
-	/* No socket of ours holds @us: the last may just have let go. */
-	if (!quic_udp_sock_hold(us))
-		return;
-	skb = quic_udp_alloc_skb(len, GFP_ATOMIC);
-	if (skb) {
-		skb_put_data(skb, buf, len);
-		quic_udp_xmit(us, skb, local, peer, 0, NULL);
-	}
-	quic_udp_sock_put(us);
-}
-
-/* RFC 9000 6.1: a listener answers a version it does not speak, in a
- * datagram big enough to be a client's first (never a VN: that has
- * version 0 and does not come here).
- */
-static void quic_conn_send_vn(struct net *net, struct quic_udp_sock *us,
-			      const struct sk_buff *skb,
-			      const struct quic_pkt_hdr *h,
-			      const union quic_addr *local,
-			      const union quic_addr *peer)
-{
-	static const u32 versions[] = { QUIC_VERSION_V1, QUIC_VERSION_V2 };
-	struct sock *lsk;
-	u8 *buf;
-	int n;
-
-	if (!quic_packet_initial_size_ok(skb->len))
-		return;
-	lsk = quic_lookup_listener(net, us, local->v4.sin_port);
-	if (!lsk)
-		return;
-	sock_put(lsk);
-	if (!__ratelimit(&quic_net(net)->stateless_rs))
-		return;
-	buf = kmalloc(QUIC_CONN_VN_MAX, GFP_ATOMIC);
-	if (!buf)
-		return;
-	n = quic_packet_build_vn(buf, QUIC_CONN_VN_MAX, h, versions,
-				 ARRAY_SIZE(versions), get_random_u32());
-	if (n > 0)
-		quic_conn_send_raw(us, buf, n, local, peer);
-	kfree(buf);
-}
-
-/**
- * quic_conn_send_retry() - answer a client Initial with a Retry
- * @lsk: the listener, locked
- * @skb: the Initial's datagram
- * @h: its header
- * @local: the address it was sent to
- * @peer: its sender
- *
- * RFC 9000 8.1.2: a new connection ID of ours, and a token that carries
- * the client's first DCID and is bound to its address and port.  Nothing
- * is kept: the Initial that comes back with the token is checked on its
- * own (token.c).  A Retry is smaller than the datagram that caused it.
- */
-void quic_conn_send_retry(struct sock *lsk, const struct sk_buff *skb,
-			  const struct quic_pkt_hdr *h,
-			  const union quic_addr *local,
-			  const union quic_addr *peer)
-{
-	u8 buf[QUIC_CONN_RETRY_MAX], token[QUIC_TOKEN_RETRY_MAX_LEN];
-	struct net *net = sock_net(lsk);
-	struct quic_pkt_hdr r = {};
-	struct quic_cid odcid, scid;
-	int n, len;
-
-	quic_cid_set(&odcid, h->dcid, h->dcid_len);
-	scid.len = QUIC_CONN_CID_LEN;
-	prandom_siphash_bytes(scid.data, scid.len);
-	len = quic_token_make(&quic_net(net)->token_key, QUIC_TOKEN_RETRY,
-			      token, peer, &odcid, &scid, NULL,
-			      quic_token_now());
-	if (len < 0)
-		return;
-	r.version = h->version;
-	r.dcid = h->scid;
-	r.dcid_len = h->scid_len;
-	r.scid = scid.data;
-	r.scid_len = scid.len;
-	r.token = token;
-	r.token_len = len;
-	n = quic_packet_build_retry(buf, sizeof(buf), &r,
-				    prandom_siphash_u32());
-	if (n < 0 || quic_crypto_retry_tag(buf + n, odcid.data, odcid.len,
-					   buf, n, h->version))
-		return;
-	QUIC_INC_STATS(net, QUIC_MIB_RETRY_SENT);
-	quic_conn_send_raw(quic_sk(lsk)->udp, buf, n + QUIC_RETRY_TAG_LEN,
-			   local, peer);
-}
-
-/* RFC 9000 10.3: a short header for an ID of ours that no connection
- * holds (any more) gets a Stateless Reset with the token of that ID,
- * shorter than the packet, so that two endpoints cannot loop.
- */
-static void quic_conn_send_reset(struct net *net, struct quic_udp_sock *us,
-				 const struct sk_buff *skb,
-				 const struct quic_pkt_hdr *h,
-				 const union quic_addr *local,
-				 const union quic_addr *peer)
-{
-	u8 buf[QUIC_CONN_RESET_MAX], token[QUIC_RESET_TOKEN_LEN];
-	struct quic_cid cid;
-	u32 len;
-
-	if (skb->len <= QUIC_RESET_MIN_LEN || h->dcid_len != QUIC_CID_LOCAL_LEN)
-		return;
-	len = min_t(u32, skb->len - 1, QUIC_CONN_RESET_MAX);
-	if (!__ratelimit(&quic_net(net)->stateless_rs))
-		return;
-	quic_cid_set(&cid, h->dcid, h->dcid_len);
-	quic_lookup_reset_token(net, &cid, token);
-	get_random_bytes(buf, len - QUIC_RESET_TOKEN_LEN);
-	if (quic_packet_build_stateless_reset(buf, len, buf, token) > 0)
-		quic_conn_send_raw(us, buf, len, local, peer);
-}
-
-/**
- * quic_conn_unmatched() - a datagram whose first packet no socket takes
- * @net: the namespace
- * @us: the UDP socket it came on
- * @skb: the datagram, at the QUIC payload; not consumed
- * @h: its first header, as far as it parsed
- * @perr: what quic_packet_parse_header() returned
- * @local: the address it was sent to
- * @peer: its sender
- *
- * Softirq, under RCU. A Stateless Reset for one of our connections
- * drains it; a long header of an unknown version at a listener's port
- * gets Version Negotiation; a short header gets a Stateless Reset.
- */
-void quic_conn_unmatched(struct net *net, struct quic_udp_sock *us,
-			 struct sk_buff *skb, const struct quic_pkt_hdr *h,
-			 int perr, const union quic_addr *local,
-			 const union quic_addr *peer)
-{
-	const u8 *token;
-	struct sock *sk;
-
-	if (perr == -EPROTONOSUPPORT) {
-		quic_conn_send_vn(net, us, skb, h, local, peer);
-		return;
-	}
-	if (!quic_packet_is_stateless_reset_candidate(skb->data, skb->len,
-						      &token))
-		return;
-	sk = quic_lookup_reset_find(net, token);
-	if (sk && refcount_inc_not_zero(&sk->sk_refcnt)) {
-		bh_lock_sock(sk);
-		if (!sock_owned_by_user(sk))
-			quic_conn_reset_rcvd(sk, token);
-		bh_unlock_sock(sk);
-		sock_put(sk);
-		return;
-	}
-	if (!perr && !h->long_header)
-		quic_conn_send_reset(net, us, skb, h, local, peer);
 }

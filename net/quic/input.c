@@ -34,6 +34,7 @@
 #include <net/quic/packet.h>
 #include <net/quic/protocol.h>
 #include <net/quic/socket.h>
+#include <net/quic/stateless.h>
 
 #define QUIC_IN_ACK_RANGES	16
 /* CRYPTO data accepted beyond what was delivered (RFC 9000 7.5). */
@@ -616,8 +617,8 @@ static bool quic_in_listen_retry(struct sock *sk)
 /* The token of a new client's Initial (RFC 9000 8.1.3): 0 (none, or not
  * ours), QUIC_TOKEN_RETRY with @odcid set, QUIC_TOKEN_NEW, or -1 when
  * the Initial goes no further: it got a Retry, or its Retry token failed
- * the check (it was ours, the client can take no other Retry: dropped
- * and counted).
+ * the check (it was ours and the client can take no other Retry: counted,
+ * and closed with INVALID_TOKEN).
  */
 static int quic_in_listen_token(struct sock *sk, struct sk_buff *skb,
 				const struct quic_pkt_hdr *h,
@@ -638,13 +639,15 @@ static int quic_in_listen_token(struct sock *sk, struct sk_buff *skb,
 		if (kind < 0) {
 			QUIC_INC_STATS(sock_net(sk), QUIC_MIB_TOKEN_INVALID);
 			if (quic_token_kind(h->token, h->token_len) ==
-			    QUIC_TOKEN_RETRY)
+			    QUIC_TOKEN_RETRY) {
+				quic_stateless_refuse(sk, h, local, peer);
 				return -1;
+			}
 			kind = 0;
 		}
 	}
 	if (!kind && quic_in_listen_retry(sk)) {
-		quic_conn_send_retry(sk, skb, h, local, peer);
+		quic_stateless_retry(sk, skb, h, local, peer);
 		return -1;
 	}
 	return kind;
@@ -841,7 +844,7 @@ int quic_input_rcv(struct net *net, struct quic_udp_sock *us,
 	err = quic_packet_parse_header(skb->data, skb->len, QUIC_CONN_CID_LEN,
 				       0, &h);
 	if (err) {
-		quic_conn_unmatched(net, us, skb, &h, err, &local, &peer);
+		quic_stateless_rcv(net, us, skb, &h, err, &local, &peer);
 		kfree_skb(skb);
 		return -ENOENT;
 	}
@@ -851,7 +854,7 @@ int quic_input_rcv(struct net *net, struct quic_udp_sock *us,
 	if (!sk && h.type == QUIC_PACKET_INITIAL)
 		sk = quic_lookup_listener(net, us, local.v4.sin_port);
 	if (!sk) {
-		quic_conn_unmatched(net, us, skb, &h, 0, &local, &peer);
+		quic_stateless_rcv(net, us, skb, &h, 0, &local, &peer);
 		kfree_skb(skb);
 		return -ENOENT;
 	}

@@ -21,6 +21,7 @@
 #include <net/quic/lookup.h>
 #include <net/quic/protocol.h>
 #include <net/quic/socket.h>
+#include <net/quic/stateless.h>
 
 unsigned int quic_net_id __read_mostly;
 
@@ -77,6 +78,7 @@ static int __net_init quic_net_init(struct net *net)
 	quic_token_key_init(&qn->token_key, quic_token_now());
 	ratelimit_state_init(&qn->stateless_rs, HZ, QUIC_STATELESS_PER_SEC);
 	ratelimit_set_flags(&qn->stateless_rs, RATELIMIT_MSG_ON_RELEASE);
+	quic_stateless_init(qn);
 	quic_udp_net_init(net);
 	err = quic_lookup_net_init(&qn->lookup);
 	if (err)
@@ -101,6 +103,7 @@ static void __net_exit quic_net_exit(struct net *net)
 	struct quic_net *qn = quic_net(net);
 
 	quic_sysctl_net_exit(net);
+	quic_stateless_exit(qn);
 	quic_lookup_net_exit(&qn->lookup);
 	quic_udp_net_exit(net);
 	quic_mib_net_exit(net);

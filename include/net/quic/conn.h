@@ -291,10 +291,6 @@ void quic_conn_hash(struct sock *sk);
 void quic_conn_unhash(struct sock *sk);
 void quic_conn_listen_stop(struct sock *sk);
 void quic_conn_request_free(struct quic_request *req);
-void quic_conn_send_retry(struct sock *lsk, const struct sk_buff *skb,
-			  const struct quic_pkt_hdr *h,
-			  const union quic_addr *local,
-			  const union quic_addr *peer);
 void quic_conn_amp_rcvd(struct sock *sk, u32 len);
 u32 quic_conn_amp_room(struct sock *sk);
 void quic_conn_amp_sent(struct sock *sk, u32 len);
@@ -304,10 +300,6 @@ int quic_conn_retry_rcvd(struct sock *sk, const u8 *pkt,
 void quic_conn_retry_apply(struct sock *sk);
 int quic_conn_new_token(struct sock *sk);
 void quic_conn_new_token_rcvd(struct sock *sk, const u8 *token, u32 len);
-void quic_conn_unmatched(struct net *net, struct quic_udp_sock *us,
-			 struct sk_buff *skb, const struct quic_pkt_hdr *h,
-			 int perr, const union quic_addr *local,
-			 const union quic_addr *peer);
 int quic_conn_set_secret(struct sock *sk, const struct quic_crypto_secret *s);
 int quic_conn_set_peer_tp(struct sock *sk, const u8 *data, u32 len);
 int quic_conn_get_local_tp(struct sock *sk, u8 *buf, u32 room);
@@ -325,6 +317,7 @@ void quic_conn_idle_sent(struct sock *sk);
 void quic_conn_idle_timeout(struct sock *sk);
 void quic_conn_loss_timeout(struct sock *sk);
 bool quic_conn_reset_check(struct sock *sk, const u8 *buf, u32 len);
+void quic_conn_reset_rcvd(struct sock *sk, const u8 *token);
 bool quic_conn_retire_pop(struct sock *sk, u64 *seq);
 void quic_conn_retire_push(struct sock *sk, u64 seq);
 int quic_conn_new_cid(struct sock *sk, const struct quic_frame_new_cid *f);

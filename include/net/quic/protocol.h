@@ -8,6 +8,8 @@
 
 #include <linux/mutex.h>
 #include <linux/ratelimit.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <linux/types.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
@@ -33,8 +35,14 @@ struct proc_dir_entry;
  *	which new clients get a Retry (sysctl net.quic.retry_threshold)
  * @sysctl: the net.quic sysctl table
  * @stateless_rs: the budget of Version Negotiation packets and Stateless
- *	Resets, answers to datagrams of no connection (conn.c): per
+ *	Resets, answers to datagrams of no connection (stateless.c): per
  *	namespace, so that one namespace cannot spend another's
+ * @refuse_lock: protects @refuse_q and @refuse_len
+ * @refuse_q: client Initials with a bad Retry token, waiting for
+ *	@refuse_work to answer them with CONNECTION_CLOSE (stateless.c)
+ * @refuse_len: entries in @refuse_q
+ * @refuse_work: answers @refuse_q in process context, where the Initial
+ *	keys can be derived
  */
 struct quic_net {
 	struct quic_hash_key		hash_key;
@@ -47,6 +55,10 @@ struct quic_net {
 	int				retry_threshold;
 	struct ctl_table_header		*sysctl;
 	struct ratelimit_state		stateless_rs;
+	spinlock_t			refuse_lock;	/* refuse_q */
+	struct list_head		refuse_q;
+	unsigned int			refuse_len;
+	struct work_struct		refuse_work;
 };
 
 /* Version Negotiation packets and Stateless Resets per second. */

@@ -750,19 +750,30 @@ static void expect_accepted(struct __test_metadata *_metadata, CTX *c)
 	EXPECT_EQ(1, snmp("QuicOutRetry"));
 }
 
-/* Our Initial from @fd to @dcid with @token is dropped and counted: no
- * answer, no request.
+/* Our Initial from @fd to @dcid with @token is refused and counted: the
+ * answer is a server Initial, under the keys of @dcid, that closes with
+ * INVALID_TOKEN (RFC 9000 8.1.2), and no request is made.
  */
 static void expect_refused(struct __test_metadata *_metadata, CTX *c,
 			   int fd, const uint8_t *dcid, const uint8_t *token)
 {
 	long invalid = snmp("QuicInTokenInvalid");
+	const uint8_t *payload;
 	uint8_t b[1500];
+	size_t plen;
+	ssize_t n;
 
 	ASSERT_EQ(0, send_initial(c, fd, dcid, token, c->r.token_len));
-	EXPECT_EQ(0, recv_within(fd, b, sizeof(b), 1000, NULL, NULL)) {
-		TH_LOG("the server answered");
+	n = recv_within(fd, b, sizeof(b), 5000, NULL, NULL);
+	ASSERT_LT(6 + CID_LEN, n) {
+		TH_LOG("no CONNECTION_CLOSE");
 	}
+	ASSERT_EQ(CID_LEN, b[5]);
+	EXPECT_EQ(0, memcmp(b + 6, c->scid, CID_LEN));
+	ASSERT_EQ(0, qi_open(b, n, dcid, CID_LEN, &payload, &plen)) {
+		TH_LOG("not a server Initial under our DCID's keys");
+	}
+	EXPECT_EQ(0x0b, qi_close_code(payload, plen));	/* INVALID_TOKEN */
 	EXPECT_EQ(invalid + 1, snmp("QuicInTokenInvalid"));
 	EXPECT_EQ(1, snmp("QuicOutRetry"));
 	EXPECT_EQ(-1, accept_nb(c->lfd));
