@@ -1479,6 +1479,7 @@ void quic_conn_reset_rcvd(struct sock *sk, const u8 *token)
 	if (sk->sk_state == TCP_CLOSE || !quic_cid_dest_match_reset(&c->dst,
 								    token))
 		return;
+	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_RESET_RCVD);
 	c->draining = true;
 	kfree_skb(c->close_skb);
 	c->close_skb = NULL;

@@ -33,6 +33,8 @@ static const struct snmp_mib quic_snmp_list[] = {
 	SNMP_MIB_ITEM("QuicOutRetry", QUIC_MIB_RETRY_SENT),
 	SNMP_MIB_ITEM("QuicInTokenInvalid", QUIC_MIB_TOKEN_INVALID),
 	SNMP_MIB_ITEM("QuicAmplificationBlocked", QUIC_MIB_AMPLIFICATION_BLOCKED),
+	SNMP_MIB_ITEM("QuicOutStatelessReset", QUIC_MIB_RESET_SENT),
+	SNMP_MIB_ITEM("QuicInStatelessReset", QUIC_MIB_RESET_RCVD),
 };
 
 static_assert(ARRAY_SIZE(quic_snmp_list) == QUIC_MIB_MAX);

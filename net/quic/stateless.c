@@ -334,8 +334,10 @@ static void quic_stateless_reset(struct net *net, struct quic_udp_sock *us,
 	quic_cid_set(&cid, h->dcid, h->dcid_len);
 	quic_lookup_reset_token(net, &cid, token);
 	get_random_bytes(buf, len - QUIC_RESET_TOKEN_LEN);
-	if (quic_packet_build_stateless_reset(buf, len, buf, token) > 0)
+	if (quic_packet_build_stateless_reset(buf, len, buf, token) > 0) {
+		QUIC_INC_STATS(net, QUIC_MIB_RESET_SENT);
 		quic_stateless_send(us, buf, len, local, peer);
+	}
 }
 
 /**

@@ -45,6 +45,8 @@
  * @QUIC_MIB_AMPLIFICATION_BLOCKED: times a server held back handshake
  *	data or a CONNECTION_CLOSE for an address not yet validated, having
  *	sent three times what it received (RFC 9000 8.1)
+ * @QUIC_MIB_RESET_SENT: Stateless Resets sent (RFC 9000 10.3)
+ * @QUIC_MIB_RESET_RCVD: Stateless Resets received that ended a connection
  * @QUIC_MIB_MAX: the number of counters
  */
 enum quic_mib_field {
@@ -66,6 +68,8 @@ enum quic_mib_field {
 	QUIC_MIB_RETRY_SENT,
 	QUIC_MIB_TOKEN_INVALID,
 	QUIC_MIB_AMPLIFICATION_BLOCKED,
+	QUIC_MIB_RESET_SENT,
+	QUIC_MIB_RESET_RCVD,
 	QUIC_MIB_MAX
 };
 

@@ -58,6 +58,8 @@ struct h3s_conn {
 static const char *docroot = ".";
 static uint8_t pattern[H3S_PATTERN_LEN];
 static bool quiet;
+/* --drop-after: bytes moved after which a connection is forgotten. */
+static uint64_t drop_after;
 /* How long a connection may make no progress: --idle, or 30 s. */
 static double peer_wait = H3S_PEER_WAIT_S;
 
@@ -73,9 +75,36 @@ static void print_usage(void)
 		"      --idle SEC       idle timeout (default 30)\n"
 		"      --retry          validate every client's address with a\n"
 		"                       Retry first (validate_peer_address)\n"
+		"      --drop-after N   forget a connection without a word once\n"
+		"                       N bytes went either way on it (to test\n"
+		"                       stateless resets)\n"
 		"  -q, --quiet          no log lines\n"
 		"GET /bytes/N answers N bytes (K, M, G suffixes).\n");
 	exit(2);
+}
+
+/* Our transport parameters carry the Stateless Reset Token of our first
+ * connection ID (an option of the API, off by default), so that a client
+ * recognises the kernel's resets once a connection is forgotten.
+ */
+static int h3s_reset_token(int lfd)
+{
+	struct quic_transport_param p;
+	socklen_t len = sizeof(p);
+
+	memset(&p, 0, sizeof(p));
+	if (getsockopt(lfd, SOL_QUIC, QUIC_SOCKOPT_TRANSPORT_PARAM, &p, &len)) {
+		perror("h3server: get transport parameters");
+		return -1;
+	}
+	p.remote = 0;
+	p.stateless_reset = 1;
+	if (setsockopt(lfd, SOL_QUIC, QUIC_SOCKOPT_TRANSPORT_PARAM, &p,
+		       sizeof(p))) {
+		perror("h3server: set transport parameters");
+		return -1;
+	}
+	return 0;
 }
 
 /* Every client gets a Retry before its connection is accepted. */
@@ -307,6 +336,13 @@ static int h3s_serve(struct h3s_conn *sc)
 			err = h3_conn_read(c);
 		if (err)
 			break;
+		if (drop_after && c->rx_bytes + c->tx_bytes >= drop_after) {
+			/* SHUT_RD ends the connection and sends nothing:
+			 * the client's next packets draw Stateless Resets.
+			 */
+			shutdown(c->fd, SHUT_RD);
+			return 0;
+		}
 		if (c->rx_bytes + c->tx_bytes != seen) {
 			seen = c->rx_bytes + c->tx_bytes;
 			last = h3_now();
@@ -397,6 +433,7 @@ int main(int argc, char **argv)
 		{ "cc", required_argument, NULL, 'G' },
 		{ "idle", required_argument, NULL, 'I' },
 		{ "retry", no_argument, NULL, 'R' },
+		{ "drop-after", required_argument, NULL, 'D' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -436,6 +473,9 @@ int main(int argc, char **argv)
 		case 'R':
 			retry = true;
 			break;
+		case 'D':
+			drop_after = strtoull(optarg, NULL, 0);
+			break;
 		case 'q':
 			quiet = true;
 			break;
@@ -457,7 +497,7 @@ int main(int argc, char **argv)
 		return 1;
 	if (h3_set_transport(lfd, "h3server", cc, idle))
 		return 2;
-	if (retry && h3s_validate_address(lfd))
+	if (h3s_reset_token(lfd) || (retry && h3s_validate_address(lfd)))
 		return 2;
 	if (idle)
 		peer_wait = idle;

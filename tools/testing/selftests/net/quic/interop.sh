@@ -7,7 +7,8 @@
 # IPv6, with each of AES-128-GCM, AES-256-GCM and ChaCha20-Poly1305, one
 # file of each size. Every body is compared by SHA-256 with the file
 # served. Then, per family, one transfer each way with a Retry first
-# (gtlsserver -V, h3server --retry). One result line per transfer
+# (gtlsserver -V, h3server --retry), and a gtlsclient upload that our
+# server forgets midway: gtlsclient must drain on our Stateless Reset. One result line per transfer
 # (ktap.sh), with its throughput in the log; nothing asserts a time.
 #
 #   interop.sh [SIZE...]	sizes in bytes (default 1 MiB and 10 MiB)
@@ -58,6 +59,7 @@ fail_all() {
 		s=${sizes[0]}
 		result "not ok" $suite "h3client from gtlsserver -V (Retry) IPv$f $(mib "$s") ($why)"
 		result "not ok" $suite "gtlsclient from h3server --retry IPv$f $(mib "$s") ($why)"
+		result "not ok" $suite "gtlsclient drains on h3server's stateless reset IPv$f ($why)"
 	done
 	exit 0
 }
@@ -204,6 +206,33 @@ for fam in $families; do
 	echo "Retry packets sent: $((retry1 - retry0))" >>"$log"
 	[ $((retry1 - retry0)) -ge 1 ] || rc="$rc (no Retry sent)"
 	check "$name" "$s" "$tmp/got/f$s.bin" "$rc" "$secs"
+	stop_server
+
+	# A server that forgets a connection (h3server --drop-after, a
+	# shutdown(SHUT_RD) mid-upload) answers the client's next packets
+	# with Stateless Resets that gtlsclient recognises: it drains
+	# (ERR_DRAINING) instead of waiting for its idle timeout.
+	port=$((port + 1))
+	"$h3/h3server" --drop-after 262144 -d "$tmp/www" "$addr" $port \
+		"$tmp/key.pem" "$tmp/cert.pem" >>"$log" 2>&1 &
+	srv_pid=$!
+	wait_udp $port || echo "h3server did not bind port $port" >>"$log"
+	name="gtlsclient drains on h3server's stateless reset IPv$fam"
+	echo "-- $name" >>"$log"
+	rst0=$(awk '$1 == "QuicOutStatelessReset" { print $2 }' /proc/net/quic/snmp)
+	timeout "$tmo" gtlsclient -q --exit-on-all-streams-close \
+		-d "$tmp/www/f$s.bin" "$addr" $port "https://$host:$port/f$s.bin" \
+		>"$tmp/reset.log" 2>&1
+	rst1=$(awk '$1 == "QuicOutStatelessReset" { print $2 }' /proc/net/quic/snmp)
+	cat "$tmp/reset.log" >>"$log"
+	echo "Stateless Resets sent: $((rst1 - rst0))" >>"$log"
+	if [ $((rst1 - rst0)) -ge 1 ] && grep -q ERR_DRAINING "$tmp/reset.log"; then
+		echo "   ok   $name: $((rst1 - rst0)) resets sent"
+		result ok $suite "$name"
+	else
+		echo "   FAIL $name: $((rst1 - rst0)) resets sent"
+		result "not ok" $suite "$name"
+	fi
 	stop_server
 done
 exit 0
