@@ -63,7 +63,7 @@ static int __net_init quic_sysctl_net_init(struct net *net)
 static void __net_exit quic_sysctl_net_exit(struct net *net)
 {
 	struct quic_net *qn = quic_net(net);
-	struct ctl_table *t = qn->sysctl->ctl_table_arg;
+	const struct ctl_table *t = qn->sysctl->ctl_table_arg;
 
 	unregister_net_sysctl_table(qn->sysctl);
 	kfree(t);
