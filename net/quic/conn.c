@@ -629,7 +629,7 @@ void quic_conn_addr_validated(struct sock *sk)
  * Connection ID other than the one it sent to, and an integrity tag made
  * with its original DCID.  The token then goes into every Initial, the
  * SCID becomes the DCID, and the Initial keys are derived from it: at
- * once in process context, else by the work item.
+ * once when the user owns the socket, else by the work item.
  *
  * Return: 0 if taken, -EBADMSG for a wrong integrity tag, -EINVAL for a
  * Retry the client must discard for another reason.
@@ -656,7 +656,11 @@ int quic_conn_retry_rcvd(struct sock *sk, const u8 *pkt,
 	o->token_len = h->token_len;
 	c->retried = 1;
 	c->retry_pending = 1;
-	if (in_task())
+	/* Owned by the user: the backlog, run by release_sock() in process
+	 * context without the spinlock. Else (softirq, or a task with BHs
+	 * off such as threaded NAPI or a tun writer) nothing may sleep.
+	 */
+	if (sock_owned_by_user(sk))
 		quic_conn_retry_apply(sk);
 	else
 		quic_key_defer(sk);
@@ -1381,6 +1385,33 @@ void quic_conn_local_close(struct sock *sk, bool send)
 	__quic_conn_closed(sk, 0, 0, NULL);
 }
 
+/* RFC 9002 6.2.2.1: a client whose Handshake packets the server has not
+ * acknowledged, nor confirmed the handshake, keeps a PTO armed even with
+ * nothing in flight: the server may be held by its anti-amplification
+ * limit, and only a datagram from us frees it.
+ */
+static bool quic_conn_anti_deadlock(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_pnspace *hs = &c->space[QUIC_CRYPTO_HANDSHAKE];
+
+	return !c->is_server && sk->sk_state == TCP_SYN_RECV &&
+	       !c->handshake_confirmed && !c->retry_pending &&
+	       !(quic_crypto_ready(&hs->tx) && hs->sent.any_acked);
+}
+
+/* When that PTO expires: from the last ack-eliciting packet sent. */
+static u64 quic_conn_anti_deadlock_at(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	u64 last = 0;
+	int i;
+
+	for (i = 0; i < QUIC_PNSPACE_NUM; i++)
+		last = max(last, c->space[i].sent.last_eliciting_time);
+	return last + quic_recovery_pto(&c->rec, 0);
+}
+
 /**
  * quic_conn_timer_arm() - (re)arm the loss timer if packets are in flight
  * @sk: the socket, locked
@@ -1401,6 +1432,12 @@ void quic_conn_timer_arm(struct sock *sk)
 	}
 	quic_conn_rec_spaces(sk, sp);
 	kind = quic_recovery_deadline(&c->rec, sp, &deadline, &space);
+	c->anti_deadlock = 0;
+	if (kind == QUIC_REC_NONE && quic_conn_anti_deadlock(sk)) {
+		deadline = quic_conn_anti_deadlock_at(sk);
+		c->anti_deadlock = 1;
+		kind = QUIC_REC_PTO;
+	}
 	/* RFC 9002 6.2.2.1: a server the anti-amplification limit blocks
 	 * arms no PTO; the client's next datagram unblocks it.
 	 */

@@ -383,7 +383,13 @@ static int quic_in_frames(struct sock *sk, u8 level, const u8 *p, u32 len,
 				return -1;
 			}
 			break;
-		case QUIC_FRAME_NEW_TOKEN:	/* frame.c: only to a client */
+		case QUIC_FRAME_NEW_TOKEN:
+			/* RFC 9000 19.7: only a server sends it. */
+			if (c->is_server) {
+				quic_in_error(sk,
+					      QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION);
+				return -1;
+			}
 			quic_conn_new_token_rcvd(sk, f.data.data, f.data.len);
 			break;
 		default:
@@ -600,18 +606,31 @@ static u32 quic_in_backlog_limit(struct sock *sk)
 	return min_t(u64, limit, INT_MAX);
 }
 
-/* Should a client without a valid token get a Retry?  When the listener
- * asks for address validation, and when the half-open connections on its
- * port pass the namespace's threshold, as TCP falls back to SYN cookies.
+/* The listener's queue of requests is full: its accept queue, or the
+ * receive buffer their datagrams are charged to.
  */
-static bool quic_in_listen_retry(struct sock *sk)
+static bool quic_in_listen_full(struct sock *sk, const struct sk_buff *skb)
+{
+	return sk_acceptq_is_full(sk) ||
+	       atomic_read(&sk->sk_rmem_alloc) + skb->truesize >
+	       READ_ONCE(sk->sk_rcvbuf);
+}
+
+/* Should a client without a valid token get a Retry?  When the listener
+ * asks for address validation, and, as TCP falls back to SYN cookies,
+ * when the half-open connections on its port pass the namespace's
+ * threshold or its queue of requests is full (unless the threshold is
+ * negative: never).
+ */
+static bool quic_in_listen_retry(struct sock *sk, const struct sk_buff *skb)
 {
 	int limit = READ_ONCE(quic_net(sock_net(sk))->retry_threshold);
 
 	if (quic_sk(sk)->opts.config.validate_peer_address)
 		return true;
 	return limit >= 0 &&
-	       atomic_read(&quic_sk(sk)->udp->half_open) >= limit;
+	       (atomic_read(&quic_sk(sk)->udp->half_open) >= limit ||
+		quic_in_listen_full(sk, skb));
 }
 
 /* The token of a new client's Initial (RFC 9000 8.1.3): 0 (none, or not
@@ -646,7 +665,7 @@ static int quic_in_listen_token(struct sock *sk, struct sk_buff *skb,
 			kind = 0;
 		}
 	}
-	if (!kind && quic_in_listen_retry(sk)) {
+	if (!kind && quic_in_listen_retry(sk, skb)) {
 		quic_stateless_retry(sk, skb, h, local, peer);
 		return -1;
 	}
@@ -693,15 +712,12 @@ static void quic_in_listen(struct sock *sk, struct sk_buff *skb)
 	/* What requests park is charged to the listener's receive buffer
 	 * (socket-api.md 4.2), and uncharged when accept() takes it.
 	 */
-	if (atomic_read(&sk->sk_rmem_alloc) + skb->truesize >
-	    READ_ONCE(sk->sk_rcvbuf)) {
-		quic_in_drop(sk, skb, QUIC_MIB_DROP_BACKLOG);
-		return;
-	}
 	list_for_each_entry(req, &c->requests, list) {
 		if (quic_cid_eq_bytes(&req->dcid, h.dcid, h.dcid_len) &&
 		    !memcmp(&req->peer, &peer, sizeof(peer))) {
-			if (skb_queue_len(&req->skbs) >= QUIC_CONN_REQ_MAX_SKBS) {
+			if (skb_queue_len(&req->skbs) >= QUIC_CONN_REQ_MAX_SKBS ||
+			    atomic_read(&sk->sk_rmem_alloc) + skb->truesize >
+			    READ_ONCE(sk->sk_rcvbuf)) {
 				quic_in_drop(sk, skb, QUIC_MIB_DROP_BACKLOG);
 			} else {
 				skb_set_owner_r(skb, sk);
@@ -710,14 +726,22 @@ static void quic_in_listen(struct sock *sk, struct sk_buff *skb)
 			return;
 		}
 	}
+	/* A client without a valid token may get a Retry first: then a
+	 * full queue sends Retries rather than dropping, as SYN cookies.
+	 */
+	kind = quic_in_listen_token(sk, skb, &h, &local, &peer, &odcid);
+	if (kind < 0) {
+		kfree_skb(skb);	/* answered with a Retry, or counted */
+		return;
+	}
 	/* A full accept queue drops (CONNECTION_REFUSED not sent yet). */
 	if (sk_acceptq_is_full(sk)) {
 		quic_in_drop(sk, skb, QUIC_MIB_LISTEN_OVERFLOW);
 		return;
 	}
-	kind = quic_in_listen_token(sk, skb, &h, &local, &peer, &odcid);
-	if (kind < 0) {
-		kfree_skb(skb);	/* answered with a Retry, or counted */
+	if (atomic_read(&sk->sk_rmem_alloc) + skb->truesize >
+	    READ_ONCE(sk->sk_rcvbuf)) {
+		quic_in_drop(sk, skb, QUIC_MIB_DROP_BACKLOG);
 		return;
 	}
 	req = kzalloc(sizeof(*req), GFP_ATOMIC);

@@ -88,7 +88,7 @@ void quic_key_discard(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
-	if (in_task()) {
+	if (sock_owned_by_user(sk)) {
 		quic_key_free_discarded(c);
 		return;
 	}

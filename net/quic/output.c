@@ -2124,6 +2124,29 @@ static void quic_out_probe(struct sock *sk, u8 level)
 		s->ping = true;
 }
 
+/* The client's PTO with nothing in flight during the handshake fired
+ * (RFC 9002 6.2.2.1, armed by conn.c): a Handshake PING if it has the
+ * keys, else a padded Initial PING, so that a server held by its
+ * anti-amplification limit may send again.
+ */
+static void quic_out_anti_deadlock(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_pnspace *hs = &c->space[QUIC_CRYPTO_HANDSHAKE];
+	u8 level = QUIC_CRYPTO_INITIAL;
+
+	if (!hs->discarded && quic_crypto_ready(&hs->tx))
+		level = QUIC_CRYPTO_HANDSHAKE;
+	if (c->space[level].discarded)
+		return;
+	quic_recovery_on_pto(&c->rec);
+	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_PTO);
+	c->space[level].ping = true;
+	c->probes = 1;
+	quic_output_flush(sk, GFP_ATOMIC);
+	c->probes = 0;
+}
+
 /**
  * quic_output_loss_timeout() - the loss timer fired, not closing
  * @sk: the socket, locked
@@ -2143,6 +2166,10 @@ void quic_output_loss_timeout(struct sock *sk)
 
 	quic_conn_rec_spaces(sk, sp);
 	what = quic_recovery_deadline(&c->rec, sp, &deadline, &space);
+	if (what == QUIC_REC_NONE && c->anti_deadlock) {
+		quic_out_anti_deadlock(sk);
+		return;
+	}
 	if (what == QUIC_REC_NONE || deadline > now)
 		return;	/* early: armed again by the caller */
 	if (what == QUIC_REC_LOSS) {

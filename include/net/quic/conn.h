@@ -173,6 +173,8 @@ struct quic_request {
  *	server's retry_source_connection_id
  * @new_token_pending: server: a NEW_TOKEN frame is to be sent
  * @new_token_unacked: server: the last NEW_TOKEN sent is not acknowledged
+ * @anti_deadlock: client: the loss timer is the PTO of RFC 9002 6.2.2.1,
+ *	armed with nothing in flight during the handshake (conn.c)
  * @streams: streams and flow control, once @streams_ready
  * @active_sid: the stream a send with stream ID -1 goes to, or -1
  * @msd_pending: streams whose MAX_STREAM_DATA is to be sent
@@ -243,7 +245,8 @@ struct quic_conn {
 				retried:1,
 				retry_pending:1,
 				new_token_pending:1,
-				new_token_unacked:1;
+				new_token_unacked:1,
+				anti_deadlock:1;
 	u32			bytes_rcvd;
 	u32			bytes_sent;
 	struct quic_cid		retry_scid;
