@@ -633,11 +633,12 @@ static bool quic_in_listen_retry(struct sock *sk, const struct sk_buff *skb)
 		quic_in_listen_full(sk, skb));
 }
 
-/* The token of a new client's Initial (RFC 9000 8.1.3): 0 (none, or not
- * ours), QUIC_TOKEN_RETRY with @odcid set, QUIC_TOKEN_NEW, or -1 when
- * the Initial goes no further: it got a Retry, or its Retry token failed
- * the check (it was ours and the client can take no other Retry: counted,
- * and closed with INVALID_TOKEN).
+/* The token of a new client's Initial (RFC 9000 8.1.3): 0 (none, not
+ * ours, or a NEW_TOKEN one refused), QUIC_TOKEN_RETRY with @odcid set,
+ * QUIC_TOKEN_NEW, or -1 when the Initial goes no further: it got a
+ * Retry, or it carried one of our Retry tokens, expired or made for
+ * another address, port or connection ID (the client can take no other
+ * Retry: closed with INVALID_TOKEN). Failures are counted.
  */
 static int quic_in_listen_token(struct sock *sk, struct sk_buff *skb,
 				const struct quic_pkt_hdr *h,
@@ -657,7 +658,8 @@ static int quic_in_listen_token(struct sock *sk, struct sk_buff *skb,
 					quic_token_now());
 		if (kind < 0) {
 			QUIC_INC_STATS(sock_net(sk), QUIC_MIB_TOKEN_INVALID);
-			if (quic_token_kind(h->token, h->token_len) ==
+			if (kind != -EINVAL &&
+			    quic_token_kind(h->token, h->token_len) ==
 			    QUIC_TOKEN_RETRY) {
 				quic_stateless_refuse(sk, h, local, peer);
 				return -1;

@@ -4,15 +4,21 @@
  *
  * Layout, all of it readable by the client:
  *
- *	kind << 1 | slot (1)  issue time (4)  body  MAC (16)
+ *	kind << 1 | slot (1)  issue time (4)  body  bind (8)  MAC (16)
  *
  * where body is the original DCID with its length byte (Retry) or 8
- * random bytes (NEW_TOKEN, so that no two tokens are alike).  The MAC is
- * SipHash-2-4 under the namespace's token key, twice with a domain byte
- * for 128 bits, over everything before it and the client's address
- * family and address, plus its port for a Retry token.  SipHash is a
- * PRF, so a MAC an attacker has not seen is as hard to guess as the key;
- * the tag is compared in constant time.
+ * random bytes (NEW_TOKEN, so that no two tokens are alike).  bind is
+ * SipHash-2-4, under the namespace's token key, of the token before it
+ * and the client's address family and address, plus for a Retry token its
+ * port and the SCID of the Retry.  The MAC is SipHash-2-4 under the same
+ * key, twice with a domain byte for 128 bits, over everything before it.
+ * SipHash is a PRF, so a MAC or a bind an attacker has not seen is as
+ * hard to guess as the key; both are compared in constant time.
+ *
+ * The two tell the failures apart (RFC 9000 8.1.3): a token whose MAC
+ * fails is not ours (another server's, or altered) and counts as none; an
+ * authentic token that expired, or that another client address, port or
+ * connection ID presents, is ours and refused.
  *
  * The key is drawn again every QUIC_TOKEN_ROTATE seconds, when a token
  * is made; the slot bit says which of the two keys made a token, and a
@@ -28,10 +34,10 @@
 #include <net/quic/export.h>
 #include <net/quic/token.h>
 
-/* The MAC's input: the token before its MAC, family, address, port, and
- * for Retry the SCID of the Retry with its length.
+/* The input of bind: a domain byte, the token before it, family,
+ * address, port, and for Retry the SCID of the Retry with its length.
  */
-#define QUIC_TOKEN_MAC_IN	(QUIC_TOKEN_RETRY_MAX_LEN + 1 + 16 + 2 + \
+#define QUIC_TOKEN_BIND_IN	(1 + QUIC_TOKEN_RETRY_MAX_LEN + 1 + 16 + 2 + \
 				 1 + QUIC_CID_MAX_LEN)
 
 /**
@@ -120,19 +126,32 @@ static u32 quic_token_bind(u8 *in, u32 n, const union quic_addr *peer,
 	return n;
 }
 
-static void quic_token_mac(const siphash_key_t *key, const u8 *tok, u32 len,
-			   const union quic_addr *peer,
-			   const struct quic_cid *rscid, u8 *mac)
+/* bind of the token's first @len bytes, for @peer (and @rscid). */
+static void quic_token_bind_tag(const siphash_key_t *key, const u8 *tok,
+				u32 len, const union quic_addr *peer,
+				const struct quic_cid *rscid, u8 *bind)
 {
-	u8 in[1 + QUIC_TOKEN_MAC_IN];
+	u8 in[QUIC_TOKEN_BIND_IN];
 	u32 n;
 
+	in[0] = 2;
 	memcpy(in + 1, tok, len);
 	n = quic_token_bind(in, 1 + len, peer, rscid);
+	put_unaligned_le64(siphash(in, n, key), bind);
+	memzero_explicit(in, sizeof(in));
+}
+
+/* The MAC of the token's first @len bytes. */
+static void quic_token_mac(const siphash_key_t *key, const u8 *tok, u32 len,
+			   u8 *mac)
+{
+	u8 in[1 + QUIC_TOKEN_RETRY_MAX_LEN];
+
+	memcpy(in + 1, tok, len);
 	in[0] = 0;
-	put_unaligned_le64(siphash(in, n, key), mac);
+	put_unaligned_le64(siphash(in, len + 1, key), mac);
 	in[0] = 1;
-	put_unaligned_le64(siphash(in, n, key), mac + 8);
+	put_unaligned_le64(siphash(in, len + 1, key), mac + 8);
 	memzero_explicit(in, sizeof(in));
 }
 
@@ -175,8 +194,10 @@ int quic_token_make(struct quic_token_key *k, u8 kind, u8 *buf,
 	}
 	buf[0] = kind << 1 | slot;
 	put_unaligned_be32((u32)now, buf + 1);
-	quic_token_mac(&k->key[slot], buf, n, peer,
-		       kind == QUIC_TOKEN_RETRY ? rscid : NULL, buf + n);
+	quic_token_bind_tag(&k->key[slot], buf, n, peer,
+			    kind == QUIC_TOKEN_RETRY ? rscid : NULL, buf + n);
+	n += QUIC_TOKEN_BIND_LEN;
+	quic_token_mac(&k->key[slot], buf, n, buf + n);
 	return n + QUIC_TOKEN_MAC_LEN;
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_token_make);
@@ -214,20 +235,24 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_token_kind);
  * Softirq or process context.  The MAC is compared in constant time.
  *
  * Return: the token's kind if it is one of ours, unaltered, made for
- * @peer (and @dcid) and still within its lifetime; -EINVAL if it is malformed, altered
- * or made for another address; -ETIMEDOUT if it expired.
+ * @peer (and @dcid) and still within its lifetime; -EINVAL if it is
+ * malformed, altered or not ours; -ETIMEDOUT if it is ours and expired;
+ * -EACCES if it is ours and was made for another address, port or DCID.
  */
 int quic_token_check(const struct quic_token_key *k, const u8 *tok, u32 len,
 		     const union quic_addr *peer, const struct quic_cid *dcid,
 		     struct quic_cid *odcid, u64 now)
 {
-	u8 mac[QUIC_TOKEN_MAC_LEN], kind = quic_token_kind(tok, len);
+	u8 mac[QUIC_TOKEN_MAC_LEN], bind[QUIC_TOKEN_BIND_LEN];
+	u8 kind = quic_token_kind(tok, len);
+	const siphash_key_t *key;
 	u32 n, t, life;
 
 	if (kind == QUIC_TOKEN_RETRY) {
 		if (dcid->len > QUIC_CID_MAX_LEN ||
 		    len < 6 || tok[5] > QUIC_CID_MAX_LEN ||
-		    len != 6 + tok[5] + QUIC_TOKEN_MAC_LEN)
+		    len != 6 + tok[5] + QUIC_TOKEN_BIND_LEN +
+			   QUIC_TOKEN_MAC_LEN)
 			return -EINVAL;
 		life = QUIC_TOKEN_RETRY_LIFETIME;
 	} else if (kind == QUIC_TOKEN_NEW) {
@@ -237,9 +262,9 @@ int quic_token_check(const struct quic_token_key *k, const u8 *tok, u32 len,
 	} else {
 		return -EINVAL;
 	}
+	key = &k->key[tok[0] & 1];
 	n = len - QUIC_TOKEN_MAC_LEN;
-	quic_token_mac(&k->key[tok[0] & 1], tok, n, peer,
-		       kind == QUIC_TOKEN_RETRY ? dcid : NULL, mac);
+	quic_token_mac(key, tok, n, mac);
 	if (crypto_memneq(mac, tok + n, QUIC_TOKEN_MAC_LEN))
 		return -EINVAL;
 	/* Serial arithmetic on 32 bits: a token from "the future" is one
@@ -248,6 +273,11 @@ int quic_token_check(const struct quic_token_key *k, const u8 *tok, u32 len,
 	t = (u32)now - get_unaligned_be32(tok + 1);
 	if (t > life)
 		return -ETIMEDOUT;
+	n -= QUIC_TOKEN_BIND_LEN;
+	quic_token_bind_tag(key, tok, n, peer,
+			    kind == QUIC_TOKEN_RETRY ? dcid : NULL, bind);
+	if (crypto_memneq(bind, tok + n, QUIC_TOKEN_BIND_LEN))
+		return -EACCES;
 	if (kind == QUIC_TOKEN_RETRY)
 		quic_cid_set(odcid, tok + 6, tok[5]);
 	return kind;

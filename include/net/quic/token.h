@@ -29,12 +29,15 @@
 #define QUIC_TOKEN_ROTATE		QUIC_TOKEN_NEW_LIFETIME
 
 #define QUIC_TOKEN_MAC_LEN		16
+#define QUIC_TOKEN_BIND_LEN		8
 #define QUIC_TOKEN_NONCE_LEN		8
-/* kind, time, ODCID length, ODCID, MAC */
+/* kind, time, ODCID length, ODCID, bind, MAC */
 #define QUIC_TOKEN_RETRY_MAX_LEN	(1 + 4 + 1 + QUIC_CID_MAX_LEN + \
+					 QUIC_TOKEN_BIND_LEN + \
 					 QUIC_TOKEN_MAC_LEN)
-/* kind, time, nonce, MAC */
+/* kind, time, nonce, bind, MAC */
 #define QUIC_TOKEN_NEW_LEN		(1 + 4 + QUIC_TOKEN_NONCE_LEN + \
+					 QUIC_TOKEN_BIND_LEN + \
 					 QUIC_TOKEN_MAC_LEN)
 
 /**

@@ -104,7 +104,7 @@ static int retry_round_trip(struct quic_test *t, struct quic_token_key *k,
 	memset(&got, 0, sizeof(got));
 	len = quic_token_make(k, QUIC_TOKEN_RETRY, tok, peer, &odcid, &rscid,
 			      NULL, NOW);
-	if (len != 6 + odcid_len + QUIC_TOKEN_MAC_LEN)
+	if (len != 6 + odcid_len + QUIC_TOKEN_BIND_LEN + QUIC_TOKEN_MAC_LEN)
 		return quic_test_fail(t, "family %u ODCID %u: length %d",
 				      peer->sa.sa_family, odcid_len, len);
 	if (quic_token_kind(tok, len) != QUIC_TOKEN_RETRY)
@@ -177,7 +177,7 @@ static int new_round_trip(struct quic_test *t, struct quic_token_key *k,
 		return quic_test_fail(t, "family %u, other port: %d",
 				      peer->sa.sa_family, ret);
 	ret = quic_token_check(k, tok, len, other, &dcid, &got, NOW);
-	if (ret != -EINVAL)
+	if (ret != -EACCES)
 		return quic_test_fail(t, "family %u, other address: %d",
 				      peer->sa.sa_family, ret);
 	return flips_refused(t, k, tok, len, peer, &dcid, NOW);
@@ -229,29 +229,29 @@ static int retry_refused(struct quic_test *t, struct quic_token_key *k)
 
 	mk_v4(&other, V4_A, PORT + 1);
 	ret = quic_token_check(k, tok, len, &other, &rscid, &got, NOW);
-	if (ret != -EINVAL)
+	if (ret != -EACCES)
 		return quic_test_fail(t, "other port: %d", ret);
 	mk_v4(&other, V4_B, PORT);
 	ret = quic_token_check(k, tok, len, &other, &rscid, &got, NOW);
-	if (ret != -EINVAL)
+	if (ret != -EACCES)
 		return quic_test_fail(t, "other address: %d", ret);
 	/* c000:201::, whose first four bytes are those of 192.0.2.1. */
 	mk_v6(&other, V4_A, 0, PORT);
 	ret = quic_token_check(k, tok, len, &other, &rscid, &got, NOW);
-	if (ret != -EINVAL)
+	if (ret != -EACCES)
 		return quic_test_fail(t, "other family: %d", ret);
 
 	mk_cid(&dcid, 3, 8);
 	ret = quic_token_check(k, tok, len, &peer, &dcid, &got, NOW);
-	if (ret != -EINVAL)
+	if (ret != -EACCES)
 		return quic_test_fail(t, "other DCID: %d", ret);
 	dcid = rscid;
 	dcid.len--;
 	ret = quic_token_check(k, tok, len, &peer, &dcid, &got, NOW);
-	if (ret != -EINVAL)
+	if (ret != -EACCES)
 		return quic_test_fail(t, "DCID a prefix of the SCID: %d", ret);
 	ret = quic_token_check(k, tok, len, &peer, &odcid, &got, NOW);
-	if (ret != -EINVAL)
+	if (ret != -EACCES)
 		return quic_test_fail(t, "original DCID as DCID: %d", ret);
 
 	ret = flips_refused(t, k, tok, len, &peer, &rscid, NOW);

@@ -212,8 +212,13 @@ for fam in $families; do
 	# shutdown(SHUT_RD) mid-upload) answers the client's next packets
 	# with Stateless Resets that gtlsclient recognises: it drains
 	# (ERR_DRAINING) instead of waiting for its idle timeout.
+	# The upload outgrows the server's flow-control windows, so that
+	# gtlsclient still sends full packets when the server drops it:
+	# ngtcp2 recognises resets to them, not the shorter answers to its
+	# small packets (RFC 9000 10.3: one byte shorter than the trigger).
+	[ -f "$tmp/up.bin" ] || head -c 8388608 /dev/urandom >"$tmp/up.bin"
 	port=$((port + 1))
-	"$h3/h3server" --drop-after 262144 -d "$tmp/www" "$addr" $port \
+	"$h3/h3server" --drop-after 65536 -d "$tmp/www" "$addr" $port \
 		"$tmp/key.pem" "$tmp/cert.pem" >>"$log" 2>&1 &
 	srv_pid=$!
 	wait_udp $port || echo "h3server did not bind port $port" >>"$log"
@@ -221,7 +226,7 @@ for fam in $families; do
 	echo "-- $name" >>"$log"
 	rst0=$(awk '$1 == "QuicOutStatelessReset" { print $2 }' /proc/net/quic/snmp)
 	timeout "$tmo" gtlsclient -q --exit-on-all-streams-close \
-		-d "$tmp/www/f$s.bin" "$addr" $port "https://$host:$port/f$s.bin" \
+		-d "$tmp/up.bin" "$addr" $port "https://$host:$port/f$s.bin" \
 		>"$tmp/reset.log" 2>&1
 	rst1=$(awk '$1 == "QuicOutStatelessReset" { print $2 }' /proc/net/quic/snmp)
 	cat "$tmp/reset.log" >>"$log"
