@@ -41,7 +41,7 @@
 #define CID_LEN		8	/* the length of the CIDs quic.ko issues */
 /* quic.ko's Retry token: kind and key slot, time, ODCID, MAC. */
 #define TOKEN_LEN	(1 + 4 + 1 + CID_LEN + 8 + 16)
-#define TOKEN_LIFE	3	/* seconds */
+#define TOKEN_LIFE	10	/* seconds */
 #define XFER_LEN	8192
 #define HS_WAIT		5	/* seconds a handshake may take */
 #define BIG_CERT	7500	/* DER bytes: more than six datagrams */
