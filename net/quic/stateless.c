@@ -6,7 +6,7 @@
  * Stateless Reset for a short header of an ID no connection holds (10.3),
  * a Retry when a listener validates a client's address (8.1.2), and a
  * CONNECTION_CLOSE with INVALID_TOKEN for an Initial whose Retry token
- * failed the check.  The first two share a budget per namespace; a Retry
+ * failed the check.  All but the Retry share a budget per namespace; a Retry
  * is smaller than the Initial it answers, so it needs none.
  */
 
