@@ -606,14 +606,22 @@ static u32 quic_in_backlog_limit(struct sock *sk)
 	return min_t(u64, limit, INT_MAX);
 }
 
+/* Parking @skb on a request would overrun the listener's receive buffer,
+ * to which the datagrams of its requests are charged (socket-api.md 4.2).
+ */
+static bool quic_in_listen_rmem_full(struct sock *sk,
+				     const struct sk_buff *skb)
+{
+	return atomic_read(&sk->sk_rmem_alloc) + skb->truesize >
+	       READ_ONCE(sk->sk_rcvbuf);
+}
+
 /* The listener's queue of requests is full: its accept queue, or the
  * receive buffer their datagrams are charged to.
  */
 static bool quic_in_listen_full(struct sock *sk, const struct sk_buff *skb)
 {
-	return sk_acceptq_is_full(sk) ||
-	       atomic_read(&sk->sk_rmem_alloc) + skb->truesize >
-	       READ_ONCE(sk->sk_rcvbuf);
+	return sk_acceptq_is_full(sk) || quic_in_listen_rmem_full(sk, skb);
 }
 
 /* Should a client without a valid token get a Retry?  When the listener
@@ -647,7 +655,7 @@ static int quic_in_listen_token(struct sock *sk, struct sk_buff *skb,
 				struct quic_cid *odcid)
 {
 	struct quic_net *qn = quic_net(sock_net(sk));
-	int kind = quic_token_kind(h->token, h->token_len);
+	int claim = quic_token_kind(h->token, h->token_len), kind = claim;
 	struct quic_cid dcid;
 
 	if (kind) {
@@ -658,9 +666,7 @@ static int quic_in_listen_token(struct sock *sk, struct sk_buff *skb,
 					quic_token_now());
 		if (kind < 0) {
 			QUIC_INC_STATS(sock_net(sk), QUIC_MIB_TOKEN_INVALID);
-			if (kind != -EINVAL &&
-			    quic_token_kind(h->token, h->token_len) ==
-			    QUIC_TOKEN_RETRY) {
+			if (kind != -EINVAL && claim == QUIC_TOKEN_RETRY) {
 				quic_stateless_refuse(sk, h, local, peer);
 				return -1;
 			}
@@ -718,8 +724,7 @@ static void quic_in_listen(struct sock *sk, struct sk_buff *skb)
 		if (quic_cid_eq_bytes(&req->dcid, h.dcid, h.dcid_len) &&
 		    !memcmp(&req->peer, &peer, sizeof(peer))) {
 			if (skb_queue_len(&req->skbs) >= QUIC_CONN_REQ_MAX_SKBS ||
-			    atomic_read(&sk->sk_rmem_alloc) + skb->truesize >
-			    READ_ONCE(sk->sk_rcvbuf)) {
+			    quic_in_listen_rmem_full(sk, skb)) {
 				quic_in_drop(sk, skb, QUIC_MIB_DROP_BACKLOG);
 			} else {
 				skb_set_owner_r(skb, sk);
@@ -741,8 +746,7 @@ static void quic_in_listen(struct sock *sk, struct sk_buff *skb)
 		quic_in_drop(sk, skb, QUIC_MIB_LISTEN_OVERFLOW);
 		return;
 	}
-	if (atomic_read(&sk->sk_rmem_alloc) + skb->truesize >
-	    READ_ONCE(sk->sk_rcvbuf)) {
+	if (quic_in_listen_rmem_full(sk, skb)) {
 		quic_in_drop(sk, skb, QUIC_MIB_DROP_BACKLOG);
 		return;
 	}
