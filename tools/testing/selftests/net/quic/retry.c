@@ -636,6 +636,10 @@ TEST_F(retry, new_token)
 	ASSERT_EQ(0, listener(self, true)) {
 		TH_LOG("listener: %s", strerror(errno));
 	}
+	/* A listener sends no NEW_TOKEN (socket-api.md 5.10). */
+	EXPECT_EQ(-1, setsockopt(self->lfd, SOL_QUIC, QUIC_SOCKOPT_TOKEN, NULL,
+				 0));
+	EXPECT_EQ(EINVAL, errno);
 	pair_up(_metadata, self);
 	EXPECT_EQ(1, snmp("QuicOutRetry"));
 	ASSERT_EQ(NEW_TOKEN_LEN, wait_token(self->cfd, tok, sizeof(tok), NULL));
