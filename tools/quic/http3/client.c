@@ -287,10 +287,11 @@ static int h3c_request(struct h3_conn *c, const struct h3c_url *u,
 					  req);
 	if (err)
 		return err;
+	/* Read, queue what that produced, and only then sleep. */
 	while (!req->done && !req->failed) {
-		err = h3_conn_write(c);
+		err = h3_conn_read(c);
 		if (!err)
-			err = h3_conn_read(c);
+			err = h3_conn_write(c);
 		if (err)
 			return err;
 		if (req->done || req->failed)

@@ -597,13 +597,17 @@ int h3_conn_read(struct h3_conn *c)
 }
 
 /**
- * h3_conn_wait() - sleep until there is something to read
+ * h3_conn_wait() - sleep until there is something to do
  * @c: the connection
- * @timeout_ms: poll() timeout
+ * @timeout_ms: poll() timeout when nothing is pending
  *
- * A blocked connection does not sleep here: its next send waits for
- * credit in the kernel instead (SO_SNDTIMEO), as POLLOUT does not tell
- * flow-control credit.
+ * Call it only after h3_conn_read() and then h3_conn_write(): whatever
+ * the input produced has been queued by then, so the only work left is
+ * new input or, on a blocked connection, more room to send. POLLOUT
+ * reports send buffer space and connection-level credit (socket-api.md,
+ * section 5.12) but not stream-level credit, which the next send waits
+ * for in the kernel (SO_SNDTIMEO); so a blocked connection sleeps at most
+ * %H3_SNDTIMEO_MS here.
  *
  * Return: 0 or -errno.
  */
@@ -611,8 +615,11 @@ int h3_conn_wait(struct h3_conn *c, int timeout_ms)
 {
 	struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
 
-	if (c->blocked)
-		return 0;
+	if (c->blocked) {
+		pfd.events |= POLLOUT;
+		if (timeout_ms < 0 || timeout_ms > H3_SNDTIMEO_MS)
+			timeout_ms = H3_SNDTIMEO_MS;
+	}
 	if (poll(&pfd, 1, timeout_ms) < 0 && errno != EINTR)
 		return -errno;
 	return 0;

@@ -308,7 +308,25 @@ static void h3s_log(struct h3s_conn *sc, double t_end)
 	}
 }
 
-/* Serve one connection until the peer closes it. */
+/*
+ * --drop-after: once that many bytes went either way, forget the
+ * connection. SHUT_RD ends it and sends nothing: the client's next
+ * packets draw Stateless Resets.
+ */
+static bool h3s_drop(struct h3_conn *c)
+{
+	if (!drop_after || c->rx_bytes + c->tx_bytes < drop_after)
+		return false;
+	shutdown(c->fd, SHUT_RD);
+	return true;
+}
+
+/*
+ * Serve one connection until the peer closes it. Each round reads all
+ * input, then queues what it produced (responses are submitted from the
+ * end_stream callback), and only then sleeps, so an answer leaves as soon
+ * as its request is complete.
+ */
 static int h3s_serve(struct h3s_conn *sc)
 {
 	struct h3_conn *c = &sc->c;
@@ -331,18 +349,16 @@ static int h3s_serve(struct h3s_conn *sc)
 	if (err)
 		return err;
 	for (;;) {
-		err = h3_conn_write(c);
-		if (!err)
-			err = h3_conn_read(c);
+		err = h3_conn_read(c);
 		if (err)
 			break;
-		if (drop_after && c->rx_bytes + c->tx_bytes >= drop_after) {
-			/* SHUT_RD ends the connection and sends nothing:
-			 * the client's next packets draw Stateless Resets.
-			 */
-			shutdown(c->fd, SHUT_RD);
+		if (h3s_drop(c))
 			return 0;
-		}
+		err = h3_conn_write(c);
+		if (err)
+			break;
+		if (h3s_drop(c))
+			return 0;
 		if (c->rx_bytes + c->tx_bytes != seen) {
 			seen = c->rx_bytes + c->tx_bytes;
 			last = h3_now();
