@@ -369,6 +369,8 @@ int h3_conn_init(struct h3_conn *c, int fd, bool is_server)
 	memset(c, 0, sizeof(*c));
 	c->fd = fd;
 	c->is_server = is_server;
+	c->next_bidi = is_server ? 1 : 0;
+	c->next_uni = is_server ? 3 : 2;
 	c->rbuf = malloc(H3_RBUF_LEN);
 	if (!c->rbuf)
 		return -ENOMEM;
@@ -415,40 +417,32 @@ static bool h3_stream_local(const struct h3_conn *c, int64_t sid)
 	return (sid & QUIC_STREAM_TYPE_SERVER_MASK) == c->is_server;
 }
 
-/* MSG_QUIC_STREAM_NEW (and _UNI) on the first send of our own streams. */
+static int64_t *h3_stream_next(struct h3_conn *c, int64_t sid)
+{
+	return sid & QUIC_STREAM_TYPE_UNI_MASK ? &c->next_uni : &c->next_bidi;
+}
+
+/*
+ * MSG_QUIC_STREAM_NEW (and _UNI) on the first send of our own streams.
+ * Opening one of our IDs creates every lower ID of its type as well
+ * (socket-api.md, section 5.3), and an existing stream is used with or
+ * without the flag: so only IDs at or above the lowest one not opened
+ * yet need it, whatever order nghttp3 writes our streams in.
+ */
 static uint32_t h3_stream_open_flags(struct h3_conn *c, int64_t sid)
 {
-	unsigned int i;
-
-	if (!h3_stream_local(c, sid))
+	if (!h3_stream_local(c, sid) || sid < *h3_stream_next(c, sid))
 		return 0;
-	for (i = 0; i < c->nopened; i++)
-		if (c->opened[i] == sid)
-			return 0;
 	return MSG_QUIC_STREAM_NEW |
 	       (sid & QUIC_STREAM_TYPE_UNI_MASK ? MSG_QUIC_STREAM_UNI : 0);
 }
 
 static void h3_stream_opened(struct h3_conn *c, int64_t sid)
 {
-	unsigned int i;
+	int64_t *next = h3_stream_next(c, sid);
 
-	if (!h3_stream_local(c, sid))
-		return;
-	for (i = 0; i < c->nopened; i++)
-		if (c->opened[i] == sid)
-			return;
-	if (c->nopened < H3_LOCAL_STREAMS) {
-		c->opened[c->nopened++] = sid;
-		return;
-	}
-	/* Forget the oldest request stream; control streams stay. */
-	for (i = 0; i < c->nopened; i++) {
-		if (!(c->opened[i] & QUIC_STREAM_TYPE_UNI_MASK)) {
-			c->opened[i] = sid;
-			return;
-		}
-	}
+	if (h3_stream_local(c, sid) && sid >= *next)
+		*next = sid + 4;
 }
 
 static ssize_t h3_send(struct h3_conn *c, int64_t sid, const nghttp3_vec *v,

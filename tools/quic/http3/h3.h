@@ -26,7 +26,6 @@
 
 #define H3_ALPN			"h3"
 #define H3_RBUF_LEN		65536
-#define H3_LOCAL_STREAMS	8
 /* How long a send waits for flow-control credit before we read again. */
 #define H3_SNDTIMEO_MS		10
 
@@ -35,8 +34,8 @@
  * @fd: the established QUIC socket
  * @is_server: server role (decides which stream IDs are ours)
  * @h3: the nghttp3 connection, created by the caller
- * @opened: our streams that have carried data already
- * @nopened: entries of @opened in use
+ * @next_bidi: the lowest bidirectional stream ID of ours not opened yet
+ * @next_uni: the same for our unidirectional streams
  * @blocked: the last write could not queue everything
  * @rbuf: receive buffer of %H3_RBUF_LEN bytes
  * @rx_bytes: stream bytes read from the socket
@@ -46,8 +45,8 @@ struct h3_conn {
 	int fd;
 	bool is_server;
 	nghttp3_conn *h3;
-	int64_t opened[H3_LOCAL_STREAMS];
-	unsigned int nopened;
+	int64_t next_bidi;
+	int64_t next_uni;
 	bool blocked;
 	uint8_t *rbuf;
 	uint64_t rx_bytes;
