@@ -19,15 +19,12 @@
 
 #include <linux/tls.h>
 
+#include "netinet/quic.h"
 #include "internal.h"
 
 #define QUIC_PSK_FILE_MAX	65536
 #define QUIC_PSK_ID_MAX		255
 #define QUIC_PSK_KEY_MAX	64
-#define QUIC_ALPN_COUNT_MAX	8
-
-#define QUIC_PRIORITY	"NORMAL:-VERS-ALL:+VERS-TLS1.3:" \
-			"%DISABLE_TLS13_COMPAT_MODE:-CIPHER-ALL"
 
 static const struct {
 	uint32_t type;
@@ -162,11 +159,10 @@ int quic_psk_parse(const char *file, struct quic_psk **psk, unsigned int *n)
  * quic_alpn_parse() - split a comma-separated ALPN list
  * @alpns: e.g. "h3, smb"; spaces before each name are skipped
  * @out: datums pointing into @alpns
- * @max: room in @out
+ * @max: room in @out; names after the first @max are ignored
  * @n: number of names found
  *
- * Return: 0, or -EINVAL for an empty name, a name over 255 bytes or more
- * than @max names.
+ * Return: 0, or -EINVAL for an empty name or a name over 255 bytes.
  */
 int quic_alpn_parse(const char *alpns, gnutls_datum_t *out, unsigned int max,
 		    unsigned int *n)
@@ -175,12 +171,12 @@ int quic_alpn_parse(const char *alpns, gnutls_datum_t *out, unsigned int max,
 	unsigned int count = 0;
 	size_t len;
 
-	for (;;) {
+	while (count < max) {
 		while (*p == ' ')
 			p++;
 		comma = strchr(p, ',');
 		len = comma ? (size_t)(comma - p) : strlen(p);
-		if (!len || len > 255 || count == max)
+		if (!len || len > 255)
 			return -EINVAL;
 		out[count].data = (unsigned char *)p;
 		out[count].size = len;
@@ -191,6 +187,29 @@ int quic_alpn_parse(const char *alpns, gnutls_datum_t *out, unsigned int max,
 	}
 	*n = count;
 	return 0;
+}
+
+/**
+ * quic_alpn_set() - offer (client) or accept (server) an ALPN list
+ * @session: the TLS session
+ * @alpns: a NUL-terminated comma-separated list, at most
+ *	QUIC_ALPN_COUNT_MAX names are used
+ *
+ * The protocols are mandatory: a handshake without one of them fails.
+ *
+ * Return: 0, -EINVAL for a malformed list, or a negative GnuTLS error.
+ */
+int quic_alpn_set(gnutls_session_t session, const char *alpns)
+{
+	gnutls_datum_t alpn[QUIC_ALPN_COUNT_MAX];
+	unsigned int n;
+	int ret;
+
+	ret = quic_alpn_parse(alpns, alpn, QUIC_ALPN_COUNT_MAX, &n);
+	if (ret)
+		return ret;
+	return gnutls_alpn_set_protocols(session, alpn, n,
+					 GNUTLS_ALPN_MANDATORY);
 }
 
 static int quic_psk_server_cb(gnutls_session_t session, const char *identity,
@@ -215,25 +234,25 @@ static int quic_psk_server_cb(gnutls_session_t session, const char *identity,
 	return -1;
 }
 
+/*
+ * QUIC_PRIORITY, or with a cipher hint (QUIC_SOCKOPT_CONFIG) only that
+ * cipher: the later "-CIPHER-ALL:+name" overrides the list before it.
+ */
 static int quic_conf_priority(struct quic_conf *conf,
-			      const struct quic_conf_args *args, bool psk)
+			      const struct quic_conf_args *args)
 {
-	char prio[256];
-	size_t i, off;
+	char prio[sizeof(QUIC_PRIORITY) + 64];
+	size_t i;
 	int ret;
 
-	off = snprintf(prio, sizeof(prio), "%s", QUIC_PRIORITY);
-	for (i = 0; i < ARRAY_SIZE(quic_ciphers); i++) {
-		if (args->cipher && args->cipher != quic_ciphers[i].type)
+	snprintf(prio, sizeof(prio), "%s", QUIC_PRIORITY);
+	for (i = 0; args->cipher && i < ARRAY_SIZE(quic_ciphers); i++) {
+		if (args->cipher != quic_ciphers[i].type)
 			continue;
-		off += snprintf(prio + off, sizeof(prio) - off, ":+%s",
-				quic_ciphers[i].name);
+		snprintf(prio, sizeof(prio), "%s:-CIPHER-ALL:+%s",
+			 QUIC_PRIORITY, quic_ciphers[i].name);
+		break;
 	}
-	if (psk)
-		off += snprintf(prio + off, sizeof(prio) - off,
-				":+ECDHE-PSK:+PSK");
-	if (off >= sizeof(prio))
-		return -EINVAL;
 	ret = gnutls_priority_set_direct(conf->session, prio, NULL);
 	return ret ? quic_hs_errno(ret) : 0;
 }
@@ -325,8 +344,7 @@ static int quic_conf_x509(struct quic_conf *conf,
  */
 int quic_conf_init(struct quic_conf *conf, const struct quic_conf_args *args)
 {
-	gnutls_datum_t alpn[QUIC_ALPN_COUNT_MAX];
-	unsigned int flags, n;
+	unsigned int flags;
 	bool psk;
 	int ret;
 
@@ -335,7 +353,14 @@ int quic_conf_init(struct quic_conf *conf, const struct quic_conf_args *args)
 	if (psk && !args->pkey_file)
 		return -EINVAL;
 
-	flags = GNUTLS_ENABLE_EARLY_DATA | GNUTLS_NO_END_OF_EARLY_DATA;
+	/*
+	 * socket-api.md 8.4: a server session is GNUTLS_SERVER |
+	 * GNUTLS_NO_AUTO_SEND_TICKET (libquic sends the one ticket itself).
+	 * 0-RTT only on request, so the helpers never install EARLY keys.
+	 */
+	flags = GNUTLS_NO_END_OF_EARLY_DATA;
+	if (args->early_data)
+		flags |= GNUTLS_ENABLE_EARLY_DATA;
 	if (args->is_server)
 		flags |= GNUTLS_SERVER | GNUTLS_NO_AUTO_SEND_TICKET;
 	else
@@ -344,7 +369,7 @@ int quic_conf_init(struct quic_conf *conf, const struct quic_conf_args *args)
 	if (ret)
 		return quic_hs_errno(ret);
 
-	ret = quic_conf_priority(conf, args, psk);
+	ret = quic_conf_priority(conf, args);
 	if (!ret)
 		ret = psk ? quic_conf_psk(conf, args) :
 			    quic_conf_x509(conf, args);
@@ -359,28 +384,25 @@ int quic_conf_init(struct quic_conf *conf, const struct quic_conf_args *args)
 			goto err_tls;
 	}
 	if (args->alpns) {
-		ret = quic_alpn_parse(args->alpns, alpn, QUIC_ALPN_COUNT_MAX,
-				      &n);
-		if (ret)
+		ret = quic_alpn_set(conf->session, args->alpns);
+		if (ret == -EINVAL)
 			goto err;
-		ret = gnutls_alpn_set_protocols(conf->session, alpn, n,
-						GNUTLS_ALPN_MANDATORY);
 		if (ret)
 			goto err_tls;
 		conf->alpn = true;
 	}
-	if (args->is_server) {
+	if (args->is_server && args->early_data) {
 		/* RFC 9001, section 4.6.1: max_early_data_size 0xffffffff. */
 		ret = gnutls_record_set_max_early_data_size(conf->session,
 							    0xffffffffu);
 		if (ret)
 			goto err_tls;
-		if (args->ticket_key) {
-			ret = gnutls_session_ticket_enable_server(conf->session,
-								  args->ticket_key);
-			if (ret)
-				goto err_tls;
-		}
+	}
+	if (args->is_server && args->ticket_key) {
+		ret = gnutls_session_ticket_enable_server(conf->session,
+							  args->ticket_key);
+		if (ret)
+			goto err_tls;
 	}
 	return 0;
 

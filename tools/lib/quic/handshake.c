@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <gnutls/gnutls.h>
 
 #include <linux/tls.h>
@@ -143,18 +144,26 @@ static int quic_hs_secret_cb(gnutls_session_t session,
 		return -1;
 	if (level < 0 || level == QUIC_CRYPTO_INITIAL ||
 	    len > QUIC_CRYPTO_SECRET_BUFFER_SIZE) {
+		quic_log(LOG_ERR, "secret of level %d and %zu bytes refused",
+			 level, len);
 		quic_hs_fail(hs, -EINVAL);
 		return -1;
 	}
+	/* 0-RTT keys use the cipher of the resumed session's suite. */
 	if (level == QUIC_CRYPTO_EARLY)
 		type = quic_hs_cipher_type(gnutls_early_cipher_get(session));
 	else
 		type = quic_hs_cipher_type(gnutls_cipher_get(session));
+	quic_log(LOG_DEBUG, "%s: level %d secrets%s%s, cipher type %u",
+		 hs->is_server ? "server" : "client", level, tx ? " tx" : "",
+		 rx ? " rx" : "", type);
 
 	/* Transmit first, then receive (socket-api.md, section 4.3 d). */
 	if (tx) {
 		err = quic_hs_set_one(hs, level, true, type, tx, len);
 		if (err) {
+			quic_log(LOG_ERR, "installing the level %d send secret: %s",
+				 level, strerror(-err));
 			quic_hs_fail(hs, err);
 			return -1;
 		}
@@ -164,6 +173,8 @@ static int quic_hs_secret_cb(gnutls_session_t session,
 	if (rx) {
 		err = quic_hs_set_one(hs, level, false, type, rx, len);
 		if (err) {
+			quic_log(LOG_ERR, "installing the level %d receive secret: %s",
+				 level, strerror(-err));
 			quic_hs_fail(hs, err);
 			return -1;
 		}
@@ -184,8 +195,12 @@ static int quic_hs_read_cb(gnutls_session_t session,
 
 	if (!hs)
 		return -1;
-	/* QUIC has no ChangeCipherSpec (RFC 9001, section 8.4). */
-	if (htype == GNUTLS_HANDSHAKE_CHANGE_CIPHER_SPEC)
+	/*
+	 * QUIC has no ChangeCipherSpec (RFC 9001, section 8.4) and does its
+	 * key updates itself (section 6): GnuTLS's KeyUpdate is not sent.
+	 */
+	if (htype == GNUTLS_HANDSHAKE_CHANGE_CIPHER_SPEC ||
+	    htype == GNUTLS_HANDSHAKE_KEY_UPDATE)
 		return 0;
 	if (level < 0 || level == QUIC_CRYPTO_EARLY || !len) {
 		quic_hs_fail(hs, -EINVAL);
@@ -252,6 +267,8 @@ static int quic_tp_recv_cb(gnutls_session_t session, const unsigned char *data,
 		return GNUTLS_E_INTERNAL_ERROR;
 	err = hs->ops->set_peer_tp(hs->priv, data, len);
 	if (err) {
+		quic_log(LOG_ERR, "peer transport parameters refused: %s",
+			 strerror(-err));
 		quic_hs_fail(hs, err);
 		return GNUTLS_E_RECEIVED_ILLEGAL_PARAMETER;
 	}
@@ -341,6 +358,8 @@ static int quic_hs_result(struct quic_hs *hs, int ret)
 	if (hs->err)
 		return hs->err;
 	if (ret < 0 && gnutls_error_is_fatal(ret)) {
+		quic_log(LOG_ERR, "%s: TLS: %s", hs->is_server ? "server" :
+			 "client", gnutls_strerror(ret));
 		quic_hs_alert(hs, ret);
 		return quic_hs_errno(ret);
 	}
@@ -354,11 +373,17 @@ static int quic_hs_done(struct quic_hs *hs)
 	gnutls_datum_t proto;
 	int ret;
 
-	if (!hs->app_rx || !hs->app_tx || !hs->peer_tp)
+	if (!hs->app_rx || !hs->app_tx || !hs->peer_tp) {
+		quic_log(LOG_ERR, "TLS done without %s",
+			 hs->peer_tp ? "1-RTT keys" :
+				       "peer transport parameters");
 		return -EPROTO;
+	}
 	if (hs->alpn_required &&
-	    gnutls_alpn_get_selected_protocol(hs->session, &proto))
+	    gnutls_alpn_get_selected_protocol(hs->session, &proto)) {
+		quic_log(LOG_ERR, "no ALPN negotiated");
 		return -EPROTO;
+	}
 	if (hs->is_server) {
 		/*
 		 * One NewSessionTicket at the 1-RTT level (socket-api.md,
@@ -372,10 +397,17 @@ static int quic_hs_done(struct quic_hs *hs)
 		if (hs->err)
 			return hs->err;
 		if (ret && ret != GNUTLS_E_INVALID_REQUEST &&
-		    gnutls_error_is_fatal(ret))
+		    gnutls_error_is_fatal(ret)) {
+			quic_log(LOG_ERR, "NewSessionTicket: %s",
+				 gnutls_strerror(ret));
 			return quic_hs_errno(ret);
+		}
 	}
 	hs->complete = true;
+	quic_log(LOG_NOTICE, "%s: handshake done (%s%s)",
+		 hs->is_server ? "server" : "client",
+		 gnutls_cipher_get_name(gnutls_cipher_get(hs->session)),
+		 gnutls_session_is_resumed(hs->session) ? ", resumed" : "");
 	return 0;
 }
 

@@ -23,6 +23,11 @@
 #define QUIC_TP_EXT_MAX		256
 #define QUIC_ALPN_MAX		128
 #define QUIC_TICKET_KEY_LEN	64
+/* quic_session_set_alpn(): the list is shorter than this, of <= 5 names */
+#define QUIC_ALPN_LIST_MAX	64
+#define QUIC_ALPN_COUNT_MAX	5
+/* A log message, terminating NUL included (socket-api.md, section 8.6). */
+#define QUIC_LOG_MSG_MAX	128
 
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -118,6 +123,8 @@ struct quic_psk {
  * @cipher: TLS_CIPHER_* to allow only that cipher, 0 for all four
  * @cert_request: server: 0 none, 1 request, 2 require a client certificate
  * @ticket_key: server: session-ticket key (64 bytes), or NULL
+ * @early_data: enable 0-RTT (GNUTLS_ENABLE_EARLY_DATA; a server also
+ *	advertises the QUIC max_early_data_size)
  */
 struct quic_conf_args {
 	bool is_server;
@@ -129,6 +136,7 @@ struct quic_conf_args {
 	uint32_t cipher;
 	uint8_t cert_request;
 	const gnutls_datum_t *ticket_key;
+	bool early_data;
 };
 
 struct quic_conf {
@@ -147,6 +155,12 @@ int quic_psk_parse(const char *file, struct quic_psk **psk, unsigned int *n);
 void quic_psk_free(struct quic_psk *psk, unsigned int n);
 int quic_alpn_parse(const char *alpns, gnutls_datum_t *out, unsigned int max,
 		    unsigned int *n);
+int quic_alpn_set(gnutls_session_t session, const char *alpns);
 const struct quic_conf *quic_hs_current_conf(gnutls_session_t session);
+
+/* log.c */
+bool quic_log_on(int level);
+void quic_log(int level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 #endif /* _LIBQUIC_INTERNAL_H */
