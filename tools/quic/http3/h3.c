@@ -354,7 +354,8 @@ void h3_conn_callbacks(nghttp3_callbacks *cb)
 /**
  * h3_conn_init() - prepare an established QUIC socket for HTTP/3
  * @c: the connection
- * @fd: the socket, after its handshake
+ * @fd: the socket, after its handshake (a client may start before it to
+ *	queue 0-RTT data, but must not read until the handshake is done)
  * @is_server: role
  *
  * Sends wait at most %H3_SNDTIMEO_MS for credit, so that one blocked
@@ -364,8 +365,6 @@ void h3_conn_callbacks(nghttp3_callbacks *cb)
  */
 int h3_conn_init(struct h3_conn *c, int fd, bool is_server)
 {
-	struct timeval tv = { .tv_usec = H3_SNDTIMEO_MS * 1000 };
-
 	memset(c, 0, sizeof(*c));
 	c->fd = fd;
 	c->is_server = is_server;
@@ -374,7 +373,24 @@ int h3_conn_init(struct h3_conn *c, int fd, bool is_server)
 	c->rbuf = malloc(H3_RBUF_LEN);
 	if (!c->rbuf)
 		return -ENOMEM;
-	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
+	return h3_conn_sndtimeo(c, H3_SNDTIMEO_MS);
+}
+
+/**
+ * h3_conn_sndtimeo() - how long a send may wait for room or credit
+ * @c: the connection
+ * @ms: milliseconds; 0 waits as long as it takes
+ *
+ * Return: 0 or -errno.
+ */
+int h3_conn_sndtimeo(struct h3_conn *c, int ms)
+{
+	struct timeval tv = {
+		.tv_sec = ms / 1000,
+		.tv_usec = (ms % 1000) * 1000,
+	};
+
+	if (setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
 		return -errno;
 	return 0;
 }
@@ -566,8 +582,14 @@ int h3_conn_read(struct h3_conn *c)
 				return 0;
 			return -errno;
 		}
-		/* Events are not enabled; datagrams are not used. */
-		if (msg.msg_flags & (MSG_QUIC_NOTIFICATION | MSG_QUIC_DATAGRAM))
+		/* Only the ticket event may be enabled; no datagrams. */
+		if (msg.msg_flags & MSG_QUIC_NOTIFICATION) {
+			if (n > 0 &&
+			    c->rbuf[0] == QUIC_EVENT_NEW_SESSION_TICKET)
+				c->ticket = true;
+			continue;
+		}
+		if (msg.msg_flags & MSG_QUIC_DATAGRAM)
 			continue;
 		found = false;
 		for (cmsg = CMSG_FIRSTHDR(&msg); cmsg;

@@ -37,6 +37,7 @@
  * @next_bidi: the lowest bidirectional stream ID of ours not opened yet
  * @next_uni: the same for our unidirectional streams
  * @blocked: the last write could not queue everything
+ * @ticket: a QUIC_EVENT_NEW_SESSION_TICKET was read (if enabled)
  * @rbuf: receive buffer of %H3_RBUF_LEN bytes
  * @rx_bytes: stream bytes read from the socket
  * @tx_bytes: stream bytes queued on the socket
@@ -48,12 +49,14 @@ struct h3_conn {
 	int64_t next_bidi;
 	int64_t next_uni;
 	bool blocked;
+	bool ticket;
 	uint8_t *rbuf;
 	uint64_t rx_bytes;
 	uint64_t tx_bytes;
 };
 
 int h3_conn_init(struct h3_conn *c, int fd, bool is_server);
+int h3_conn_sndtimeo(struct h3_conn *c, int ms);
 void h3_conn_release(struct h3_conn *c);
 int h3_conn_bind_streams(struct h3_conn *c);
 int h3_conn_read(struct h3_conn *c);
