@@ -8,9 +8,12 @@
  * GET /bytes/N answers N bytes of a fixed pattern (K, M and G suffixes
  * allowed); any other path is a file below DIR (default: the current
  * directory). Each connection is served by a child process; the
- * handshake is libquic's quic_server_handshake(). One line per request
- * goes to stderr unless -q is given. With -n the server stops accepting
- * after COUNT connections and exits once they are done.
+ * handshake is libquic's quic_handshake() on a GnuTLS session built here,
+ * with session tickets encrypted under the key the kernel hands out for
+ * the client's address, so that clients can resume (socket-api.md,
+ * section 4.6). One line per request goes to stderr unless -q is given.
+ * With -n the server stops accepting after COUNT connections and exits
+ * once they are done.
  */
 
 #define _GNU_SOURCE
@@ -27,6 +30,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <gnutls/gnutls.h>
 #include <netinet/quic.h>
 
 #include "h3.h"
@@ -35,6 +39,13 @@
 #define H3S_CHUNK		(256 * 1024)
 #define H3S_BACKLOG		16
 #define H3S_PEER_WAIT_S		30
+/* gnutls_session_ticket_enable_server() takes exactly this much. */
+#define H3S_TICKET_KEY_LEN	64
+
+#define H3S_PRIORITY	"NORMAL:-VERS-ALL:+VERS-TLS1.3:" \
+			"%DISABLE_TLS13_COMPAT_MODE:-CIPHER-ALL"
+#define H3S_CIPHERS	":+AES-128-GCM:+AES-256-GCM:+CHACHA20-POLY1305" \
+			":+AES-128-CCM"
 
 struct h3s_req {
 	char method[16];
@@ -53,6 +64,7 @@ struct h3s_conn {
 	struct h3s_req *reqs;
 	char peer[64];
 	const char *cipher;	/* the one offered, or NULL for all */
+	bool resumed;		/* the client resumed a TLS session */
 };
 
 static const char *docroot = ".";
@@ -298,13 +310,14 @@ static void h3s_log(struct h3s_conn *sc, double t_end)
 	for (r = sc->reqs; r; r = r->next) {
 		secs = t_end - r->t_start;
 		fprintf(stderr,
-			"h3server: %s %s %s -> %d, %llu bytes in %.3f s, %.2f MB/s%s%s\n",
+			"h3server: %s %s %s -> %d, %llu bytes in %.3f s, %.2f MB/s%s%s%s\n",
 			sc->peer, r->method[0] ? r->method : "-",
 			r->path[0] ? r->path : "-", r->status,
 			(unsigned long long)r->off, secs,
 			secs > 0 ? r->off / secs / 1e6 : 0.0,
 			sc->cipher ? ", cipher " : "",
-			sc->cipher ? sc->cipher : "");
+			sc->cipher ? sc->cipher : "",
+			sc->resumed ? ", resumed" : "");
 	}
 }
 
@@ -404,24 +417,80 @@ static const char *h3s_strerror(int err)
 	return err <= -500 ? nghttp3_strerror(err) : strerror(-err);
 }
 
+/*
+ * The TLS side of one connection. No ticket goes out on its own
+ * (GNUTLS_NO_AUTO_SEND_TICKET): libquic sends one NewSessionTicket in a
+ * 1-RTT CRYPTO frame once the handshake is complete, if the session has
+ * a ticket key. The key comes from the kernel, the same for every
+ * connection of one client address to this listener (section 5.10);
+ * kernels without it answer EOPNOTSUPP, and clients then cannot resume.
+ * 0-RTT is not enabled: the kernel cannot take the EARLY secret yet.
+ */
+static int h3s_session(gnutls_session_t *s, int fd, uint32_t ctype,
+		       gnutls_certificate_credentials_t cred)
+{
+	gnutls_datum_t alpn = {
+		.data = (unsigned char *)H3_ALPN, .size = strlen(H3_ALPN)
+	};
+	uint8_t key[H3S_TICKET_KEY_LEN];
+	socklen_t len = sizeof(key);
+	gnutls_datum_t tkey;
+	char prio[160];
+	int ret;
+
+	snprintf(prio, sizeof(prio), "%s%s%s", H3S_PRIORITY,
+		 ctype ? ":+" : H3S_CIPHERS,
+		 ctype ? h3_cipher_name(ctype) : "");
+	ret = gnutls_init(s, GNUTLS_SERVER | GNUTLS_NO_AUTO_SEND_TICKET);
+	if (ret)
+		return ret;
+	ret = gnutls_priority_set_direct(*s, prio, NULL);
+	if (!ret)
+		ret = gnutls_credentials_set(*s, GNUTLS_CRD_CERTIFICATE, cred);
+	if (!ret)
+		ret = gnutls_alpn_set_protocols(*s, &alpn, 1,
+						GNUTLS_ALPN_MANDATORY);
+	if (ret)
+		return ret;
+	if (!getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_SESSION_TICKET, key, &len) &&
+	    len == sizeof(key)) {
+		tkey.data = key;
+		tkey.size = len;
+		ret = gnutls_session_ticket_enable_server(*s, &tkey);
+	}
+	gnutls_memset(key, 0, sizeof(key));
+	if (ret)
+		return ret;
+	gnutls_transport_set_int(*s, fd);
+	return 0;
+}
+
 /* One connection, in its own process: handshake, requests, log. */
 static int h3s_connection(int fd, const struct sockaddr *peer, uint32_t ctype,
-			  const char *key, const char *cert)
+			  gnutls_certificate_credentials_t cred)
 {
+	gnutls_session_t session;
 	struct h3s_conn sc;
 	struct h3s_req *r;
 	int err;
 
 	memset(&sc, 0, sizeof(sc));
 	h3_addr_str(peer, sc.peer, sizeof(sc.peer));
-	if (ctype) {
+	if (ctype)
 		sc.cipher = h3_cipher_name(ctype);
-		if (h3_set_cipher_hint(fd, ctype))
-			perror("h3server: cipher hint");
+	err = h3s_session(&session, fd, ctype, cred);
+	if (err) {
+		fprintf(stderr, "h3server: %s: TLS setup: %s\n", sc.peer,
+			gnutls_strerror(err));
+		return 1;
 	}
-	if (quic_server_handshake(fd, key, cert, H3_ALPN)) {
+	err = quic_handshake(session);
+	sc.resumed = !err && gnutls_session_is_resumed(session);
+	/* The kernel has the keys; TLS has nothing more to do here. */
+	gnutls_deinit(session);
+	if (err) {
 		fprintf(stderr, "h3server: %s: handshake: %s\n", sc.peer,
-			strerror(errno));
+			strerror(-err));
 		return 1;
 	}
 	err = h3_conn_init(&sc.c, fd, true);
@@ -454,6 +523,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
+	gnutls_certificate_credentials_t cred;
 	const char *key, *cert, *cc = NULL;
 	bool retry = false;
 	double idle = 0;
@@ -503,6 +573,14 @@ int main(int argc, char **argv)
 		print_usage();
 	key = argv[optind + 2];
 	cert = argv[optind + 3];
+	if (gnutls_certificate_allocate_credentials(&cred) ||
+	    gnutls_certificate_set_x509_key_file2(cred, cert, key,
+						  GNUTLS_X509_FMT_PEM, NULL,
+						  0) < 0) {
+		fprintf(stderr, "h3server: cannot load %s and %s\n", cert,
+			key);
+		return 1;
+	}
 	for (i = 0; i < sizeof(pattern); i++)
 		pattern[i] = (uint8_t)(i * 7 + (i >> 8));
 	signal(SIGPIPE, SIG_IGN);
@@ -533,7 +611,7 @@ int main(int argc, char **argv)
 			prctl(PR_SET_PDEATHSIG, SIGTERM);
 			close(lfd);
 			exit(h3s_connection(fd, (struct sockaddr *)&peer, ctype,
-					    key, cert));
+					    cred));
 		}
 		if (pid < 0)
 			perror("h3server: fork");
@@ -544,5 +622,6 @@ int main(int argc, char **argv)
 	while (wait(NULL) > 0)
 		;
 	close(lfd);
+	gnutls_certificate_free_credentials(cred);
 	return 0;
 }
