@@ -125,8 +125,8 @@ static int quic_in_crypto(struct sock *sk, u8 level, const struct quic_frame *f)
 static void quic_in_stream_events(struct sock *sk, struct quic_stream *st,
 				  u8 old_state, bool first)
 {
-	if (first && st->recv.highest &&
-	    st->recv_state == QUIC_STREAM_RECV_STATE_RECV)
+	/* The first frame, even one that also ends the stream. */
+	if (first && old_state == QUIC_STREAM_RECV_STATE_RECV)
 		quic_event_stream_update(sk, st->id, QUIC_STREAM_RECV_STATE_RECV,
 					 0, 0);
 	if (st->recv_state == old_state)
@@ -162,7 +162,7 @@ static int quic_in_stream(struct sock *sk, const struct quic_frame *f)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_stream_table *t = &c->streams;
-	bool send_part, uni, first;
+	bool send_part, uni, first, opens = false;
 	struct quic_stream *st;
 	s64 max_id;
 	u64 err = 0;
@@ -213,6 +213,13 @@ static int quic_in_stream(struct sock *sk, const struct quic_frame *f)
 		if (!quic_frame_is_stream(f->type))
 			return 0;
 		send_part = false;
+		/* socket-api.md 5.2: the peer's bidirectional stream this
+		 * frame opens (not the lower ones it opens with it) becomes
+		 * the active stream, so that a plain send() answers it.
+		 */
+		opens = !quic_stream_id_local(t, f->data.id) &&
+			!quic_stream_id_uni(f->data.id) &&
+			!quic_stream_id_used(t, f->data.id);
 		break;
 	}
 	st = quic_stream_recv_get(t, f->type == QUIC_FRAME_MAX_STREAM_DATA ||
@@ -250,28 +257,34 @@ static int quic_in_stream(struct sock *sk, const struct quic_frame *f)
 			quic_output_msd(sk, st->id);
 		return 0;
 	case QUIC_FRAME_RESET_STREAM:
-		send_part = st->recv_state == QUIC_STREAM_RECV_STATE_RESET_RECVD;
 		ret = quic_stream_recv_reset(t, st, f->stream_ctl.value,
 					     f->stream_ctl.final_size, &err);
-		if (!ret && !send_part &&
-		    st->recv_state == QUIC_STREAM_RECV_STATE_RESET_RECVD) {
-			/* Its connection credit came back. */
-			if (quic_fc_recv_update(&t->recv, ktime_to_us(ktime_get()),
-						c->rec.rtt.smoothed_rtt))
-				c->max_data_pending = true;
-			quic_event_stream_update(sk, st->id,
-						 QUIC_STREAM_RECV_STATE_RESET_RECVD,
-						 st->recv_errcode, st->final_size);
-		}
-		break;
+		if (ret <= 0)
+			break;
+		/* socket-api.md 5.4: the data is gone, the application
+		 * learns of it by the event, and the connection goes on.
+		 * Its connection credit came back.
+		 */
+		if (quic_fc_recv_update(&t->recv, ktime_to_us(ktime_get()),
+					c->rec.rtt.smoothed_rtt))
+			c->max_data_pending = true;
+		quic_event_stream_update(sk, st->id,
+					 QUIC_STREAM_RECV_STATE_RESET_RECVD,
+					 st->recv_errcode, st->final_size);
+		quic_stream_release(t, st);
+		return 0;
 	default:
 		first = !st->recv.highest;
 		old_state = st->recv_state;
 		ret = quic_stream_recv_data(t, st, f->data.offset, f->data.data,
 					    f->data.len,
 					    f->type & QUIC_STREAM_BIT_FIN, &err);
-		if (!ret)
+		if (!ret) {
+			if (opens)
+				c->active_sid = st->id;
 			quic_in_stream_events(sk, st, old_state, first);
+			quic_stream_retire(t, st);
+		}
 		break;
 	}
 	if (ret == -EPROTO)

@@ -708,8 +708,10 @@ static int quic_sock_stream_sendmsg(struct sock *sk, struct msghdr *msg,
 	err = -EINVAL;
 	if (sk->sk_state != TCP_ESTABLISHED || !c->streams_ready)
 		goto out;
-	if (id == -1 && c->active_sid != -1 &&
-	    !(sflags & (MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_UNI)))
+	/* socket-api.md 5.2: -1 is the active stream whatever the flags, so
+	 * that a second MSG_QUIC_STREAM_NEW before the FIN fails.
+	 */
+	if (id == -1 && c->active_sid != -1)
 		id = c->active_sid;
 	for (;;) {
 		created = (sflags & MSG_QUIC_STREAM_NEW) &&
@@ -894,12 +896,6 @@ static int quic_sock_stream_recvmsg(struct sock *sk, struct msghdr *msg,
 		return -EOPNOTSUPP;
 	info.stream_id = st->id;
 	n = quic_stream_read(&c->streams, st, &msg->msg_iter, &fin);
-	if (n == -ECONNRESET) {
-		/* The reset was reported; the stream may be done now. */
-		quic_stream_release(&c->streams, st);
-		quic_sock_next_readable(sk);
-		quic_output_flush(sk, GFP_KERNEL);
-	}
 	if (n < 0)
 		return n;
 	if (fin)

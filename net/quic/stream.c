@@ -155,6 +155,8 @@ static void quic_stream_purge(struct quic_stream_table *t,
 static void quic_stream_free(struct quic_stream_table *t,
 			     struct quic_stream *s)
 {
+	if (s->retired)
+		t->kind[s->id & QUIC_STREAM_TYPE_MASK].lingering--;
 	quic_stream_purge(t, s);
 	hlist_del(&s->node);
 	list_del(&s->rx_node);
@@ -304,23 +306,60 @@ static struct quic_stream *quic_stream_open_upto(struct quic_stream_table *t,
 	return s;
 }
 
+/* The receiving part has everything it will get: all data up to the
+ * final size, or a reset (a missing part counts as done).
+ */
+static inline bool quic_recv_arrived(const struct quic_stream *s)
+{
+	return s->recv_state >= QUIC_STREAM_RECV_STATE_RECVD;
+}
+
+/**
+ * quic_stream_retire() - count a stream as closed for the stream limits
+ * @t: the table
+ * @s: the stream; never freed here
+ *
+ * socket-api.md 5.3: a stream stops counting against the limits once its
+ * sending part is in Data Recvd or Reset Recvd and its receiving part has
+ * received everything (Data Recvd) or a reset, before the application
+ * has read it: the peer's credit for a unidirectional stream comes back
+ * when its data has arrived. A peer that opens streams and sends a FIN on
+ * each could then make us keep any number of unread streams: at most the
+ * initial allowance of them stays retired but allocated; beyond that a
+ * stream counts as closed only when it is read and freed.
+ */
+void quic_stream_retire(struct quic_stream_table *t, struct quic_stream *s)
+{
+	struct quic_stream_kind *k = &t->kind[s->id & QUIC_STREAM_TYPE_MASK];
+
+	if (s->retired || quic_stream_id_local(t, s->id) ||
+	    !quic_send_done(s) || !quic_recv_arrived(s))
+		return;
+	if (!quic_recv_done(s) && k->lingering >= max(k->target, 1ULL))
+		return;
+	s->retired = true;
+	k->closed++;
+	k->lingering++;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_retire);
+
 /**
  * quic_stream_release() - free a stream if both of its parts are closed
  * @t: the table
  * @s: the stream; not to be used again if this returns true
  *
- * Call after a state change.  A stream is closed once its sending part is
+ * Call after a state change.  A stream is freed once its sending part is
  * in Data Recvd or Reset Recvd and its receiving part in Data Read or Reset
- * Read (a missing part counts as closed).  Freeing a peer's stream makes
- * room for quic_stream_max_streams_update().
+ * Read (a missing part counts as closed).  Retiring a peer's stream (see
+ * quic_stream_retire()) makes room for quic_stream_max_streams_update().
  *
  * Return: true if @s was freed.
  */
 bool quic_stream_release(struct quic_stream_table *t, struct quic_stream *s)
 {
+	quic_stream_retire(t, s);
 	if (!quic_send_done(s) || !quic_recv_done(s))
 		return false;
-	t->kind[s->id & QUIC_STREAM_TYPE_MASK].closed++;
 	quic_stream_free(t, s);
 	return true;
 }
@@ -507,8 +546,9 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_streams_blocked);
  * @count: the new limit to put in the frame
  *
  * The peer may keep as many streams open as our initial limit allowed:
- * the limit follows the streams freed by quic_stream_release(), and is
- * raised once half of that allowance has been freed.
+ * the limit follows the streams retired by quic_stream_retire(), and is
+ * raised as soon as one is (socket-api.md 5.3: a sender waiting on the
+ * limit must not wait for a batch of streams it may never open).
  *
  * Return: true if the limit was raised to *@count.
  */
@@ -519,7 +559,7 @@ bool quic_stream_max_streams_update(struct quic_stream_table *t, bool uni,
 	struct quic_stream_kind *k = &t->kind[type];
 	u64 want = min(k->closed + k->target, QUIC_STREAM_MAX_COUNT);
 
-	if (want <= k->limit || want - k->limit < max(k->target / 2, 1ULL))
+	if (want <= k->limit)
 		return false;
 	k->limit = want;
 	*count = want;
@@ -968,10 +1008,13 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_recv_data);
  * @err: transport error code on -EPROTO
  *
  * Unless all data was already received (then the reset is ignored, as RFC
- * 9000 section 3.2 allows), drops the buffered data, gives its connection
- * credit back and moves to Reset Recvd.
+ * 9000 section 3.2 allows), drops the buffered data, read or not, and
+ * gives its connection credit back.  socket-api.md 5.4: the application
+ * learns of the reset by an event, never from recvmsg(), so the receiving
+ * part goes through Reset Recvd straight to Reset Read.
  *
- * Return: 0, or -EPROTO with FINAL_SIZE_ERROR, FLOW_CONTROL_ERROR or
+ * Return: 1 if the stream was reset now, 0 if the frame changed nothing,
+ * or -EPROTO with FINAL_SIZE_ERROR, FLOW_CONTROL_ERROR or
  * STREAM_STATE_ERROR.
  */
 int quic_stream_recv_reset(struct quic_stream_table *t, struct quic_stream *s,
@@ -1001,8 +1044,9 @@ int quic_stream_recv_reset(struct quic_stream_table *t, struct quic_stream *s,
 	s->recv.read = final_size;
 	s->contig = final_size;
 	s->recv_errcode = errcode;
+	quic_stream_set_recv_state(s, QUIC_STREAM_RECV_STATE_RESET_READ);
 	quic_stream_rx_update(t, s);
-	return 0;
+	return 1;
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_recv_reset);
 
@@ -1018,9 +1062,9 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_recv_reset);
  * Reset Read.  Then see quic_stream_window_update(), quic_fc_recv_update()
  * on @t->recv and quic_stream_release().
  *
- * Return: bytes copied (0 if none are in order yet, or for a bare FIN),
- * -ECONNRESET for a reset stream, -EINVAL for a stream we cannot receive
- * on, -EFAULT if nothing could be copied.
+ * Return: bytes copied (0 if none are in order yet, for a bare FIN, or
+ * for a reset stream, whose data is gone), -EINVAL for a stream we cannot
+ * receive on, -EFAULT if nothing could be copied.
  */
 ssize_t quic_stream_read(struct quic_stream_table *t, struct quic_stream *s,
 			 struct iov_iter *to, bool *fin)
@@ -1031,13 +1075,8 @@ ssize_t quic_stream_read(struct quic_stream_table *t, struct quic_stream *s,
 	*fin = false;
 	if (!quic_stream_id_recv(t, s->id))
 		return -EINVAL;
-	if (s->recv_state == QUIC_STREAM_RECV_STATE_RESET_RECVD) {
-		quic_stream_set_recv_state(s, QUIC_STREAM_RECV_STATE_RESET_READ);
-		quic_stream_rx_update(t, s);
-		return -ECONNRESET;
-	}
-	if (s->recv_state == QUIC_STREAM_RECV_STATE_RESET_READ)
-		return -ECONNRESET;
+	if (s->recv_state >= QUIC_STREAM_RECV_STATE_RESET_RECVD)
+		return 0;
 	while ((n = rb_first(&s->chunks))) {
 		struct quic_stream_chunk *c =
 			rb_entry(n, struct quic_stream_chunk, node);
@@ -1157,7 +1196,7 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_window_update);
  * @t: the table
  * @s: the stream
  *
- * Return: true if @s has in-order bytes, its FIN or an unread reset.
+ * Return: true if @s has in-order bytes or its FIN.
  */
 bool quic_stream_readable(const struct quic_stream_table *t,
 			  const struct quic_stream *s)
@@ -1165,8 +1204,6 @@ bool quic_stream_readable(const struct quic_stream_table *t,
 	if (!quic_stream_id_recv(t, s->id))
 		return false;
 	switch (s->recv_state) {
-	case QUIC_STREAM_RECV_STATE_RESET_RECVD:
-		return true;
 	case QUIC_STREAM_RECV_STATE_RECV:
 	case QUIC_STREAM_RECV_STATE_SIZE_KNOWN:
 		return s->contig > s->recv.read;

@@ -109,6 +109,9 @@ struct quic_fc_recv {
  * @out_chunks: chunks of its data in the send queue (output.c)
  * @final_known: the peer's final size is known (FIN or RESET_STREAM)
  * @stop_sending: we sent STOP_SENDING
+ * @retired: counted in @closed of its kind (socket-api.md 5.3): its
+ *	sending part is done and all its data (or a reset) has arrived,
+ *	though unread data may keep it allocated
  *
  * A stream without a receiving part (our unidirectional stream) starts in
  * QUIC_STREAM_RECV_STATE_READ and one without a sending part (the peer's
@@ -134,6 +137,7 @@ struct quic_stream {
 	u32 out_chunks;
 	bool final_known;
 	bool stop_sending;
+	bool retired;
 };
 
 /**
@@ -141,7 +145,8 @@ struct quic_stream {
  * @next: streams opened so far: the next unopened ID is @next << 2 | type
  * @limit: streams that may be opened (the peer's limit for our types,
  *	the one we advertise for the peer's types)
- * @closed: streams of this type freed so far
+ * @closed: streams of this type retired so far (see quic_stream_retire())
+ * @lingering: retired streams still allocated, kept for unread data
  * @target: for the peer's types, how many may be open at once
  * @blocked_at: @limit when we last asked for STREAMS_BLOCKED, or U64_MAX
  */
@@ -149,6 +154,7 @@ struct quic_stream_kind {
 	u64 next;
 	u64 limit;
 	u64 closed;
+	u64 lingering;
 	u64 target;
 	u64 blocked_at;
 };
@@ -256,6 +262,7 @@ int quic_stream_set_peer(struct quic_stream_table *t,
 			 const struct quic_stream_params *peer, u64 *err);
 struct quic_stream *quic_stream_find(const struct quic_stream_table *t,
 				     s64 id);
+void quic_stream_retire(struct quic_stream_table *t, struct quic_stream *s);
 bool quic_stream_release(struct quic_stream_table *t, struct quic_stream *s);
 
 /* Opening streams. */
