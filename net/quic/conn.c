@@ -19,6 +19,7 @@
 #include <net/dst_cache.h>
 #include <net/sock.h>
 
+#include <net/quic/compat.h>
 #include <net/quic/conn.h>
 #include <net/quic/event.h>
 #include <net/tls.h>
@@ -175,6 +176,68 @@ void quic_conn_free(struct sock *sk)
 	}
 	quic_conn_requests_purge(sk);
 	quic_conn_half_open_end(sk);
+	kfree(c->ticket_buf);
+	c->ticket_buf = NULL;
+}
+
+/**
+ * quic_conn_crypto_app() - CRYPTO data in a 1-RTT packet
+ * @sk: the socket, locked
+ * @f: the CRYPTO frame
+ *
+ * socket-api.md 4.5: a client collects the in-order bytes from offset 0,
+ * at most QUIC_TICKET_MAX_LEN of them, until they hold one TLS message
+ * (the server's NewSessionTicket): QUIC_SOCKOPT_SESSION_TICKET then
+ * returns it and QUIC_EVENT_NEW_SESSION_TICKET carries it. Anything else
+ * (a server's, a second message, one too long) is dropped.
+ *
+ * Return: 0, or 1 if the packet must not be acknowledged (data ahead of
+ * what arrived, or no memory: the peer sends it again).
+ */
+int quic_conn_crypto_app(struct sock *sk, const struct quic_frame *f)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_pnspace *s = &c->space[QUIC_CRYPTO_APP];
+	u64 end = f->data.offset + f->data.len;
+	u32 skip, need;
+
+	if (c->is_server || c->ticket_done || end <= s->crypto_recv_off)
+		return 0;
+	if (f->data.offset > s->crypto_recv_off)
+		return 1;
+	if (end > QUIC_TICKET_MAX_LEN) {
+		c->ticket_done = 1;
+		kfree(c->ticket_buf);
+		c->ticket_buf = NULL;
+		return 0;
+	}
+	if (!c->ticket_buf) {
+		c->ticket_buf = kmalloc(QUIC_TICKET_MAX_LEN,
+					GFP_ATOMIC | __GFP_NOWARN);
+		if (!c->ticket_buf)
+			return 1;
+	}
+	skip = s->crypto_recv_off - f->data.offset;
+	memcpy(c->ticket_buf + s->crypto_recv_off, f->data.data + skip,
+	       f->data.len - skip);
+	s->crypto_recv_off = end;
+	/* A handshake message: type (1), length (3), body. */
+	if (end < 4)
+		return 0;
+	need = 4 + get_unaligned_be24(c->ticket_buf + 1);
+	if (need > QUIC_TICKET_MAX_LEN) {
+		c->ticket_done = 1;
+		kfree(c->ticket_buf);
+		c->ticket_buf = NULL;
+		return 0;
+	}
+	if (end < need)
+		return 0;
+	c->ticket_done = 1;
+	quic_event_put(sk, QUIC_EVENT_NEW_SESSION_TICKET, c->ticket_buf, need);
+	quic_sock_opts_take_ticket(&quic_sk(sk)->opts, c->ticket_buf, need);
+	c->ticket_buf = NULL;
+	return 0;
 }
 
 /**
@@ -534,6 +597,12 @@ int quic_conn_set_secret(struct sock *sk, const struct quic_crypto_secret *s)
 		memzero_explicit(quic_sk(sk)->opts.token, QUIC_TOKEN_MAX_LEN);
 		quic_sk(sk)->opts.token_len = 0;
 	}
+	/* So is the session ticket that was set (socket-api.md 5.10): a
+	 * client's get returns the NewSessionTicket that comes next, a
+	 * server's the key derived for this client.
+	 */
+	if (!s->send && s->level == QUIC_CRYPTO_APP)
+		quic_sock_opts_drop_ticket(&quic_sk(sk)->opts);
 
 	/* 1-RTT packets wait for the stream table that completion sets up. */
 	if (!s->send && s->level != QUIC_CRYPTO_APP)

@@ -97,10 +97,12 @@ static int quic_in_crypto(struct sock *sk, u8 level, const struct quic_frame *f)
 	struct sk_buff *skb;
 	u32 skip, len;
 
+	if (level == QUIC_CRYPTO_APP)
+		return quic_conn_crypto_app(sk, f);
 	if (end > s->crypto_recv_off + QUIC_IN_CRYPTO_MAX)
 		return QUIC_TRANSPORT_ERROR_CRYPTO_BUF_EXCEEDED;
-	if (level == QUIC_CRYPTO_APP || end <= s->crypto_recv_off)
-		return 0;	/* post-handshake data: not kept (stand-in) */
+	if (end <= s->crypto_recv_off)
+		return 0;
 	if (f->data.offset > s->crypto_recv_off)
 		return 1;	/* ahead: let the peer send it again */
 	skip = s->crypto_recv_off - f->data.offset;

@@ -24,9 +24,11 @@
 #include <net/quic/conn.h>
 #include <net/quic/keyupdate.h>
 #include <net/quic/output.h>
+#include <net/quic/protocol.h>
 #include <net/quic/socket.h>
 #include <net/quic/sockopt.h>
 #include <net/quic/stream.h>
+#include <net/quic/token.h>
 
 /* Default initial RTT estimate, in microseconds (socket-api.md, 2.7). */
 #define QUIC_CONFIG_DEF_INITIAL_RTT_US		333000
@@ -66,11 +68,36 @@ void quic_sock_opts_init(struct quic_sock_opts *o, bool server)
  */
 void quic_sock_opts_free(struct quic_sock_opts *o)
 {
+	quic_sock_opts_drop_ticket(o);
+	memzero_explicit(o->token, sizeof(o->token));
+	o->token_len = 0;
+}
+
+/**
+ * quic_sock_opts_drop_ticket - forget the session ticket that was set
+ * @o: the options
+ *
+ * socket-api.md 5.10: installing the 1-RTT receive secret discards it.
+ */
+void quic_sock_opts_drop_ticket(struct quic_sock_opts *o)
+{
 	kfree_sensitive(o->ticket);
 	o->ticket = NULL;
 	o->ticket_len = 0;
-	memzero_explicit(o->token, sizeof(o->token));
-	o->token_len = 0;
+}
+
+/**
+ * quic_sock_opts_take_ticket - keep the NewSessionTicket a client captured
+ * @o: the options
+ * @ticket: the TLS message, kmalloc()ed; the options own it from now on
+ * @len: its length, at most QUIC_TICKET_MAX_LEN
+ */
+void quic_sock_opts_take_ticket(struct quic_sock_opts *o, u8 *ticket,
+				u16 len)
+{
+	quic_sock_opts_drop_ticket(o);
+	o->ticket = ticket;
+	o->ticket_len = len;
 }
 
 /**
@@ -432,18 +459,34 @@ static int quic_set_ticket(struct quic_sock_opts *o, sockptr_t optval,
 	return 0;
 }
 
+/* socket-api.md 5.10: a server's ticket key is the one set, else the one
+ * derived for this client and listener; a client's ticket is the session
+ * data set while establishing, then the NewSessionTicket captured.
+ */
 static int quic_get_ticket(struct sock *sk, struct quic_sock_opts *o,
 			   char __user *optval, int __user *optlen, int len)
 {
-	if (quic_sock_opts_is_server(sk)) {
-		if (sk->sk_state == TCP_LISTEN || sk->sk_state == TCP_CLOSE)
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	u8 key[QUIC_TICKET_KEY_LEN];
+	int err;
+
+	if (!quic_sock_opts_is_server(sk)) {
+		if (sk->sk_state == TCP_LISTEN)
 			return -EPIPE;
-		/* NewSessionTicket from the server: not built yet. */
-		if (!o->ticket)
-			return -EOPNOTSUPP;
+		return quic_opt_put_bytes(o->ticket, o->ticket_len,
+					  o->ticket_len, optval, optlen, len);
 	}
-	return quic_opt_put_bytes(o->ticket, o->ticket_len, o->ticket_len,
-				  optval, optlen, len);
+	if (sk->sk_state == TCP_LISTEN || sk->sk_state == TCP_CLOSE)
+		return -EPIPE;
+	if (o->ticket)
+		return quic_opt_put_bytes(o->ticket, o->ticket_len,
+					  o->ticket_len, optval, optlen, len);
+	quic_token_ticket_key(&quic_net(sock_net(sk))->token_key, &c->local,
+			      &c->peer, key);
+	err = quic_opt_put_bytes(key, sizeof(key), sizeof(key), optval, optlen,
+				 len);
+	memzero_explicit(key, sizeof(key));
+	return err;
 }
 
 /* The options below act on the connection. */

@@ -27,6 +27,7 @@
  */
 
 #include <crypto/algapi.h>
+#include <crypto/sha2.h>
 #include <linux/random.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
@@ -58,6 +59,7 @@ u64 quic_token_now(void)
 void quic_token_key_init(struct quic_token_key *k, u64 now)
 {
 	get_random_bytes(k->key, sizeof(k->key));
+	get_random_bytes(k->ticket, sizeof(k->ticket));
 	k->since = now;
 	k->cur = 0;
 	spin_lock_init(&k->lock);
@@ -71,6 +73,7 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_token_key_init);
 void quic_token_key_exit(struct quic_token_key *k)
 {
 	memzero_explicit(k->key, sizeof(k->key));
+	memzero_explicit(k->ticket, sizeof(k->ticket));
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_token_key_exit);
 
@@ -100,25 +103,36 @@ static u8 quic_token_slot(struct quic_token_key *k, u64 now)
 	return slot;
 }
 
+/* The address bytes of @a, with its family, and with its port if @port. */
+static u32 quic_token_addr(u8 *out, const union quic_addr *a, bool port)
+{
+	u32 n = 0;
+
+	if (a->sa.sa_family == AF_INET6) {
+		out[n++] = 6;
+		memcpy(out + n, &a->v6.sin6_addr, 16);
+		n += 16;
+	} else {
+		out[n++] = 4;
+		memcpy(out + n, &a->v4.sin_addr, 4);
+		n += 4;
+	}
+	if (port) {
+		/* sin_port and sin6_port are at the same offset. */
+		memcpy(out + n, &a->v4.sin_port, 2);
+		n += 2;
+	}
+	return n;
+}
+
 /* Append the address the token is bound to, and for Retry the ID the
  * client's next Initial is sent to; returns the new length.
  */
 static u32 quic_token_bind(u8 *in, u32 n, const union quic_addr *peer,
 			   const struct quic_cid *rscid)
 {
-	if (peer->sa.sa_family == AF_INET6) {
-		in[n++] = 6;
-		memcpy(in + n, &peer->v6.sin6_addr, 16);
-		n += 16;
-	} else {
-		in[n++] = 4;
-		memcpy(in + n, &peer->v4.sin_addr, 4);
-		n += 4;
-	}
+	n += quic_token_addr(in + n, peer, rscid);
 	if (rscid) {
-		/* sin_port and sin6_port are at the same offset. */
-		memcpy(in + n, &peer->v4.sin_port, 2);
-		n += 2;
 		in[n++] = rscid->len;
 		memcpy(in + n, rscid->data, rscid->len);
 		n += rscid->len;
@@ -283,3 +297,37 @@ int quic_token_check(const struct quic_token_key *k, const u8 *tok, u32 len,
 	return kind;
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_token_check);
+
+/**
+ * quic_token_ticket_key() - the session-ticket key of a server connection
+ * @k: the namespace's keys
+ * @local: the server's address and port
+ * @peer: the client's address; its port is left out
+ * @key: QUIC_TICKET_KEY_LEN bytes out
+ *
+ * socket-api.md 5.10: what a server's QUIC_SOCKOPT_SESSION_TICKET get
+ * returns unless a key was set, for gnutls_session_ticket_enable_server().
+ * Resumption needs the same key for every connection of one client to
+ * one listener, so the key is SHA-256 of the namespace's ticket secret,
+ * a counter, and both addresses: nothing is kept per socket, and neither
+ * another listener nor another client address gets this key.
+ */
+void quic_token_ticket_key(const struct quic_token_key *k,
+			   const union quic_addr *local,
+			   const union quic_addr *peer, u8 *key)
+{
+	u8 in[sizeof(k->ticket) + 1 + 2 * (1 + 16 + 2)];
+	u32 n, half;
+
+	memcpy(in, k->ticket, sizeof(k->ticket));
+	n = sizeof(k->ticket) + 1;
+	n += quic_token_addr(in + n, local, true);
+	n += quic_token_addr(in + n, peer, false);
+	for (half = 0; half < QUIC_TICKET_KEY_LEN / SHA256_DIGEST_SIZE;
+	     half++) {
+		in[sizeof(k->ticket)] = half;
+		sha256(in, n, key + half * SHA256_DIGEST_SIZE);
+	}
+	memzero_explicit(in, sizeof(in));
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_token_ticket_key);

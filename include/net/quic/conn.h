@@ -34,6 +34,7 @@
 #include <net/quic/udp.h>
 
 struct quic_ack_range;
+struct quic_frame;
 struct quic_frame_ack;
 struct quic_frame_close;
 struct quic_frame_new_cid;
@@ -175,6 +176,9 @@ struct quic_request {
  * @new_token_unacked: server: the last NEW_TOKEN sent is not acknowledged
  * @anti_deadlock: client: the loss timer is the PTO of RFC 9002 6.2.2.1,
  *	armed with nothing in flight during the handshake (conn.c)
+ * @ticket_done: client: the server's first NewSessionTicket was captured,
+ *	or could not be; later 1-RTT CRYPTO data is dropped
+ * @ticket_buf: client: that NewSessionTicket while it arrives
  * @streams: streams and flow control, once @streams_ready
  * @active_sid: the stream a send with stream ID -1 goes to, or -1
  * @msd_pending: streams whose MAX_STREAM_DATA is to be sent
@@ -247,6 +251,8 @@ struct quic_conn {
 				new_token_pending:1,
 				new_token_unacked:1,
 				anti_deadlock:1;
+	u8			ticket_done:1;
+	u8			*ticket_buf;
 	u32			bytes_rcvd;
 	u32			bytes_sent;
 	struct quic_cid		retry_scid;

@@ -70,6 +70,9 @@ struct quic_sock_opts {
 
 void quic_sock_opts_init(struct quic_sock_opts *o, bool server);
 void quic_sock_opts_free(struct quic_sock_opts *o);
+void quic_sock_opts_drop_ticket(struct quic_sock_opts *o);
+void quic_sock_opts_take_ticket(struct quic_sock_opts *o, u8 *ticket,
+				u16 len);
 void quic_sock_opts_copy(struct quic_sock_opts *dst,
 			 const struct quic_sock_opts *src);
 bool quic_sock_opts_is_server(const struct sock *sk);

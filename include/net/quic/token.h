@@ -51,13 +51,19 @@
  * @since: boot time in seconds when @key[@cur] was drawn
  * @cur: the slot of the current key
  * @lock: serialises rotations
+ * @ticket: the secret of session-ticket keys (quic_token_ticket_key()),
+ *	drawn once: a ticket key must outlive the tickets made with it
  */
 struct quic_token_key {
 	siphash_key_t	key[2];
 	u64		since;
 	u8		cur;
 	spinlock_t	lock;	/* rotation */
+	u8		ticket[32];
 };
+
+/* Bytes of a session-ticket key (gnutls_session_ticket_enable_server()). */
+#define QUIC_TICKET_KEY_LEN		64
 
 void quic_token_key_init(struct quic_token_key *k, u64 now);
 void quic_token_key_exit(struct quic_token_key *k);
@@ -68,6 +74,9 @@ int quic_token_check(const struct quic_token_key *k, const u8 *tok, u32 len,
 		     const union quic_addr *peer, const struct quic_cid *dcid,
 		     struct quic_cid *odcid, u64 now);
 u8 quic_token_kind(const u8 *tok, u32 len);
+void quic_token_ticket_key(const struct quic_token_key *k,
+			   const union quic_addr *local,
+			   const union quic_addr *peer, u8 *key);
 u64 quic_token_now(void);
 
 #endif /* __NET_QUIC_TOKEN_H */
