@@ -65,6 +65,7 @@ void quic_conn_init(struct sock *sk)
 	}
 	INIT_LIST_HEAD(&c->requests);
 	skb_queue_head_init(&c->events);
+	quic_dgram_init(&c->dgram);
 	c->active_sid = -1;
 	INIT_HLIST_NODE(&c->listen_node);
 	quic_timer_init(sk);
@@ -170,6 +171,7 @@ void quic_conn_free(struct sock *sk)
 	}
 	quic_output_free(sk);
 	skb_queue_purge(&c->events);
+	quic_dgram_free(sk);
 	if (c->streams_ready) {
 		quic_stream_table_free(&c->streams);
 		c->streams_ready = false;

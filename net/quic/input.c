@@ -24,6 +24,7 @@
 #include <net/sock.h>
 
 #include <net/quic/conn.h>
+#include <net/quic/datagram.h>
 #include <net/quic/event.h>
 #include <net/quic/frame.h>
 #include <net/quic/input.h>
@@ -35,6 +36,7 @@
 #include <net/quic/protocol.h>
 #include <net/quic/socket.h>
 #include <net/quic/stateless.h>
+#include <net/quic/varint.h>
 
 #define QUIC_IN_ACK_RANGES	16
 /* CRYPTO data accepted beyond what was delivered (RFC 9000 7.5). */
@@ -407,9 +409,25 @@ static int quic_in_frames(struct sock *sk, u8 level, const u8 *p, u32 len,
 			}
 			quic_conn_new_token_rcvd(sk, f.data.data, f.data.len);
 			break;
+		case QUIC_FRAME_DATAGRAM:
+		case QUIC_FRAME_DATAGRAM_LEN:
+			err = quic_dgram_rcv(sk, &f, 1 + f.data.len +
+					     (f.type == QUIC_FRAME_DATAGRAM_LEN ?
+					      quic_varint_len(f.data.len) : 0));
+			if (err) {
+				quic_in_error(sk, err);
+				return -1;
+			}
+			if (!quic_dgram_pending(sk))
+				break;
+			if (c->rx_batch)
+				c->rx_wake = true;
+			else
+				sk->sk_data_ready(sk);
+			break;
 		default:
-			/* PADDING, PING; datagrams and paths are not
-			 * handled yet and are ignored.
+			/* PADDING, PING; path frames are not handled yet
+			 * and are ignored.
 			 */
 			break;
 		}

@@ -35,6 +35,7 @@ static const struct snmp_mib quic_snmp_list[] = {
 	SNMP_MIB_ITEM("QuicAmplificationBlocked", QUIC_MIB_AMPLIFICATION_BLOCKED),
 	SNMP_MIB_ITEM("QuicOutStatelessReset", QUIC_MIB_RESET_SENT),
 	SNMP_MIB_ITEM("QuicInStatelessReset", QUIC_MIB_RESET_RCVD),
+	SNMP_MIB_ITEM("QuicInDatagramDrop", QUIC_MIB_DGRAM_RCV_DROP),
 };
 
 static_assert(ARRAY_SIZE(quic_snmp_list) == QUIC_MIB_MAX);

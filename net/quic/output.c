@@ -39,6 +39,7 @@
 #include <net/sock.h>
 
 #include <net/quic/conn.h>
+#include <net/quic/datagram.h>
 #include <net/quic/event.h>
 #include <net/quic/frame.h>
 #include <net/quic/input.h>
@@ -101,6 +102,7 @@ enum quic_out_kind {
 	QUIC_OUT_NEW_CID,	/* NEW_CONNECTION_ID of our ID @seq */
 	QUIC_OUT_RETIRE_CID,	/* RETIRE_CONNECTION_ID of the peer's @seq */
 	QUIC_OUT_NEW_TOKEN,
+	QUIC_OUT_DATAGRAM,	/* DATAGRAM frames: never sent again */
 };
 
 /**
@@ -697,6 +699,18 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 	if (app && c->streams_ready) {
 		used += quic_out_fc(c, buf + used, room - used, rec);
 		used += quic_out_stream_ctl(c, buf + used, room - used, rec);
+	}
+	/* RFC 9221 5: datagrams are congestion controlled, and go ahead of
+	 * stream data, whose losses are repaired anyway.
+	 */
+	if (app && data_ok && sk->sk_state == TCP_ESTABLISHED &&
+	    !skb_queue_empty(&c->dgram.sndq)) {
+		u32 nr;
+
+		n = quic_dgram_out(sk, buf + used, room - used, &nr);
+		if (nr)
+			quic_out_note(rec, QUIC_OUT_DATAGRAM, 0, 0);
+		used += n;
 	}
 	if (data_ok)
 		used += quic_out_data(sk, &s->out, buf + used, room - used,

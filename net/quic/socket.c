@@ -4,10 +4,10 @@
  *
  * The proto and proto_ops of IPPROTO_QUIC: create, bind (to a port of a
  * shared kernel UDP socket, see udp.c), connect, listen and accept, the
- * handshake and stream sendmsg/recvmsg of socket-api.md, poll, shutdown,
- * close, the queue ioctls, and the SOL_QUIC options that need a
+ * handshake, stream and datagram sendmsg/recvmsg of socket-api.md, poll,
+ * shutdown, close, the queue ioctls, and the SOL_QUIC options that need a
  * connection; sockopt.c handles the others, conn.c the connection.
- * Datagrams and CONNECTION_MIGRATION give EOPNOTSUPP.
+ * CONNECTION_MIGRATION gives EOPNOTSUPP.
  */
 
 #include <linux/errno.h>
@@ -28,6 +28,7 @@
 #include <net/quic/compat.h>
 #include <net/quic/conn.h>
 #include <net/quic/crypto.h>
+#include <net/quic/datagram.h>
 #include <net/quic/event.h>
 #include <net/quic/export.h>
 #include <net/quic/input.h>
@@ -371,7 +372,8 @@ static __poll_t quic_poll(struct file *file, struct socket *sock,
 	case TCP_SYN_RECV:
 	case TCP_ESTABLISHED:
 		if (!skb_queue_empty_lockless(&sk->sk_receive_queue) ||
-		    READ_ONCE(c->stream_rx) || quic_event_pending(sk))
+		    READ_ONCE(c->stream_rx) || quic_event_pending(sk) ||
+		    quic_dgram_pending(sk))
 			mask |= EPOLLIN | EPOLLRDNORM;
 		if (quic_sock_writable(sk))
 			mask |= EPOLLOUT | EPOLLWRNORM;
@@ -679,8 +681,7 @@ static u64 quic_sock_stream_room_id(struct sock *sk, s64 id, struct quic_stream 
 
 /* Stream data (socket-api.md 5.2). A sender short of flow-control credit
  * sends DATA_BLOCKED / STREAM_DATA_BLOCKED, one short of streams
- * STREAMS_BLOCKED. MSG_MORE corking is not done yet; datagrams give
- * EOPNOTSUPP.
+ * STREAMS_BLOCKED. MSG_MORE corking is not done yet.
  */
 static int quic_sock_stream_sendmsg(struct sock *sk, struct msghdr *msg,
 				    size_t len, struct quic_stream_info *info,
@@ -797,6 +798,53 @@ out:
 	return err;
 }
 
+/* A datagram (socket-api.md 5.5): queued whole or not at all, no
+ * SIGPIPE.
+ */
+static int quic_sock_dgram_sendmsg(struct sock *sk, struct msghdr *msg,
+				   size_t len)
+{
+	long timeo;
+	int err, max;
+
+	lock_sock(sk);
+	timeo = sock_sndtimeo(sk, msg->msg_flags & MSG_DONTWAIT);
+	err = -EPIPE;
+	if (!quic_is_conn(sk))
+		goto out;
+	err = -EINVAL;
+	if (sk->sk_state != TCP_ESTABLISHED)
+		goto out;
+	max = quic_dgram_max_payload(sk);
+	if (max < 0)
+		goto out;
+	err = -EMSGSIZE;
+	if (!len || len > READ_ONCE(sk->sk_sndbuf) || len > max)
+		goto out;
+	while (sk->sk_wmem_queued + len > READ_ONCE(sk->sk_sndbuf)) {
+		err = -EAGAIN;
+		if (!timeo)
+			goto out;
+		err = sock_intr_errno(timeo);
+		if (signal_pending(current))
+			goto out;
+		quic_output_flush(sk, GFP_KERNEL);
+		quic_sock_wait(sk, &timeo);
+		err = -EPIPE;
+		if (sk->sk_state != TCP_ESTABLISHED)
+			goto out;
+	}
+	err = quic_dgram_queue(sk, msg, len);
+	if (err)
+		goto out;
+	if (!(msg->msg_flags & MSG_MORE))
+		quic_output_flush(sk, GFP_KERNEL);
+	err = len;
+out:
+	release_sock(sk);
+	return err;
+}
+
 static int quic_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 {
 	struct sock *sk = sock->sk;
@@ -831,7 +879,7 @@ static int quic_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	}
 	if (!hs) {
 		if (msg->msg_flags & MSG_QUIC_DATAGRAM)
-			return -EOPNOTSUPP;	/* datagrams: not yet */
+			return quic_sock_dgram_sendmsg(sk, msg, len);
 		if (!has_sinfo)
 			sinfo.stream_flags = msg->msg_flags & QUIC_STREAM_FLAGS;
 		if (len > INT_MAX)
@@ -939,6 +987,12 @@ static int quic_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		err = quic_event_recvmsg(sk, msg, len, flags);
 		if (err != -EAGAIN)
 			goto out;
+		/* Datagrams go ahead of stream data (socket-api.md 5.4 has
+		 * them in arrival order; both wait in queues of their own).
+		 */
+		err = quic_dgram_recvmsg(sk, msg, len, flags);
+		if (err != -EAGAIN)
+			goto out;
 		st = quic_sock_next_readable(sk);
 		if (st) {
 			err = quic_sock_stream_recvmsg(sk, msg, st, flags);
@@ -958,6 +1012,7 @@ static int quic_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 			      !skb_queue_empty(&sk->sk_receive_queue) ||
 			      READ_ONCE(quic_sk(sk)->conn.stream_rx) ||
 			      quic_event_pending(sk) ||
+			      quic_dgram_pending(sk) ||
 			      !quic_is_conn(sk), &wait);
 		remove_wait_queue(sk_sleep(sk), &wait);
 	}

@@ -24,6 +24,7 @@
 #include <net/quic/cong.h>
 #include <net/quic/connid.h>
 #include <net/quic/crypto.h>
+#include <net/quic/datagram.h>
 #include <net/quic/outq.h>
 #include <net/quic/pmtu.h>
 #include <net/quic/recovery.h>
@@ -188,6 +189,7 @@ struct quic_request {
  * @msd_all: MAX_STREAM_DATA is to be sent for every open stream
  * @stream_rx: some stream has data (or a FIN) to read
  * @events: notifications waiting for recvmsg() (event.c)
+ * @dgram: datagrams to send and received (datagram.c)
  * @src: the connection IDs we issued (connid.c)
  * @dst: the connection IDs the peer issued; @dcid is its active one
  * @idle_last: jiffies of the last packet processed, of the first
@@ -265,6 +267,7 @@ struct quic_conn {
 	bool			msd_all;
 	bool			stream_rx;
 	struct sk_buff_head	events;
+	struct quic_dgram	dgram;
 	struct quic_cid_set	src;
 	struct quic_cid_set	dst;
 	unsigned long		idle_last;
@@ -295,6 +298,7 @@ void quic_conn_init(struct sock *sk);
 void quic_conn_free(struct sock *sk);
 void quic_conn_destroy(struct sock *sk);
 int quic_conn_client_start(struct sock *sk, const union quic_addr *peer);
+int quic_conn_crypto_app(struct sock *sk, const struct quic_frame *f);
 int quic_conn_server_start(struct sock *sk, struct quic_request *req);
 void quic_conn_hash(struct sock *sk);
 void quic_conn_unhash(struct sock *sk);
