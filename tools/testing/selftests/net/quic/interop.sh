@@ -236,6 +236,8 @@ for fam in $families; do
 		result ok $suite "$name"
 	else
 		echo "   FAIL $name: $((rst1 - rst0)) resets sent"
+		# What the client saw, for the report: it is rare.
+		tail -n 5 "$tmp/reset.log" | sed 's/^/      /'
 		result "not ok" $suite "$name"
 	fi
 	stop_server
