@@ -59,6 +59,8 @@ fail_all() {
 		s=${sizes[0]}
 		result "not ok" $suite "h3client from gtlsserver -V (Retry) IPv$f $(mib "$s") ($why)"
 		result "not ok" $suite "gtlsclient from h3server --retry IPv$f $(mib "$s") ($why)"
+		result "not ok" $suite "h3client resumes with gtlsserver IPv$f ($why)"
+		result "not ok" $suite "gtlsclient resumes with h3server IPv$f ($why)"
 		result "not ok" $suite "gtlsclient drains on h3server's stateless reset IPv$f ($why)"
 	done
 	exit 0
@@ -207,6 +209,62 @@ for fam in $families; do
 	[ $((retry1 - retry0)) -ge 1 ] || rc="$rc (no Retry sent)"
 	check "$name" "$s" "$tmp/got/f$s.bin" "$rc" "$secs"
 	stop_server
+
+	# Session resumption (RFC 8446 2.2, RFC 9001 4.6), both ways: the
+	# first connection saves the server's NewSessionTicket (and its
+	# transport parameters), the second resumes with them. gtlsclient
+	# also offers 0-RTT then; h3server does not take early data, so the
+	# request goes again in 1-RTT packets.
+	port=$((port + 1))
+	gtlsserver -q -d "$tmp/www" "$addr" $port \
+		"$tmp/key.pem" "$tmp/cert.pem" >>"$log" 2>&1 &
+	srv_pid=$!
+	wait_udp $port || echo "gtlsserver did not bind port $port" >>"$log"
+	name="h3client resumes with gtlsserver IPv$fam"
+	echo "-- $name" >>"$log"
+	rm -f "$tmp/sess" "$tmp/tp" "$tmp/got/f$s.bin"
+	timed timeout "$tmo" "$h3/h3client" --ca "$tmp/cert.pem" \
+		--session-file "$tmp/sess" --tp-file "$tmp/tp" \
+		-o "$tmp/got/f$s.bin" "https://$host:$port/f$s.bin"
+	[ -s "$tmp/sess" ] || rc="$rc (no session saved)"
+	if [ "$rc" = 0 ]; then
+		rm -f "$tmp/got/f$s.bin"
+		timeout "$tmo" "$h3/h3client" --ca "$tmp/cert.pem" \
+			--session-file "$tmp/sess" --tp-file "$tmp/tp" \
+			-o "$tmp/got/f$s.bin" "https://$host:$port/f$s.bin" \
+			>"$tmp/resume.log" 2>&1
+		rc=$?
+		cat "$tmp/resume.log" >>"$log"
+		grep -q ", resumed" "$tmp/resume.log" || rc="$rc (not resumed)"
+	fi
+	check "$name" "$s" "$tmp/got/f$s.bin" "$rc" "$secs"
+	stop_server
+
+	port=$((port + 1))
+	"$h3/h3server" -d "$tmp/www" "$addr" $port \
+		"$tmp/key.pem" "$tmp/cert.pem" >"$tmp/h3s.log" 2>&1 &
+	srv_pid=$!
+	wait_udp $port || echo "h3server did not bind port $port" >>"$log"
+	name="gtlsclient resumes with h3server IPv$fam"
+	echo "-- $name" >>"$log"
+	rm -f "$tmp/sess" "$tmp/tp" "$tmp/got/f$s.bin"
+	timed timeout "$tmo" gtlsclient -q --exit-on-all-streams-close \
+		--session-file "$tmp/sess" --tp-file "$tmp/tp" \
+		--download "$tmp/got" "$addr" $port "https://$host:$port/f$s.bin"
+	[ -s "$tmp/sess" ] || rc="$rc (no session saved)"
+	if [ "$rc" = 0 ]; then
+		rm -f "$tmp/got/f$s.bin"
+		timeout "$tmo" gtlsclient -q --exit-on-all-streams-close \
+			--session-file "$tmp/sess" --tp-file "$tmp/tp" \
+			--download "$tmp/got" "$addr" $port \
+			"https://$host:$port/f$s.bin" >>"$log" 2>&1
+		rc=$?
+	fi
+	stop_server
+	cat "$tmp/h3s.log" >>"$log"
+	[ "$rc" != 0 ] || grep -q ", resumed" "$tmp/h3s.log" ||
+		rc="$rc (not resumed)"
+	check "$name" "$s" "$tmp/got/f$s.bin" "$rc" "$secs"
 
 	# A server that forgets a connection (h3server --drop-after, a
 	# shutdown(SHUT_RD) mid-upload) answers the client's next packets
