@@ -855,6 +855,8 @@ static int quic_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	struct cmsghdr *cmsg;
 	int err;
 
+	if (msg->msg_flags & ~QUIC_SEND_FLAGS)
+		return -EINVAL;
 	for_each_cmsghdr(cmsg, msg) {
 		if (!CMSG_OK(msg, cmsg))
 			return -EINVAL;
@@ -928,8 +930,8 @@ static struct quic_stream *quic_sock_next_readable(struct sock *sk)
 }
 
 /* Read one stream's in-order bytes (socket-api.md 5.3), then send the
- * window updates reading made due. MSG_PEEK is not supported on stream
- * data yet.
+ * window updates reading made due; MSG_PEEK copies them and changes
+ * nothing.
  */
 static int quic_sock_stream_recvmsg(struct sock *sk, struct msghdr *msg,
 				    struct quic_stream *st, int flags)
@@ -940,10 +942,11 @@ static int quic_sock_stream_recvmsg(struct sock *sk, struct msghdr *msg,
 	ssize_t n;
 	bool fin;
 
-	if (flags & MSG_PEEK)
-		return -EOPNOTSUPP;
 	info.stream_id = st->id;
-	n = quic_stream_read(&c->streams, st, &msg->msg_iter, &fin);
+	if (flags & MSG_PEEK)
+		n = quic_stream_peek(&c->streams, st, &msg->msg_iter, &fin);
+	else
+		n = quic_stream_read(&c->streams, st, &msg->msg_iter, &fin);
 	if (n < 0)
 		return n;
 	if (fin)
@@ -951,6 +954,8 @@ static int quic_sock_stream_recvmsg(struct sock *sk, struct msghdr *msg,
 	put_cmsg(msg, SOL_QUIC, QUIC_STREAM_INFO, sizeof(info), &info);
 	if (msg->msg_flags & MSG_CTRUNC)
 		msg->msg_flags |= info.stream_flags;
+	if (flags & MSG_PEEK)
+		return n;
 	if (quic_fc_recv_update(&c->streams.recv, now, c->rec.rtt.smoothed_rtt))
 		c->max_data_pending = true;
 	if (quic_stream_window_update(st, now, c->rec.rtt.smoothed_rtt))
@@ -976,8 +981,10 @@ static int quic_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 	int err;
 	u32 n;
 
-	if (flags & MSG_OOB)
-		return -EOPNOTSUPP;
+	/* socket-api.md 5.4: flags other than MSG_DONTWAIT and MSG_PEEK are
+	 * accepted and ignored (libquic passes whatever its caller's word
+	 * holds).
+	 */
 	lock_sock(sk);
 	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
 	for (;;) {

@@ -1119,6 +1119,59 @@ ssize_t quic_stream_read(struct quic_stream_table *t, struct quic_stream *s,
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_read);
 
 /**
+ * quic_stream_peek() - copy the in-order data of a stream, leaving it
+ * @t: the table
+ * @s: the stream
+ * @to: where to copy
+ * @fin: set when the bytes copied reach the end of the stream
+ *
+ * What quic_stream_read() would return, for MSG_PEEK: nothing changes.
+ *
+ * Return: bytes copied, -EINVAL for a stream we cannot receive on,
+ * -EFAULT if nothing could be copied.
+ */
+ssize_t quic_stream_peek(const struct quic_stream_table *t,
+			 const struct quic_stream *s, struct iov_iter *to,
+			 bool *fin)
+{
+	u64 pos = s->recv.read;
+	size_t copied = 0;
+	struct rb_node *n;
+
+	*fin = false;
+	if (!quic_stream_id_recv(t, s->id))
+		return -EINVAL;
+	if (s->recv_state >= QUIC_STREAM_RECV_STATE_RESET_RECVD)
+		return 0;
+	for (n = rb_first(&s->chunks); n; n = rb_next(n)) {
+		const struct quic_stream_chunk *c =
+			rb_entry(n, struct quic_stream_chunk, node);
+		size_t skip, want, got;
+
+		if (c->offset > pos)
+			break;
+		if (quic_chunk_end(c) <= pos)
+			continue;
+		skip = pos - c->offset;
+		want = min_t(size_t, c->len - skip, iov_iter_count(to));
+		if (!want)
+			break;
+		got = copy_to_iter(c->data + skip, want, to);
+		pos += got;
+		copied += got;
+		if (got < want) {
+			if (!copied)
+				return -EFAULT;
+			break;
+		}
+	}
+	*fin = s->final_known && pos == s->final_size &&
+	       s->recv_state == QUIC_STREAM_RECV_STATE_RECVD;
+	return copied;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_peek);
+
+/**
  * quic_stream_stop_sending() - the application asks the peer to stop
  * @s: the stream
  *

@@ -67,6 +67,11 @@ static inline bool quic_is_conn(const struct sock *sk)
 				 MSG_QUIC_STREAM_UNI | MSG_QUIC_STREAM_DONTWAIT | \
 				 MSG_QUIC_STREAM_SNDBLOCK)
 
+/* Every flag sendmsg() takes (socket-api.md 5.2); others give EINVAL. */
+#define QUIC_SEND_FLAGS		(QUIC_STREAM_FLAGS | MSG_MORE | MSG_DONTWAIT | \
+				 MSG_NOSIGNAL | MSG_WAITALL | MSG_BATCH | \
+				 MSG_QUIC_DATAGRAM | MSG_CMSG_COMPAT)
+
 /* The protocols and socket operations registered by protocol.c. */
 extern struct proto quic_prot;
 extern struct proto quic_v6_prot;

@@ -301,6 +301,9 @@ int quic_stream_recv_data(struct quic_stream_table *t, struct quic_stream *s,
 			  u64 *err);
 int quic_stream_recv_reset(struct quic_stream_table *t, struct quic_stream *s,
 			   u64 errcode, u64 final_size, u64 *err);
+ssize_t quic_stream_peek(const struct quic_stream_table *t,
+			 const struct quic_stream *s, struct iov_iter *to,
+			 bool *fin);
 ssize_t quic_stream_read(struct quic_stream_table *t, struct quic_stream *s,
 			 struct iov_iter *to, bool *fin);
 int quic_stream_stop_sending(struct quic_stream *s);

@@ -87,6 +87,16 @@ static ssize_t rd(struct fixture *f, struct quic_stream *s, void *buf,
 	return quic_stream_read(&f->t, s, &it, fin);
 }
 
+static ssize_t pk(struct fixture *f, struct quic_stream *s, void *buf,
+		  size_t len, bool *fin)
+{
+	struct kvec kv = { .iov_base = buf, .iov_len = len };
+	struct iov_iter it;
+
+	iov_iter_kvec(&it, ITER_DEST, &kv, 1, len);
+	return quic_stream_peek(&f->t, s, &it, fin);
+}
+
 /* xorshift64, for repeatable shuffles */
 static u64 xs(u64 *st)
 {
@@ -1176,6 +1186,43 @@ out:
 	return ret;
 }
 
+/* MSG_PEEK: the bytes a read would return, across chunks, and the FIN;
+ * nothing consumed.
+ */
+static int stream_peek(struct quic_test *t)
+{
+	struct fixture *f = fx_new(true, NULL);
+	struct quic_stream *s;
+	char buf[16];
+	bool fin;
+	u64 err;
+	int ret;
+
+	if (!f)
+		return -ENOMEM;
+	ret = quic_test_fail(t, "open");
+	s = quic_stream_recv_get(&f->t, 0, false, &err);
+	if (IS_ERR_OR_NULL(s) ||
+	    quic_stream_recv_data(&f->t, s, 0, "abc", 3, false, &err) ||
+	    quic_stream_recv_data(&f->t, s, 3, "def", 3, true, &err))
+		goto out;
+	ret = quic_test_fail(t, "part, then all with the FIN");
+	if (pk(f, s, buf, 4, &fin) != 4 || fin || memcmp(buf, "abcd", 4) ||
+	    pk(f, s, buf, sizeof(buf), &fin) != 6 || !fin ||
+	    memcmp(buf, "abcdef", 6))
+		goto out;
+	ret = quic_test_fail(t, "nothing consumed");
+	if (rd(f, s, buf, 2, &fin) != 2 || fin ||
+	    pk(f, s, buf, sizeof(buf), &fin) != 4 || !fin ||
+	    memcmp(buf, "cdef", 4) ||
+	    rd(f, s, buf, sizeof(buf), &fin) != 4 || !fin)
+		goto out;
+	ret = 0;
+out:
+	fx_free(f);
+	return ret;
+}
+
 /* The readable list: streams in the order they became readable, a
  * partially read stream behind the others, never a stream with a gap.
  */
@@ -1443,6 +1490,7 @@ static const struct quic_test_case quic_stream_cases[] = {
 	QUIC_TEST_CASE(reasm_random_1000),
 	QUIC_TEST_CASE(streams_1000),
 	QUIC_TEST_CASE(stream_readable_list),
+	QUIC_TEST_CASE(stream_peek),
 	QUIC_TEST_CASE(stream_ctl_frames),
 	QUIC_TEST_CASE(stream_blocked),
 };
