@@ -915,7 +915,7 @@ int quic_input_rcv(struct net *net, struct quic_udp_sock *us,
 	QUIC_IN_CB(skb)->peer = peer;
 	sk = quic_lookup_conn(net, h.dcid, h.dcid_len, &peer);
 	if (!sk && h.type == QUIC_PACKET_INITIAL)
-		sk = quic_lookup_listener(net, us, local.v4.sin_port);
+		sk = quic_lookup_listener(net, us, local.v4.sin_port, &peer);
 	if (!sk) {
 		quic_stateless_rcv(net, us, skb, &h, 0, &local, &peer);
 		kfree_skb(skb);

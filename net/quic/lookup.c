@@ -91,6 +91,7 @@ int quic_lookup_net_init(struct quic_lookup_net *ln)
 	if (err)
 		goto err_reset;
 	quic_hash_key_init(&ln->reset_key);
+	quic_hash_key_init(&ln->reuseport_key);
 	return 0;
 
 err_reset:
@@ -366,23 +367,62 @@ static struct hlist_head *quic_lookup_bucket(struct quic_lookup_net *ln,
 	return &ln->listeners[quic_hash_bucket(h, QUIC_LOOKUP_LISTEN_BITS)];
 }
 
+/* Listeners of one address (their UDP socket) and port. */
+static bool quic_lookup_same_addr(const struct sock *a, const struct sock *b)
+{
+	return inet_sk(a)->inet_sport == inet_sk(b)->inet_sport &&
+	       quic_sk(a)->udp == quic_sk(b)->udp;
+}
+
 /**
  * quic_lookup_listen_add() - make a listener findable by new Initials
  * @sk: the socket, bound
+ *
+ * socket-api.md 5.1: another listener on the same address and port is
+ * allowed when both have SO_REUSEPORT and the same ALPN set: they form a
+ * group, and each connection goes to one of them. Listeners with
+ * disjoint ALPN sets would be told apart by the ALPN of the ClientHello,
+ * which is not built: they are refused with EOPNOTSUPP.
+ *
+ * Return: 0, -EADDRINUSE or -EOPNOTSUPP.
  */
-void quic_lookup_listen_add(struct sock *sk)
+int quic_lookup_listen_add(struct sock *sk)
 {
 	struct quic_lookup_net *ln = quic_lookup_net(sock_net(sk));
-	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_conn *oc, *c = &quic_sk(sk)->conn;
+	struct hlist_head *head;
+	struct sock *osk;
+	int err = 0;
 
+	head = quic_lookup_bucket(ln, inet_sk(sk)->inet_sport);
 	spin_lock_bh(&ln->lock);
-	if (!c->listening) {
-		hlist_add_head_rcu(&c->listen_node,
-				   quic_lookup_bucket(ln,
-						      inet_sk(sk)->inet_sport));
-		c->listening = 1;
+	if (c->listening)
+		goto out;
+	hlist_for_each_entry(oc, head, listen_node) {
+		osk = quic_conn_sk(oc);
+		if (!quic_lookup_same_addr(sk, osk))
+			continue;
+		switch (quic_sock_opts_alpn_cmp(&quic_sk(sk)->opts,
+						&quic_sk(osk)->opts)) {
+		case QUIC_ALPN_SAME:
+			if (!sk->sk_reuseport || !osk->sk_reuseport)
+				err = -EADDRINUSE;
+			break;
+		case QUIC_ALPN_DISJOINT:
+			err = -EOPNOTSUPP;	/* ALPN demultiplexing */
+			break;
+		default:
+			err = -EADDRINUSE;
+			break;
+		}
+		if (err)
+			goto out;
 	}
+	hlist_add_head_rcu(&c->listen_node, head);
+	c->listening = 1;
+out:
 	spin_unlock_bh(&ln->lock);
+	return err;
 }
 
 /**
@@ -405,32 +445,75 @@ void quic_lookup_listen_del(struct sock *sk)
 	spin_unlock_bh(&ln->lock);
 }
 
+/* The keyed hash of a client's address and port. */
+static u32 quic_lookup_peer_hash(const struct quic_lookup_net *ln,
+				 const union quic_addr *peer)
+{
+	u8 in[2 + 16];
+	u32 n = 2;
+
+	/* sin_port and sin6_port are at the same offset. */
+	memcpy(in, &peer->v4.sin_port, 2);
+	if (peer->sa.sa_family == AF_INET6) {
+		memcpy(in + n, &peer->v6.sin6_addr, 16);
+		n += 16;
+	} else {
+		memcpy(in + n, &peer->v4.sin_addr, 4);
+		n += 4;
+	}
+	return quic_keyed_hash(&ln->reuseport_key, in, n);
+}
+
 /**
  * quic_lookup_listener() - find the listener of a shared UDP socket
  * @net: the namespace
  * @us: the UDP socket the datagram arrived on
  * @port: its local port
+ * @peer: its sender
  *
  * Under RCU. A listener on the same UDP socket wins over one that only
- * shares the port.
+ * shares the port. Among the members of a SO_REUSEPORT group, a keyed
+ * hash of the client's address and port picks one, so that every
+ * Initial of a connection reaches the same member; the key keeps a
+ * client from choosing.
  *
  * Return: the socket with a reference held, or NULL.
  */
 struct sock *quic_lookup_listener(struct net *net,
-				  const struct quic_udp_sock *us, __be16 port)
+				  const struct quic_udp_sock *us, __be16 port,
+				  const union quic_addr *peer)
 {
 	struct quic_lookup_net *ln = quic_lookup_net(net);
-	struct sock *sk, *best = NULL;
+	struct sock *sk, *best = NULL, *other = NULL;
+	struct hlist_head *head = quic_lookup_bucket(ln, port);
+	u32 n = 0, pick;
 	struct quic_conn *c;
 
-	hlist_for_each_entry_rcu(c, quic_lookup_bucket(ln, port), listen_node) {
+	hlist_for_each_entry_rcu(c, head, listen_node) {
 		sk = quic_conn_sk(c);
 		if (inet_sk(sk)->inet_sport != port)
 			continue;
+		if (quic_sk(sk)->udp != us) {
+			other = sk;
+			continue;
+		}
 		best = sk;
-		if (quic_sk(sk)->udp == us)
-			break;
+		n++;
 	}
+	if (n > 1) {
+		pick = quic_lookup_peer_hash(ln, peer) % n;
+		hlist_for_each_entry_rcu(c, head, listen_node) {
+			sk = quic_conn_sk(c);
+			if (inet_sk(sk)->inet_sport != port ||
+			    quic_sk(sk)->udp != us)
+				continue;
+			best = sk;
+			if (!pick--)
+				break;
+		}
+	}
+	if (!best)
+		best = other;
 	if (best && !refcount_inc_not_zero(&best->sk_refcnt))
 		best = NULL;
 	return best;

@@ -464,7 +464,11 @@ static int quic_listen(struct socket *sock, int backlog)
 	WRITE_ONCE(sk->sk_shutdown, 0);	/* after a shutdown() of a listener */
 	WRITE_ONCE(sk->sk_max_ack_backlog, backlog);
 	inet_sk_set_state(sk, TCP_LISTEN);
-	quic_lookup_listen_add(sk);
+	err = quic_lookup_listen_add(sk);
+	if (err) {
+		inet_sk_set_state(sk, TCP_CLOSE);
+		c->is_server = 0;
+	}
 out:
 	release_sock(sk);
 	return err;

@@ -77,7 +77,7 @@ static void quic_stateless_vn(struct net *net, struct quic_udp_sock *us,
 
 	if (!quic_packet_initial_size_ok(skb->len))
 		return;
-	lsk = quic_lookup_listener(net, us, local->v4.sin_port);
+	lsk = quic_lookup_listener(net, us, local->v4.sin_port, peer);
 	if (!lsk)
 		return;
 	sock_put(lsk);

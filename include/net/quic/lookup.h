@@ -36,6 +36,7 @@ union quic_addr;
  * @odcid: the client-chosen original and initial DCIDs, keyed hash
  * @reset: the peers' Stateless Reset Tokens, keyed hash
  * @reset_key: the secret of our Stateless Reset Tokens
+ * @reuseport_key: the key that spreads clients over a SO_REUSEPORT group
  */
 struct quic_lookup_net {
 	spinlock_t		lock;	/* writers; readers use RCU */
@@ -44,6 +45,7 @@ struct quic_lookup_net {
 	struct quic_cidtable	odcid;
 	struct quic_cidtable	reset;
 	struct quic_hash_key	reset_key;
+	struct quic_hash_key	reuseport_key;
 };
 
 void quic_lookup_init(void);
@@ -75,10 +77,11 @@ void *quic_lookup_reset_find(struct net *net, const u8 *token);
 void quic_lookup_reset_token(struct net *net, const struct quic_cid *cid,
 			     u8 token[QUIC_RESET_TOKEN_LEN]);
 
-void quic_lookup_listen_add(struct sock *sk);
+int quic_lookup_listen_add(struct sock *sk);
 void quic_lookup_listen_del(struct sock *sk);
 struct sock *quic_lookup_listener(struct net *net,
-				  const struct quic_udp_sock *us, __be16 port);
+				  const struct quic_udp_sock *us, __be16 port,
+				  const union quic_addr *peer);
 struct sock *quic_lookup_conn(struct net *net, const u8 *dcid, u32 len,
 			      const union quic_addr *peer);
 
