@@ -26,6 +26,25 @@ else
 	cat "$out/checkpatch.log"
 fi
 
+# Host side: libquic installed as a user installs it (make install, into
+# a prefix of its own), and an application built against it with nothing
+# but pkg-config and the installed headers; the VM runs it (app/).
+app=$dir/app/build
+rm -rf "$app"
+mkdir -p "$app"
+if make -s -C "$repo/tools/lib/quic" install PREFIX="$app/prefix" \
+	>"$app/build.log" 2>&1 &&
+   PKG_CONFIG_PATH="$app/prefix/lib/pkgconfig" \
+	pkg-config --cflags --libs libquic >"$app/flags" 2>>"$app/build.log" &&
+   ${CC:-cc} -Wall -Wextra -Werror -o "$app/quic_echo" \
+	"$dir/app/quic_echo.c" $(cat "$app/flags") -pthread \
+	-Wl,-rpath,"$app/prefix/lib" >>"$app/build.log" 2>&1; then
+	record ok host "an application builds with pkg-config against the installed libquic"
+else
+	record "not ok" host "an application builds with pkg-config against the installed libquic"
+	tail -n 20 "$app/build.log"
+fi
+
 # Host side: the choice between KVM and TCG (vm/accel), against qemu
 # wrappers that act out a broken KVM.
 "$dir/vm/test_accel.sh" >>"$host_results" 2>"$out/test_accel.log"

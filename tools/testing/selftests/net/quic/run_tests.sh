@@ -38,6 +38,21 @@ run_kselftest "$dir/compat"
 run_kselftest "$dir/conn"
 run_kselftest "$dir/counters"
 run_kselftest "$dir/keyupdate"
+# An application built against the installed libquic (check.sh): one
+# result per step it prints.
+if [ -x "$dir/app/build/quic_echo" ]; then
+	"$dir/app/build/quic_echo" >"$RESULTS.app" 2>&1
+	while read -r v what; do
+		case "$v" in
+		ok) result ok app "$what" ;;
+		FAIL) result "not ok" app "$what" ;;
+		esac
+	done <"$RESULTS.app"
+	grep -q . "$RESULTS.app" || result "not ok" app "quic_echo printed nothing"
+	rm -f "$RESULTS.app"
+else
+	result "not ok" app "quic_echo was built (check.sh)"
+fi
 # HTTP/3 with ngtcp2's gtlsserver and gtlsclient (interop.sh).
 "$dir/interop.sh"
 "$dir/flood.sh"	# junk, Initials, spoofed Initials, replays at h3server
