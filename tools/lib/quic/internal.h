@@ -160,7 +160,6 @@ const struct quic_conf *quic_hs_current_conf(gnutls_session_t session);
 
 /* log.c */
 bool quic_log_on(int level);
-void quic_log(int level, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void quic_log(int level, const char *fmt, ...);
 
 #endif /* _LIBQUIC_INTERNAL_H */

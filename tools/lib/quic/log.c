@@ -15,11 +15,12 @@
 #include "internal.h"
 
 /*
- * Plain words written by the application and read by every handshake:
- * a reader sees either the old or the new setting, both are valid.
+ * Words written by the application and read by every handshake, with
+ * relaxed atomics: a reader sees either the old or the new setting, both
+ * are valid.
  */
-static volatile int quic_log_level = -1;
-static quic_set_log_func_t volatile quic_log_func;
+static int quic_log_level = -1;
+static quic_set_log_func_t quic_log_func;
 
 /**
  * quic_set_log_level() - set the threshold of libquic's messages
@@ -31,10 +32,7 @@ static quic_set_log_func_t volatile quic_log_func;
  */
 int quic_set_log_level(int level)
 {
-	int old = quic_log_level;
-
-	quic_log_level = level;
-	return old;
+	return __atomic_exchange_n(&quic_log_level, level, __ATOMIC_RELAXED);
 }
 
 /**
@@ -46,15 +44,12 @@ int quic_set_log_level(int level)
  */
 quic_set_log_func_t quic_set_log_func(quic_set_log_func_t func)
 {
-	quic_set_log_func_t old = quic_log_func;
-
-	quic_log_func = func;
-	return old;
+	return __atomic_exchange_n(&quic_log_func, func, __ATOMIC_RELAXED);
 }
 
 bool quic_log_on(int level)
 {
-	return level <= quic_log_level;
+	return level <= __atomic_load_n(&quic_log_level, __ATOMIC_RELAXED);
 }
 
 void quic_log(int level, const char *fmt, ...)
@@ -70,7 +65,7 @@ void quic_log(int level, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 
-	func = quic_log_func;
+	func = __atomic_load_n(&quic_log_func, __ATOMIC_RELAXED);
 	if (func) {
 		func(level, msg);
 		return;

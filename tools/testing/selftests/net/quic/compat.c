@@ -571,10 +571,17 @@ FIXTURE_TEARDOWN(role)
 	unlink(PSK_FILE);
 }
 
+/* The fixtures' types, as helpers take them. */
+#define ROLE_DATA	FIXTURE_DATA(role)
+#define ROLE_VARIANT	FIXTURE_VARIANT(role)
+#define BOTH_DATA	FIXTURE_DATA(both)
+#define BOTH_VARIANT	FIXTURE_VARIANT(both)
+#define CIPHER_DATA	FIXTURE_DATA(cipher)
+
 /* Connect; @me and @peer (NULL: nothing) are set before the handshake. */
 static void role_open(struct __test_metadata *_metadata,
-		      FIXTURE_DATA(role) *self,
-		      const FIXTURE_VARIANT(role) *variant,
+		      ROLE_DATA *self,
+		      const ROLE_VARIANT *variant,
 		      const struct side *me, const struct side *peer)
 {
 	static const struct side none;
@@ -597,8 +604,8 @@ static void role_open(struct __test_metadata *_metadata,
 	self->peer = variant->server ? self->cfd : self->sfd;
 }
 
-static void close_peer(FIXTURE_DATA(role) *self,
-		       const FIXTURE_VARIANT(role) *variant)
+static void close_peer(ROLE_DATA *self,
+		       const ROLE_VARIANT *variant)
 {
 	close(self->peer);
 	self->peer = -1;
@@ -1615,8 +1622,8 @@ FIXTURE_TEARDOWN(both)
 }
 
 static void both_open(struct __test_metadata *_metadata,
-		      FIXTURE_DATA(both) *self,
-		      const FIXTURE_VARIANT(both) *variant,
+		      BOTH_DATA *self,
+		      const BOTH_VARIANT *variant,
 		      const struct conn_opts *o)
 {
 	int ret;
@@ -1942,7 +1949,7 @@ FIXTURE_TEARDOWN(cipher)
 }
 
 static void cipher_open(struct __test_metadata *_metadata,
-			FIXTURE_DATA(cipher) *self, struct conn_opts *o)
+			CIPHER_DATA *self, struct conn_opts *o)
 {
 	int ret;
 

@@ -95,7 +95,7 @@ int main(void)
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	socklen_t len = sizeof(sin);
 	struct server srv = { .lfd = -1 };
-	const char req[] = "hello, kernel QUIC";
+	static const char req[] = "hello, kernel QUIC";
 	uint32_t flags = 0;
 	pthread_t thread;
 	int64_t sid = -1;
