@@ -212,6 +212,18 @@ done
 # file of its run, so that the closing summary says why.
 failure_log() {
 	local suite=${1%%: *} test=${1#*: } tdir=$out
+	# A guest that died: the kernel's report, from vm/run.
+	case "$test" in
+	"guest ran to the end")
+		[ "$suite" = vm ] || tdir=$out/$suite
+		[ -s "$tdir/oops.log" ] && sed 's/^/      /' "$tdir/oops.log"
+		return 0 ;;
+	"kernel log free of"*)
+		[ "$suite" = vm ] || tdir=$out/$suite
+		[ -s "$tdir/kernel-bad.log" ] &&
+			head -n 20 "$tdir/kernel-bad.log" | sed 's/^/      /'
+		return 0 ;;
+	esac
 	case "$suite" in
 	*/*) tdir=$out/${suite%%/*}; suite=${suite#*/} ;;
 	esac
