@@ -45,6 +45,7 @@ void quic_dgram_init(struct quic_dgram *d)
 {
 	skb_queue_head_init(&d->sndq);
 	skb_queue_head_init(&d->rcvq);
+	d->snd_bytes = 0;
 }
 
 /**
@@ -60,6 +61,7 @@ void quic_dgram_free(struct sock *sk)
 		sk_wmem_queued_add(sk, -(int)skb->truesize);
 		kfree_skb(skb);
 	}
+	d->snd_bytes = 0;
 	skb_queue_purge(&d->rcvq);
 }
 
@@ -112,7 +114,19 @@ int quic_dgram_queue(struct sock *sk, struct msghdr *msg, size_t len)
 	}
 	sk_wmem_queued_add(sk, skb->truesize);
 	__skb_queue_tail(&d->sndq, skb);
+	d->snd_bytes += 1 + quic_varint_len(len) + len;
 	return 0;
+}
+
+/**
+ * quic_dgram_unsent() - bytes of DATAGRAM frames waiting to be sent
+ * @sk: the socket, locked
+ *
+ * Return: their total size, frame headers included.
+ */
+u32 quic_dgram_unsent(struct sock *sk)
+{
+	return quic_sk(sk)->conn.dgram.snd_bytes;
 }
 
 /**
@@ -150,6 +164,7 @@ u32 quic_dgram_out(struct sock *sk, u8 *buf, u32 room, u32 *nr)
 			(*nr)++;
 		}
 		__skb_unlink(skb, &d->sndq);
+		d->snd_bytes -= 1 + quic_varint_len(skb->len) + skb->len;
 		sk_wmem_queued_add(sk, -(int)skb->truesize);
 		kfree_skb(skb);
 		sk->sk_write_space(sk);

@@ -1059,7 +1059,7 @@ static u32 quic_out_inplace(struct sock *sk, struct quic_out_plan *pl,
 			    u32 limit, bool data_ok, gfp_t gfp)
 {
 	struct quic_outq *q = &quic_sk(sk)->conn.space[QUIC_CRYPTO_APP].out;
-	u32 segs, size;
+	u32 segs, size, dgram = quic_dgram_unsent(sk);
 	u64 want;
 
 	if (pl->gso) {

@@ -18,16 +18,19 @@ struct quic_frame;
  *	charged to sk_wmem_queued
  * @rcvq: datagrams received, waiting for recvmsg(); charged to the
  *	receive buffer
+ * @snd_bytes: the size of the DATAGRAM frames @sndq makes
  */
 struct quic_dgram {
 	struct sk_buff_head	sndq;
 	struct sk_buff_head	rcvq;
+	u32			snd_bytes;
 };
 
 void quic_dgram_init(struct quic_dgram *d);
 void quic_dgram_free(struct sock *sk);
 int quic_dgram_max_payload(struct sock *sk);
 int quic_dgram_queue(struct sock *sk, struct msghdr *msg, size_t len);
+u32 quic_dgram_unsent(struct sock *sk);
 u32 quic_dgram_out(struct sock *sk, u8 *buf, u32 room, u32 *nr);
 int quic_dgram_rcv(struct sock *sk, const struct quic_frame *f, u32 size);
 bool quic_dgram_pending(struct sock *sk);
