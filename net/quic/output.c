@@ -664,6 +664,22 @@ static u32 quic_out_new_token(struct sock *sk, u8 *buf, u32 room,
 	return p + len - buf;
 }
 
+static void quic_out_reverse(u8 *p, u32 n)
+{
+	u8 *q = p + n;
+
+	while (p < --q)
+		swap(*p++, *q);
+}
+
+/* [@a bytes][@b bytes] at @buf become [@b bytes][@a bytes], in place. */
+static void quic_out_rotate(u8 *buf, u32 a, u32 b)
+{
+	quic_out_reverse(buf, a);
+	quic_out_reverse(buf + a, b);
+	quic_out_reverse(buf, a + b);
+}
+
 /* Plan the frames of one level into @buf; return their length. Without
  * @data_ok (the congestion window is full, or the pacer says wait) only
  * ACKs and control frames go: no CRYPTO, STREAM or PING.
@@ -722,10 +738,15 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 	}
 	if (*eliciting)
 		s->ping = false;
-	/* A deferred ACK rides along with anything else sent. */
+	/* A deferred ACK rides along with anything else sent, in front: a
+	 * peer then learns of our acknowledgement before our data, as
+	 * applications of the socket API expect their events (socket-api.md
+	 * 5.6).
+	 */
 	if (ack_later && *eliciting) {
 		n = quic_out_ack(s, buf + used, room - used);
 		if (n) {
+			quic_out_rotate(buf, used, n);
 			used += n;
 			s->ack_pending = false;
 			s->ack_eliciting = 0;
@@ -1068,11 +1089,13 @@ static u32 quic_out_inplace(struct sock *sk, struct quic_out_plan *pl,
 			return size;
 		quic_out_gso_send(sk, pl);
 	}
-	if (!data_ok || !quic_outq_pending(q))
+	if (!data_ok || (!quic_outq_pending(q) && !dgram))
 		return 0;
-	/* Data of lost packets: as much as a batch takes. */
-	want = list_empty(&q->lost) ? q->unsent + QUIC_OUT_STREAM_OVERHEAD :
-				      U64_MAX;
+	/* Data of lost packets: as much as a batch takes. Datagrams count
+	 * with their data: one larger than the frame buffer goes in place.
+	 */
+	want = list_empty(&q->lost) ?
+	       q->unsent + dgram + QUIC_OUT_STREAM_OVERHEAD : U64_MAX;
 	if (want <= QUIC_CONN_MAX_DGRAM)
 		return 0;
 	segs = min_t(u64, QUIC_OUT_GSO_SEGS, div64_u64(want, limit) + 1);
