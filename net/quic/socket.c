@@ -699,7 +699,7 @@ static int quic_sock_stream_sendmsg(struct sock *sk, struct msghdr *msg,
 	bool uni, created;
 	struct quic_stream *st;
 	s64 id = info->stream_id;
-	long timeo;
+	long timeo, stimeo;
 	int err;
 	u64 n;
 
@@ -707,6 +707,10 @@ static int quic_sock_stream_sendmsg(struct sock *sk, struct msghdr *msg,
 		return -EMSGSIZE;
 	lock_sock(sk);
 	timeo = sock_sndtimeo(sk, msg->msg_flags & MSG_DONTWAIT);
+	/* socket-api.md 5.2 rule 6: the wait for stream credit ignores
+	 * MSG_DONTWAIT and O_NONBLOCK; MSG_QUIC_STREAM_DONTWAIT ends it.
+	 */
+	stimeo = sock_sndtimeo(sk, false);
 	err = -EPIPE;
 	if (!quic_is_conn(sk))
 		goto out;
@@ -733,14 +737,14 @@ static int quic_sock_stream_sendmsg(struct sock *sk, struct msghdr *msg,
 			quic_output_flush(sk, GFP_KERNEL);
 		}
 		if (err != -EAGAIN || (sflags & MSG_QUIC_STREAM_DONTWAIT) ||
-		    !timeo)
+		    !stimeo)
 			goto out;
-		err = sock_intr_errno(timeo);
+		err = sock_intr_errno(stimeo);
 		if (signal_pending(current))
 			goto out;
 		uni = sflags & MSG_QUIC_STREAM_UNI;
 		add_wait_queue(sk_sleep(sk), &wait);
-		sk_wait_event(sk, &timeo, sk->sk_state != TCP_ESTABLISHED ||
+		sk_wait_event(sk, &stimeo, sk->sk_state != TCP_ESTABLISHED ||
 			      quic_stream_open_allowed(&c->streams, id, uni),
 			      &wait);
 		remove_wait_queue(sk_sleep(sk), &wait);

@@ -549,7 +549,9 @@ static int quic_get_ticket(struct sock *sk, struct quic_sock_opts *o,
 /* The options below act on the connection. */
 
 /* The stream that QUIC_SOCKOPT_STREAM_RESET (@send) or
- * QUIC_SOCKOPT_STREAM_STOP_SENDING names (socket-api.md 5.6).
+ * QUIC_SOCKOPT_STREAM_STOP_SENDING names (socket-api.md 5.7): a freed
+ * stream is ENOSTR, except a peer's one for a reset, which is resolved
+ * as a send is (EINVAL).
  */
 static struct quic_stream *quic_sockopt_stream_get(struct sock *sk, s64 id,
 						   bool send)
@@ -563,7 +565,8 @@ static struct quic_stream *quic_sockopt_stream_get(struct sock *sk, s64 id,
 	st = quic_stream_find(t, id);
 	if (st)
 		return st;
-	if (quic_stream_id_used(t, id))
+	if (quic_stream_id_used(t, id) &&
+	    (!send || quic_stream_id_local(t, id)))
 		return ERR_PTR(-ENOSTR);
 	return ERR_PTR(-EINVAL);
 }
@@ -642,6 +645,7 @@ static int quic_stream_open_wait(struct sock *sk, struct quic_stream_info *si)
 		remove_wait_queue(sk_sleep(sk), &wait);
 	}
 	si->stream_id = st->id;
+	si->stream_flags |= MSG_QUIC_STREAM_NEW;
 	if (created)
 		c->active_sid = st->id;
 	return 0;

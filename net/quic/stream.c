@@ -405,9 +405,14 @@ struct quic_stream *quic_stream_send_get(struct quic_stream_table *t, s64 id,
 			return ERR_PTR(-EINVAL);
 		return s;
 	}
+	/* socket-api.md 5.2 rules 3 and 4: a freed stream is ENOSTR if it
+	 * was ours, EINVAL if it was the peer's.
+	 */
+	if (!quic_stream_id_local(t, id))
+		return ERR_PTR(-EINVAL);
 	if ((u64)id >> 2 < k->next)
 		return ERR_PTR(-ENOSTR);
-	if (!quic_stream_id_local(t, id) || !open)
+	if (!open)
 		return ERR_PTR(-EINVAL);
 	if ((u64)id >> 2 >= k->limit)
 		return ERR_PTR(-EAGAIN);
