@@ -104,9 +104,11 @@ int main(void)
 	ssize_t n;
 	int fd;
 
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	f = fopen(psk_file, "w");
+	step("PSK file written", f != NULL);
 	if (!f)
-		return 2;
+		return 1;
 	fprintf(f, "app:%s\n",
 		"00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff");
 	fclose(f);
