@@ -668,6 +668,20 @@ static void quic_sock_wait(struct sock *sk, long *timeo)
 	remove_wait_queue(sk_sleep(sk), &wait);
 }
 
+/* Wait for room to send, after a flush: 0 to try again, or the error to
+ * return (@again when non-blocking, EPIPE once the connection is gone).
+ */
+static int quic_sock_send_wait(struct sock *sk, long *timeo, int again)
+{
+	if (!*timeo)
+		return again;
+	if (signal_pending(current))
+		return sock_intr_errno(*timeo);
+	quic_output_flush(sk, GFP_KERNEL);
+	quic_sock_wait(sk, timeo);
+	return sk->sk_state == TCP_ESTABLISHED ? 0 : -EPIPE;
+}
+
 /* Room to queue on stream @id, looked up again: it may have been reset
  * and freed while the socket was released. *@st is NULL once the stream
  * cannot send.
@@ -772,16 +786,9 @@ static int quic_sock_stream_sendmsg(struct sock *sk, struct msghdr *msg,
 				quic_stream_blocked(&c->streams, st);
 				quic_output_flush(sk, GFP_KERNEL);
 			}
-			err = has_info && fc ? -ENOSPC : -EAGAIN;
-			if (!timeo)
-				goto partial;
-			err = sock_intr_errno(timeo);
-			if (signal_pending(current))
-				goto partial;
-			quic_output_flush(sk, GFP_KERNEL);
-			quic_sock_wait(sk, &timeo);
-			err = -EPIPE;
-			if (sk->sk_state != TCP_ESTABLISHED)
+			err = quic_sock_send_wait(sk, &timeo, has_info && fc ?
+						  -ENOSPC : -EAGAIN);
+			if (err)
 				goto partial;
 			continue;
 		}
@@ -830,16 +837,8 @@ static int quic_sock_dgram_sendmsg(struct sock *sk, struct msghdr *msg,
 	if (!len || len > READ_ONCE(sk->sk_sndbuf) || len > max)
 		goto out;
 	while (sk->sk_wmem_queued + len > READ_ONCE(sk->sk_sndbuf)) {
-		err = -EAGAIN;
-		if (!timeo)
-			goto out;
-		err = sock_intr_errno(timeo);
-		if (signal_pending(current))
-			goto out;
-		quic_output_flush(sk, GFP_KERNEL);
-		quic_sock_wait(sk, &timeo);
-		err = -EPIPE;
-		if (sk->sk_state != TCP_ESTABLISHED)
+		err = quic_sock_send_wait(sk, &timeo, -EAGAIN);
+		if (err)
 			goto out;
 	}
 	err = quic_dgram_queue(sk, msg, len);
