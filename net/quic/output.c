@@ -739,7 +739,7 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 	if (*eliciting)
 		s->ping = false;
 	/* A deferred ACK rides along with anything else sent, in front: a
-	 * peer then learns of our acknowledgement before our data, as
+	 * peer then learns of our acknowledgment before our data, as
 	 * applications of the socket API expect their events (socket-api.md
 	 * 5.6).
 	 */
