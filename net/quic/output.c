@@ -668,8 +668,9 @@ static void quic_out_reverse(u8 *p, u32 n)
 {
 	u8 *q = p + n;
 
-	while (p < --q)
-		swap(*p++, *q);
+	/* swap() evaluates its arguments more than once. */
+	for (; p < --q; p++)
+		swap(*p, *q);
 }
 
 /* [@a bytes][@b bytes] at @buf become [@b bytes][@a bytes], in place. */
