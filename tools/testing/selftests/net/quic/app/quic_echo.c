@@ -37,7 +37,7 @@ static void step(const char *what, int ok)
 /* Both ends take datagrams of up to 1200 bytes; replies wait at most 5 s. */
 static int prepare(int fd)
 {
-	struct quic_transport_param tp;
+	struct quic_transport_param tp = { .remote = 0 };	/* ours */
 	struct timeval tv = { .tv_sec = 5 };
 	socklen_t len = sizeof(tp);
 
