@@ -106,7 +106,7 @@ int main(void)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	f = fopen(psk_file, "w");
-	step("PSK file written", f != NULL);
+	step("PSK file written", !!f);
 	if (!f)
 		return 1;
 	fprintf(f, "app:%s\n",
