@@ -1063,9 +1063,10 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_recv_reset);
  * @fin: set when the bytes returned end the stream
  *
  * Frees the chunks read and gives their memory back.  Reading the end of
- * the stream moves it to Data Read; reading a reset stream moves it to
- * Reset Read.  Then see quic_stream_window_update(), quic_fc_recv_update()
- * on @t->recv and quic_stream_release().
+ * the stream moves it to Data Read (a reset stream is in Reset Read
+ * already, see quic_stream_recv_reset()).  Then see
+ * quic_stream_window_update(), quic_fc_recv_update() on @t->recv and
+ * quic_stream_release().
  *
  * Return: bytes copied (0 if none are in order yet, for a bare FIN, or
  * for a reset stream, whose data is gone), -EINVAL for a stream we cannot
