@@ -34,6 +34,12 @@ struct quic_dgram_cb {
 
 #define QUIC_DGRAM_CB(skb)	((struct quic_dgram_cb *)&(skb)->cb[0])
 
+/* The DATAGRAM frame (type, Length, payload) of @len bytes. */
+static u32 quic_dgram_frame_len(u32 len)
+{
+	return 1 + quic_varint_len(len) + len;
+}
+
 /* A short header with a 4-byte packet number (the most we use). */
 #define QUIC_DGRAM_SHORT_HDR(dcid_len)	(1 + (dcid_len) + 4)
 
@@ -114,7 +120,7 @@ int quic_dgram_queue(struct sock *sk, struct msghdr *msg, size_t len)
 	}
 	sk_wmem_queued_add(sk, skb->truesize);
 	__skb_queue_tail(&d->sndq, skb);
-	d->snd_bytes += 1 + quic_varint_len(len) + len;
+	d->snd_bytes += quic_dgram_frame_len(len);
 	return 0;
 }
 
@@ -151,7 +157,7 @@ u32 quic_dgram_out(struct sock *sk, u8 *buf, u32 room, u32 *nr)
 
 	*nr = 0;
 	while ((skb = skb_peek(&d->sndq))) {
-		need = 1 + quic_varint_len(skb->len) + skb->len;
+		need = quic_dgram_frame_len(skb->len);
 		if (need > room - used) {
 			max = quic_dgram_max_payload(sk);
 			if (max >= (int)skb->len)
@@ -164,7 +170,7 @@ u32 quic_dgram_out(struct sock *sk, u8 *buf, u32 room, u32 *nr)
 			(*nr)++;
 		}
 		__skb_unlink(skb, &d->sndq);
-		d->snd_bytes -= 1 + quic_varint_len(skb->len) + skb->len;
+		d->snd_bytes -= need;
 		sk_wmem_queued_add(sk, -(int)skb->truesize);
 		kfree_skb(skb);
 		sk->sk_write_space(sk);
