@@ -207,12 +207,8 @@ int quic_conn_crypto_app(struct sock *sk, const struct quic_frame *f)
 		return 0;
 	if (f->data.offset > s->crypto_recv_off)
 		return 1;
-	if (end > QUIC_TICKET_MAX_LEN) {
-		c->ticket_done = 1;
-		kfree(c->ticket_buf);
-		c->ticket_buf = NULL;
-		return 0;
-	}
+	if (end > QUIC_TICKET_MAX_LEN)
+		goto give_up;
 	if (!c->ticket_buf) {
 		c->ticket_buf = kmalloc(QUIC_TICKET_MAX_LEN,
 					GFP_ATOMIC | __GFP_NOWARN);
@@ -227,17 +223,18 @@ int quic_conn_crypto_app(struct sock *sk, const struct quic_frame *f)
 	if (end < 4)
 		return 0;
 	need = 4 + get_unaligned_be24(c->ticket_buf + 1);
-	if (need > QUIC_TICKET_MAX_LEN) {
-		c->ticket_done = 1;
-		kfree(c->ticket_buf);
-		c->ticket_buf = NULL;
-		return 0;
-	}
+	if (need > QUIC_TICKET_MAX_LEN)
+		goto give_up;
 	if (end < need)
 		return 0;
 	c->ticket_done = 1;
 	quic_event_put(sk, QUIC_EVENT_NEW_SESSION_TICKET, c->ticket_buf, need);
 	quic_sock_opts_take_ticket(&quic_sk(sk)->opts, c->ticket_buf, need);
+	c->ticket_buf = NULL;
+	return 0;
+give_up:	/* too long to be kept: nothing is */
+	c->ticket_done = 1;
+	kfree(c->ticket_buf);
 	c->ticket_buf = NULL;
 	return 0;
 }
