@@ -36,6 +36,9 @@ static const struct snmp_mib quic_snmp_list[] = {
 	SNMP_MIB_ITEM("QuicOutStatelessReset", QUIC_MIB_RESET_SENT),
 	SNMP_MIB_ITEM("QuicInStatelessReset", QUIC_MIB_RESET_RCVD),
 	SNMP_MIB_ITEM("QuicInDatagramDrop", QUIC_MIB_DGRAM_RCV_DROP),
+	SNMP_MIB_ITEM("QuicIn0RttPackets", QUIC_MIB_0RTT_IN),
+	SNMP_MIB_ITEM("QuicOut0RttPackets", QUIC_MIB_0RTT_OUT),
+	SNMP_MIB_ITEM("QuicIn0RttDrop", QUIC_MIB_0RTT_DROP),
 };
 
 static_assert(ARRAY_SIZE(quic_snmp_list) == QUIC_MIB_MAX);

@@ -47,6 +47,12 @@
  *	sent three times what it received (RFC 9000 8.1)
  * @QUIC_MIB_RESET_SENT: Stateless Resets sent (RFC 9000 10.3)
  * @QUIC_MIB_RESET_RCVD: Stateless Resets received that ended a connection
+ * @QUIC_MIB_DGRAM_RCV_DROP: DATAGRAM frames dropped: receive buffer full
+ *	or memory short
+ * @QUIC_MIB_0RTT_IN: 0-RTT packets a server processed (RFC 9001 4.6)
+ * @QUIC_MIB_0RTT_OUT: 0-RTT packets a client sent
+ * @QUIC_MIB_0RTT_DROP: 0-RTT packets a server dropped: early data not
+ *	accepted, the 0-RTT key gone, or no room to hold them for the key
  * @QUIC_MIB_MAX: the number of counters
  */
 enum quic_mib_field {
@@ -71,6 +77,9 @@ enum quic_mib_field {
 	QUIC_MIB_RESET_SENT,
 	QUIC_MIB_RESET_RCVD,
 	QUIC_MIB_DGRAM_RCV_DROP,
+	QUIC_MIB_0RTT_IN,
+	QUIC_MIB_0RTT_OUT,
+	QUIC_MIB_0RTT_DROP,
 	QUIC_MIB_MAX
 };
 
