@@ -143,6 +143,16 @@ void quic_conn_destroy(struct sock *sk)
 	dst_cache_destroy(&quic_sk(sk)->conn.dst_cache);
 }
 
+/* The 0-RTT key goes: process context. */
+static void quic_conn_free_early(struct quic_conn *c)
+{
+	if (!c->early)
+		return;
+	quic_crypto_free(c->early);
+	kfree(c->early);
+	c->early = NULL;
+}
+
 /**
  * quic_conn_free() - release everything the connection holds
  * @sk: the socket, locked, unhashed
@@ -180,6 +190,7 @@ void quic_conn_free(struct sock *sk)
 	quic_conn_half_open_end(sk);
 	kfree(c->ticket_buf);
 	c->ticket_buf = NULL;
+	quic_conn_free_early(c);
 }
 
 /**
@@ -482,43 +493,54 @@ static int quic_conn_charge(void *ctx, int bytes)
 	return 0;
 }
 
-/* The stream table, from both sides' transport parameters. */
-static int quic_conn_streams_init(struct sock *sk)
+/* The peer's limits of @tp, as the stream table takes them. */
+static void quic_conn_stream_params(struct quic_stream_params *sp,
+				    const struct quic_tparams *tp)
+{
+	sp->max_data = tp->max_data;
+	sp->max_stream_data_bidi_local = tp->max_stream_data_bidi_local;
+	sp->max_stream_data_bidi_remote = tp->max_stream_data_bidi_remote;
+	sp->max_stream_data_uni = tp->max_stream_data_uni;
+	sp->max_streams_bidi = tp->max_streams_bidi;
+	sp->max_streams_uni = tp->max_streams_uni;
+}
+
+/* The stream table, from our transport parameters and the peer's @peer
+ * (those it sent, or, for 0-RTT, those remembered), if any. A table set
+ * up for 0-RTT only takes the peer's limits, which may only grow (RFC
+ * 9000 7.4.1).
+ */
+static int quic_conn_streams_init(struct sock *sk,
+				  const struct quic_tparams *peer)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_stream_params lp, pp;
 	u64 err;
 	int ret;
 
-	lp.max_data = c->local_tp.max_data;
-	lp.max_stream_data_bidi_local = c->local_tp.max_stream_data_bidi_local;
-	lp.max_stream_data_bidi_remote = c->local_tp.max_stream_data_bidi_remote;
-	lp.max_stream_data_uni = c->local_tp.max_stream_data_uni;
-	lp.max_streams_bidi = c->local_tp.max_streams_bidi;
-	lp.max_streams_uni = c->local_tp.max_streams_uni;
-	pp.max_data = c->peer_tp.max_data;
-	pp.max_stream_data_bidi_local = c->peer_tp.max_stream_data_bidi_local;
-	pp.max_stream_data_bidi_remote = c->peer_tp.max_stream_data_bidi_remote;
-	pp.max_stream_data_uni = c->peer_tp.max_stream_data_uni;
-	pp.max_streams_bidi = c->peer_tp.max_streams_bidi;
-	pp.max_streams_uni = c->peer_tp.max_streams_uni;
-	ret = quic_stream_table_init(&c->streams, c->is_server, &lp,
-				     QUIC_STREAM_WINDOW_GROWTH * lp.max_data,
-				     QUIC_STREAM_WINDOW_GROWTH *
-				     max(lp.max_stream_data_uni,
-					 max(lp.max_stream_data_bidi_local,
-					     lp.max_stream_data_bidi_remote)),
-				     quic_conn_charge, sk);
-	if (ret)
-		return ret;
-	if (c->peer_tp_set) {
+	if (!c->streams_ready) {
+		quic_conn_stream_params(&lp, &c->local_tp);
+		ret = quic_stream_table_init(&c->streams, c->is_server, &lp,
+					     QUIC_STREAM_WINDOW_GROWTH *
+					     lp.max_data,
+					     QUIC_STREAM_WINDOW_GROWTH *
+					     max(lp.max_stream_data_uni,
+						 max(lp.max_stream_data_bidi_local,
+						     lp.max_stream_data_bidi_remote)),
+					     quic_conn_charge, sk);
+		if (ret)
+			return ret;
+	}
+	if (peer) {
+		quic_conn_stream_params(&pp, peer);
 		ret = quic_stream_set_peer(&c->streams, &pp, &err);
 		if (ret) {
-			quic_stream_table_free(&c->streams);
+			if (!c->streams_ready)
+				quic_stream_table_free(&c->streams);
 			return ret;
 		}
 	}
-	c->streams_ready = true;
+	WRITE_ONCE(c->streams_ready, true);
 	return 0;
 }
 
@@ -542,7 +564,7 @@ static void quic_conn_complete(struct sock *sk)
 	/* Without a stream table, stream sendmsg() gives EINVAL and
 	 * STREAM frames are not acknowledged.
 	 */
-	quic_conn_streams_init(sk);
+	quic_conn_streams_init(sk, c->peer_tp_set ? &c->peer_tp : NULL);
 	quic_conn_issue_cids(sk, GFP_KERNEL);
 
 	inet_sk_set_state(sk, TCP_ESTABLISHED);
@@ -558,6 +580,36 @@ static void quic_conn_complete(struct sock *sk)
 		quic_output_flush(sk, GFP_KERNEL);
 	}
 	sk->sk_state_change(sk);
+}
+
+/* The EARLY secret (socket-api.md 4.3 d, 4.6): a client's to send
+ * 0-RTT packets with, a server's to take them, once TLS accepted early
+ * data. A client's queued stream data leaves now; a server's 0-RTT
+ * packets wait for the handshake to complete (input.c).
+ */
+static int quic_conn_set_early(struct sock *sk,
+			       const struct quic_crypto_secret *s, u32 len)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	int err;
+
+	if (!s->send == !c->is_server || c->early ||
+	    quic_crypto_ready(&c->space[QUIC_CRYPTO_APP].tx) ||
+	    quic_crypto_ready(&c->space[QUIC_CRYPTO_APP].rx))
+		return -EINVAL;
+	c->early = kzalloc(sizeof(*c->early), GFP_KERNEL);
+	if (!c->early)
+		return -ENOMEM;
+	err = quic_crypto_set_secret(c->early, s->type, s->secret, len,
+				     c->version);
+	if (err) {
+		kfree(c->early);
+		c->early = NULL;
+		return err;
+	}
+	if (!c->is_server)
+		quic_output_flush(sk, GFP_KERNEL);
+	return 0;
 }
 
 /**
@@ -577,11 +629,11 @@ int quic_conn_set_secret(struct sock *sk, const struct quic_crypto_secret *s)
 
 	if (sk->sk_state != TCP_SYN_RECV)
 		return -EINVAL;
+	len = s->type == TLS_CIPHER_AES_GCM_256 ? 48 : 32;
 	if (s->level == QUIC_CRYPTO_EARLY)
-		return -EOPNOTSUPP;	/* 0-RTT is not supported yet */
+		return quic_conn_set_early(sk, s, len);
 	if (s->level != QUIC_CRYPTO_HANDSHAKE && s->level != QUIC_CRYPTO_APP)
 		return -EINVAL;
-	len = s->type == TLS_CIPHER_AES_GCM_256 ? 48 : 32;
 	sp = &c->space[s->level];
 	if (sp->discarded)
 		return -EINVAL;
@@ -602,6 +654,14 @@ int quic_conn_set_secret(struct sock *sk, const struct quic_crypto_secret *s)
 	 */
 	if (!s->send && s->level == QUIC_CRYPTO_APP)
 		quic_sock_opts_drop_ticket(&quic_sk(sk)->opts);
+	/* RFC 9001 4.9.3: with 1-RTT keys a client sends no more 0-RTT
+	 * packets; those in flight are acknowledged or lost, and what they
+	 * carried then goes again in 1-RTT packets.
+	 */
+	if (s->send && s->level == QUIC_CRYPTO_APP && !c->is_server) {
+		c->early_off = 1;
+		quic_conn_free_early(c);
+	}
 
 	/* 1-RTT packets wait for the stream table that completion sets up. */
 	if (!s->send && s->level != QUIC_CRYPTO_APP)
@@ -867,6 +927,27 @@ int quic_conn_get_local_tp(struct sock *sk, u8 *buf, u32 room)
 }
 
 /**
+ * quic_conn_remember_tp() - the peer's parameters of an earlier connection
+ * @sk: the socket, locked, in ESTABLISHING
+ * @tp: what the user set (QUIC_SOCKOPT_TRANSPORT_PARAM, remote = 1)
+ *
+ * socket-api.md 4.6: a client may then open streams within those limits
+ * and queue data on them before the handshake, to go in 0-RTT packets.
+ * Once the server's own parameters are in, they are the ones that count.
+ *
+ * Return: 0 or a negative errno.
+ */
+int quic_conn_remember_tp(struct sock *sk, const struct quic_tparams *tp)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+
+	if (c->is_server || c->peer_tp_set)
+		return 0;
+	quic_conn_sync_local_tp(sk);
+	return quic_conn_streams_init(sk, tp);
+}
+
+/**
  * quic_conn_set_peer_tp() - QUIC_SOCKOPT_TRANSPORT_PARAM_EXT set
  * @sk: the socket, locked
  * @data: the peer's extension body
@@ -906,6 +987,8 @@ int quic_conn_set_peer_tp(struct sock *sk, const u8 *data, u32 len)
 	}
 	c->peer_tp = tp;
 	c->peer_tp_set = 1;
+	/* socket-api.md 7.3: a get with remote = 1 returns them now. */
+	quic_sock_opts_set_remote(&quic_sk(sk)->opts, &tp);
 	c->src.limit = clamp_t(u64, tp.active_cid_limit, QUIC_CID_LIMIT_MIN,
 			       QUIC_CID_LIMIT_MAX);
 	if (!c->is_server &&

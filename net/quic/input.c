@@ -444,8 +444,10 @@ static int quic_in_level(u8 type)
 		return QUIC_CRYPTO_HANDSHAKE;
 	case QUIC_PACKET_1RTT:
 		return QUIC_CRYPTO_APP;
+	case QUIC_PACKET_0RTT:
+		return QUIC_CRYPTO_EARLY;
 	}
-	return -1;	/* 0-RTT, Retry, Version Negotiation: not handled */
+	return -1;	/* Retry, Version Negotiation: not handled here */
 }
 
 /* Record a packet for our next ACK. An ack-eliciting one that arrived
@@ -476,15 +478,40 @@ static void quic_in_ack_due(struct quic_pnspace *s, u64 pn, bool eliciting)
 		s->rx_eliciting++;
 }
 
+/* The key a 0-RTT packet is opened with (RFC 9001 4.6), or NULL when it
+ * is dropped: a client takes none; a server takes them with the EARLY
+ * key its TLS installed on accepting early data, until the first 1-RTT
+ * packet (RFC 9001 4.9.3). Until the handshake completes there is no
+ * stream table: they are parked, as packets of a level without a key are
+ * (@park), and processed at completion (socket-api.md 4.6).
+ */
+static struct quic_crypto *quic_in_early_key(struct sock *sk, bool *park)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+
+	*park = false;
+	if (!c->is_server)
+		return NULL;
+	if (!c->streams_ready) {
+		*park = true;
+		return NULL;
+	}
+	if (c->early && !c->early_off)
+		return c->early;
+	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_0RTT_DROP);
+	return NULL;
+}
+
 /* One datagram for a connection, socket locked. Consumes @skb. */
 static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	u32 pn_len, tpn, hdr_len, plen, pos, err;
 	struct quic_packet_iter it;
+	struct quic_crypto *key;
 	struct quic_pkt_hdr h;
 	struct quic_pnspace *s;
-	bool eliciting;
+	bool eliciting, park;
 	u64 largest, pn;
 	int level, ret;
 	u8 *pkt;
@@ -508,18 +535,36 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 			QUIC_INC_STATS(sock_net(sk), QUIC_MIB_DROP_MALFORMED);
 			continue;
 		}
-		s = &c->space[level];
-		if (s->discarded)
-			continue;
-		if (!quic_crypto_ready(&s->rx)) {
-			if (skb_queue_len(&s->parked) >= QUIC_CONN_MAX_PARKED)
+		if (level == QUIC_CRYPTO_EARLY) {
+			/* 0-RTT numbers in the 1-RTT space. */
+			s = &c->space[QUIC_CRYPTO_APP];
+			key = quic_in_early_key(sk, &park);
+			if (!key && !park) {
+				if (!c->is_server)
+					QUIC_INC_STATS(sock_net(sk),
+						       QUIC_MIB_DROP_MALFORMED);
+				continue;
+			}
+		} else {
+			s = &c->space[level];
+			if (s->discarded)
+				continue;
+			key = &s->rx;
+			park = !quic_crypto_ready(key);
+		}
+		if (park) {
+			if (skb_queue_len(&s->parked) >= QUIC_CONN_MAX_PARKED) {
+				if (level == QUIC_CRYPTO_EARLY)
+					QUIC_INC_STATS(sock_net(sk),
+						       QUIC_MIB_0RTT_DROP);
 				break;
+			}
 			/* Keep this packet and those after it. */
 			__skb_pull(skb, pos);
 			skb_queue_tail(&s->parked, skb);
 			goto out;
 		}
-		if (quic_crypto_hp_remove(&s->rx, pkt, h.pkt_len, h.pn_offset,
+		if (quic_crypto_hp_remove(key, pkt, h.pkt_len, h.pn_offset,
 					  &pn_len, &tpn)) {
 			QUIC_INC_STATS(sock_net(sk), QUIC_MIB_DROP_DECRYPT);
 			continue;
@@ -528,7 +573,7 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 			largest = QUIC_PN_NONE;
 		pn = quic_pn_decode(largest, tpn, pn_len * 8);
 		hdr_len = h.pn_offset + pn_len;
-		ret = quic_crypto_aead_decrypt(&s->rx, pkt, hdr_len, pn,
+		ret = quic_crypto_aead_decrypt(key, pkt, hdr_len, pn,
 					       h.pkt_len);
 		if (ret < 0) {
 			QUIC_INC_STATS(sock_net(sk), QUIC_MIB_DROP_DECRYPT);
@@ -569,6 +614,10 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 			break;
 		if (!ret && !s->discarded)
 			quic_in_ack_due(s, pn, eliciting);
+		if (level == QUIC_CRYPTO_EARLY)
+			QUIC_INC_STATS(sock_net(sk), QUIC_MIB_0RTT_IN);
+		else if (level == QUIC_CRYPTO_APP && c->early)
+			c->early_off = 1;	/* RFC 9001 4.9.3 */
 		/* RFC 9001 4.9.1: a server drops Initial keys once it
 		 * processes a Handshake packet.
 		 */
@@ -725,10 +774,12 @@ static void quic_in_listen(struct sock *sk, struct sk_buff *skb)
 	int kind;
 
 	if (quic_packet_parse_header(skb->data, skb->len, QUIC_CONN_CID_LEN, 0,
-				     &h) || h.type != QUIC_PACKET_INITIAL ||
+				     &h) ||
+	    (h.type != QUIC_PACKET_INITIAL && h.type != QUIC_PACKET_0RTT) ||
 	    h.dcid_len < QUIC_CONN_CID_LEN || h.dcid_len > QUIC_CID_MAX_LEN ||
 	    h.scid_len > QUIC_CID_MAX_LEN ||
-	    !quic_packet_initial_size_ok(skb->len)) {
+	    (h.type == QUIC_PACKET_INITIAL &&
+	     !quic_packet_initial_size_ok(skb->len))) {
 		quic_in_drop(sk, skb, QUIC_MIB_DROP_NOCONN);
 		return;
 	}
@@ -765,6 +816,11 @@ static void quic_in_listen(struct sock *sk, struct sk_buff *skb)
 			}
 			return;
 		}
+	}
+	/* A 0-RTT datagram ahead of its Initial, or of a connection gone. */
+	if (h.type != QUIC_PACKET_INITIAL) {
+		quic_in_drop(sk, skb, QUIC_MIB_0RTT_DROP);
+		return;
 	}
 	/* A client without a valid token may get a Retry first: then a
 	 * full queue sends Retries rather than dropping, as SYN cookies.
@@ -914,7 +970,10 @@ int quic_input_rcv(struct net *net, struct quic_udp_sock *us,
 	memset(skb->cb, 0, sizeof(skb->cb));
 	QUIC_IN_CB(skb)->peer = peer;
 	sk = quic_lookup_conn(net, h.dcid, h.dcid_len, &peer);
-	if (!sk && h.type == QUIC_PACKET_INITIAL)
+	/* A 0-RTT datagram of a connection not yet accepted waits with its
+	 * Initial on the listener's request.
+	 */
+	if (!sk && (h.type == QUIC_PACKET_INITIAL || h.type == QUIC_PACKET_0RTT))
 		sk = quic_lookup_listener(net, us, local.v4.sin_port, &peer);
 	if (!sk) {
 		quic_stateless_rcv(net, us, skb, &h, 0, &local, &peer);

@@ -176,6 +176,7 @@ struct quic_out_plan {
 	u32		gso_size;
 	u16		gso_segs;
 	bool		paced;
+	bool		early;
 };
 
 /* Bytes in flight, all spaces (a discarded space has none). */
@@ -213,6 +214,7 @@ static u32 quic_out_token(const struct sock *sk, const u8 **token)
 	return quic_sk(sk)->conn.is_server ? 0 : o->token_len;
 }
 
+/* @level is the packet's: QUIC_CRYPTO_EARLY for 0-RTT. */
 static u32 quic_out_hdr_len(const struct sock *sk, u8 level, u32 payload)
 {
 	const struct quic_conn *c = &quic_sk(sk)->conn;
@@ -756,13 +758,18 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 	return used;
 }
 
-/* Header, encryption and send bookkeeping of one planned packet. */
+/* Header, encryption and send bookkeeping of one planned packet; @level
+ * is the packet's: a 0-RTT one (QUIC_CRYPTO_EARLY) numbers in the 1-RTT
+ * space (RFC 9000 12.3) and takes the 0-RTT key.
+ */
 static int quic_out_seal(struct sock *sk, u8 level, u8 *p, u32 room,
 			 const u8 *payload, u32 len, struct quic_out_pkt *rec,
 			 bool eliciting)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_pnspace *s = &c->space[level];
+	bool early = level == QUIC_CRYPTO_EARLY;
+	struct quic_pnspace *s = &c->space[early ? QUIC_CRYPTO_APP : level];
+	struct quic_crypto *key = early ? c->early : &s->tx;
 	struct quic_pkt_hdr h = {};
 	u64 pn = s->next_pn, now_ns;
 	int hlen, err;
@@ -776,7 +783,7 @@ static int quic_out_seal(struct sock *sk, u8 level, u8 *p, u32 room,
 		hlen = quic_packet_build_short(p, room, &h, QUIC_OUT_PN_LEN, pn);
 	} else {
 		h.type = level == QUIC_CRYPTO_INITIAL ? QUIC_PACKET_INITIAL :
-							QUIC_PACKET_HANDSHAKE;
+			 early ? QUIC_PACKET_0RTT : QUIC_PACKET_HANDSHAKE;
 		if (level == QUIC_CRYPTO_INITIAL)
 			h.token_len = quic_out_token(sk, &h.token);
 		hlen = quic_packet_build_long(p, room, &h, QUIC_OUT_PN_LEN, pn,
@@ -788,16 +795,18 @@ static int quic_out_seal(struct sock *sk, u8 level, u8 *p, u32 room,
 		return -ENOBUFS;
 	if (payload != p + hlen)	/* else built in place */
 		memmove(p + hlen, payload, len);
-	err = quic_crypto_encrypt(&s->tx, p, hlen, QUIC_OUT_PN_LEN, pn, len);
+	err = quic_crypto_encrypt(key, p, hlen, QUIC_OUT_PN_LEN, pn, len);
 	if (err)
 		return err;
 	s->next_pn++;
+	if (early)
+		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_0RTT_OUT);
 	/* Every packet but a CONNECTION_CLOSE is recorded, so that an ACK
 	 * of an ACK-only packet is not taken for an ACK of one never sent.
 	 */
 	if (rec) {
 		now_ns = ktime_get_ns();
-		rec->level = level;
+		rec->level = early ? QUIC_CRYPTO_APP : level;
 		rec->sent.pn = pn;
 		rec->sent.sent_time = div_u64(now_ns, NSEC_PER_USEC);
 		rec->sent.size = hlen + len + QUIC_PACKET_TAG_LEN;
@@ -1121,7 +1130,7 @@ static u32 quic_out_plan_app(struct sock *sk, struct quic_out_plan *pl,
 	int tries;
 
 	for (tries = 0; tries < 2; tries++) {
-		if (!total)
+		if (!total && !pl->early)
 			cap = quic_out_inplace(sk, pl, limit, data_ok, gfp);
 		if (cap) {
 			*buf = skb_tail_pointer(pl->gso) + hl;
@@ -1161,6 +1170,32 @@ static bool quic_out_long_waiting(const struct quic_conn *c)
 	return false;
 }
 
+/* 0-RTT (RFC 9001 4.6.1): a client with the EARLY key and stream data
+ * queued before the handshake sends it in 0-RTT packets until its 1-RTT
+ * key is in, once its first Initial is out (a 0-RTT packet the server
+ * gets before an Initial finds no connection), and not while a Retry
+ * waits for its keys.
+ */
+static bool quic_out_early(const struct sock *sk)
+{
+	const struct quic_conn *c = &quic_sk(sk)->conn;
+
+	return unlikely(c->early) && !c->early_off && !c->is_server &&
+	       sk->sk_state == TCP_SYN_RECV && c->streams_ready &&
+	       !c->retry_pending &&
+	       (c->space[QUIC_CRYPTO_INITIAL].next_pn ||
+		c->space[QUIC_CRYPTO_INITIAL].discarded);
+}
+
+/* The level a packet of space @level is sealed at: 0-RTT in the 1-RTT
+ * space while the plan is one for 0-RTT.
+ */
+static u8 quic_out_pkt_level(const struct quic_out_plan *pl, u8 level)
+{
+	return level == QUIC_CRYPTO_APP && pl->early ? QUIC_CRYPTO_EARLY :
+						       level;
+}
+
 /* Build and send one datagram. Return 1 if one was sent (or added to the
  * GSO batch), 0 if there was nothing to send, or a negative errno.
  */
@@ -1187,6 +1222,7 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 		return 0;
 	}
 	pl->paced = false;
+	pl->early = quic_out_early(sk);
 	data_ok = quic_out_data_ok(c, ktime_get_ns(), &pl->paced);
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
 		pl->used[i] = false;
@@ -1196,14 +1232,17 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 	for (i = 0; i < ARRAY_SIZE(quic_out_levels); i++) {
 		level = quic_out_levels[i];
 		s = &c->space[level];
-		if (s->discarded || !quic_crypto_ready(&s->tx))
+		if (s->discarded)
 			continue;
-		if (level == QUIC_CRYPTO_APP && sk->sk_state != TCP_ESTABLISHED)
+		if (!(level == QUIC_CRYPTO_APP && pl->early) &&
+		    (!quic_crypto_ready(&s->tx) ||
+		     (level == QUIC_CRYPTO_APP &&
+		      sk->sk_state != TCP_ESTABLISHED)))
 			continue;
 		/* After a Retry, Initials wait for the keys of its ID. */
 		if (level == QUIC_CRYPTO_INITIAL && c->retry_pending)
 			continue;
-		hl = quic_out_hdr_len(sk, level, limit);
+		hl = quic_out_hdr_len(sk, quic_out_pkt_level(pl, level), limit);
 		if (total + hl + QUIC_PACKET_TAG_LEN + 8 >= limit)
 			break;
 		if (level == QUIC_CRYPTO_APP) {
@@ -1227,7 +1266,8 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 		last = level;
 		if (level == QUIC_CRYPTO_INITIAL)
 			initial = true;
-		total += quic_out_hdr_len(sk, level, n) + n + QUIC_PACKET_TAG_LEN;
+		total += quic_out_hdr_len(sk, quic_out_pkt_level(pl, level), n) +
+			 n + QUIC_PACKET_TAG_LEN;
 	}
 	if (!total)
 		return 0;
@@ -1239,12 +1279,12 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 	 */
 	while (initial && total < QUIC_CONN_MAX_DGRAM) {
 		pad = QUIC_CONN_MAX_DGRAM - total;
-		total -= quic_out_hdr_len(sk, last, pl->len[last]) +
-			 pl->len[last];
+		total -= quic_out_hdr_len(sk, quic_out_pkt_level(pl, last),
+					  pl->len[last]) + pl->len[last];
 		memset(buf[last] + pl->len[last], 0, pad);
 		pl->len[last] += pad;
-		total += quic_out_hdr_len(sk, last, pl->len[last]) +
-			 pl->len[last];
+		total += quic_out_hdr_len(sk, quic_out_pkt_level(pl, last),
+					  pl->len[last]) + pl->len[last];
 	}
 	if (initial && total > QUIC_CONN_MAX_DGRAM) {
 		/* The Length field grew: take the excess back. */
@@ -1253,7 +1293,7 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 	}
 
 	app_only = !pl->used[QUIC_CRYPTO_INITIAL] &&
-		   !pl->used[QUIC_CRYPTO_HANDSHAKE];
+		   !pl->used[QUIC_CRYPTO_HANDSHAKE] && !pl->early;
 	if (app_only && pl->gso && total < pl->gso_size &&
 	    pl->gso_size - total <= QUIC_OUT_GSO_PAD) {
 		pad = pl->gso_size - total;
@@ -1269,8 +1309,9 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 		level = quic_out_levels[i];
 		if (!pl->used[level])
 			continue;
-		n = quic_out_seal(sk, level, skb_tail_pointer(skb),
-				  skb_tailroom(skb), buf[level],
+		n = quic_out_seal(sk, quic_out_pkt_level(pl, level),
+				  skb_tail_pointer(skb), skb_tailroom(skb),
+				  buf[level],
 				  pl->len[level], pl->rec[level],
 				  pl->eliciting[level]);
 		if (n < 0) {
@@ -1817,14 +1858,23 @@ static void quic_out_pkt_retried(void *ctx, struct quic_sent_pkt *pkt)
  *
  * The Initial packets sent are forgotten, neither acknowledged nor lost:
  * no congestion signal, no RTT sample (RFC 9002 6.3); what they carried
- * goes in the next Initials, sent with the new keys.
+ * goes in the next Initials, sent with the new keys. So are 0-RTT ones.
  */
 void quic_output_retry(struct sock *sk)
 {
-	struct quic_pnspace *s = &quic_sk(sk)->conn.space[QUIC_CRYPTO_INITIAL];
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_pnspace *s = &c->space[QUIC_CRYPTO_INITIAL];
 
 	quic_sent_remove_all(&s->sent, quic_out_pkt_retried, sk);
 	s->loss_time = 0;
+	/* So are the 0-RTT packets sent before the Retry: the server kept
+	 * nothing. They go again, numbered on (RFC 9000 17.2.5.3).
+	 */
+	s = &c->space[QUIC_CRYPTO_APP];
+	if (!quic_crypto_ready(&s->tx)) {
+		quic_sent_remove_all(&s->sent, quic_out_pkt_retried, sk);
+		s->loss_time = 0;
+	}
 }
 
 /**

@@ -679,7 +679,7 @@ static int quic_sock_send_wait(struct sock *sk, long *timeo, int again)
 		return sock_intr_errno(*timeo);
 	quic_output_flush(sk, GFP_KERNEL);
 	quic_sock_wait(sk, timeo);
-	return sk->sk_state == TCP_ESTABLISHED ? 0 : -EPIPE;
+	return quic_is_conn(sk) ? 0 : -EPIPE;
 }
 
 /* Room to queue on stream @id, looked up again: it may have been reset
@@ -729,7 +729,7 @@ static int quic_sock_stream_sendmsg(struct sock *sk, struct msghdr *msg,
 	if (!quic_is_conn(sk))
 		goto out;
 	err = -EINVAL;
-	if (sk->sk_state != TCP_ESTABLISHED || !c->streams_ready)
+	if (!quic_streams_up(sk))
 		goto out;
 	/* socket-api.md 5.2: -1 is the active stream whatever the flags, so
 	 * that a second MSG_QUIC_STREAM_NEW before the FIN fails.
@@ -745,6 +745,8 @@ static int quic_sock_stream_sendmsg(struct sock *sk, struct msghdr *msg,
 		if (!IS_ERR(st))
 			break;
 		err = PTR_ERR(st);
+		if (err == -EAGAIN)
+			err = quic_streams_limit_err(sk);
 		if (err == -EAGAIN) {
 			quic_stream_open_blocked(&c->streams,
 						 sflags & MSG_QUIC_STREAM_UNI);

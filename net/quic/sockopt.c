@@ -74,6 +74,21 @@ void quic_sock_opts_free(struct quic_sock_opts *o)
 }
 
 /**
+ * quic_sock_opts_set_remote - the peer's transport parameters are known
+ * @o: the options
+ * @tp: those the peer sent
+ *
+ * A QUIC_SOCKOPT_TRANSPORT_PARAM get with remote = 1 returns them from
+ * now on: what a client saves for 0-RTT (socket-api.md 4.6).
+ */
+void quic_sock_opts_set_remote(struct quic_sock_opts *o,
+			       const struct quic_tparams *tp)
+{
+	o->remote = *tp;
+	o->remote_valid = 1;
+}
+
+/**
  * quic_sock_opts_drop_ticket - forget the session ticket that was set
  * @o: the options
  *
@@ -347,9 +362,10 @@ static int quic_set_tparams(struct sock *sk, struct quic_sock_opts *o,
 		if (sk->sk_state != TCP_SYN_RECV)
 			return -EINVAL;
 		err = quic_tparams_from_user(&o->remote, &p);
-		if (!err)
-			o->remote_valid = 1;
-		return err;
+		if (err)
+			return err;
+		o->remote_valid = 1;
+		return quic_conn_remember_tp(sk, &o->remote);
 	}
 	if (sk->sk_state == TCP_ESTABLISHED)
 		return -EINVAL;
@@ -583,7 +599,7 @@ static int quic_set_stream_ctl(struct sock *sk, int optname,
 
 	if (quic_opt_copy_in(&info, sizeof(info), optval, optlen))
 		return -EFAULT;
-	if (sk->sk_state != TCP_ESTABLISHED || !c->streams_ready)
+	if (!quic_streams_up(sk))
 		return -EINVAL;
 	st = quic_sockopt_stream_get(sk, ei->stream_id, reset);
 	if (IS_ERR(st))
@@ -621,7 +637,7 @@ static int quic_stream_open_wait(struct sock *sk, struct quic_stream_info *si)
 	for (;;) {
 		if (!quic_is_conn(sk))
 			return -EPIPE;
-		if (sk->sk_state != TCP_ESTABLISHED || !c->streams_ready)
+		if (!quic_streams_up(sk))
 			return -EINVAL;
 		created = si->stream_id == -1 ||
 			  !quic_stream_find(&c->streams, si->stream_id);
@@ -629,6 +645,8 @@ static int quic_stream_open_wait(struct sock *sk, struct quic_stream_info *si)
 		if (!IS_ERR(st))
 			break;
 		err = PTR_ERR(st);
+		if (err == -EAGAIN)
+			err = quic_streams_limit_err(sk);
 		if (err != -EAGAIN)
 			return err;
 		quic_stream_open_blocked(&c->streams, uni);

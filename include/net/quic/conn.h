@@ -180,11 +180,17 @@ struct quic_request {
  * @ticket_done: client: the server's first NewSessionTicket was captured,
  *	or could not be; later 1-RTT CRYPTO data is dropped
  * @ticket_buf: client: that NewSessionTicket while it arrives
+ * @early_off: server: 0-RTT packets are no longer taken (a 1-RTT packet
+ *	came: RFC 9001 4.9.3); client: 0-RTT packets are no longer sent
+ *	(the 1-RTT send key is in)
+ * @early: the 0-RTT key, kmalloc()ed when TLS installs the EARLY secret
+ *	(client: send, server: receive), freed with the connection
  * @streams: streams and flow control, once @streams_ready
  * @active_sid: the stream a send with stream ID -1 goes to, or -1
  * @msd_pending: streams whose MAX_STREAM_DATA is to be sent
  * @nr_msd: entries in @msd_pending
- * @streams_ready: @streams is set up (handshake complete)
+ * @streams_ready: @streams is set up (handshake complete, or, on a
+ *	client, the peer's remembered parameters set for 0-RTT)
  * @max_data_pending: MAX_DATA is to be sent
  * @msd_all: MAX_STREAM_DATA is to be sent for every open stream
  * @stream_rx: some stream has data (or a FIN) to read
@@ -253,8 +259,10 @@ struct quic_conn {
 				new_token_pending:1,
 				new_token_unacked:1,
 				anti_deadlock:1;
-	u8			ticket_done:1;
+	u8			ticket_done:1,
+				early_off:1;
 	u8			*ticket_buf;
+	struct quic_crypto	*early;
 	u32			bytes_rcvd;
 	u32			bytes_sent;
 	struct quic_cid		retry_scid;
@@ -315,6 +323,7 @@ int quic_conn_new_token(struct sock *sk);
 void quic_conn_new_token_rcvd(struct sock *sk, const u8 *token, u32 len);
 int quic_conn_set_secret(struct sock *sk, const struct quic_crypto_secret *s);
 int quic_conn_set_peer_tp(struct sock *sk, const u8 *data, u32 len);
+int quic_conn_remember_tp(struct sock *sk, const struct quic_tparams *tp);
 int quic_conn_get_local_tp(struct sock *sk, u8 *buf, u32 room);
 void quic_conn_discard_space(struct sock *sk, u8 level);
 void quic_conn_timer_arm(struct sock *sk);

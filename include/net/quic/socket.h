@@ -62,6 +62,23 @@ static inline bool quic_is_conn(const struct sock *sk)
 	return sk->sk_state == TCP_SYN_RECV || sk->sk_state == TCP_ESTABLISHED;
 }
 
+/* Streams may be opened and written: the connection is established, or
+ * a client set the peer's remembered parameters for 0-RTT (socket-api.md
+ * 4.6).
+ */
+static inline bool quic_streams_up(const struct sock *sk)
+{
+	return quic_is_conn(sk) && quic_sk(sk)->conn.streams_ready;
+}
+
+/* socket-api.md 5.2 rule 6: beyond the peer's stream limit, a sender
+ * waits for MAX_STREAMS; before the 1-RTT send key (0-RTT) it cannot.
+ */
+static inline int quic_streams_limit_err(const struct sock *sk)
+{
+	return sk->sk_state == TCP_ESTABLISHED ? -EAGAIN : -EINVAL;
+}
+
 /* The MSG_QUIC_STREAM_* flags sendmsg() and STREAM_OPEN take. */
 #define QUIC_STREAM_FLAGS	(MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_FIN | \
 				 MSG_QUIC_STREAM_UNI | MSG_QUIC_STREAM_DONTWAIT | \

@@ -71,6 +71,8 @@ struct quic_sock_opts {
 void quic_sock_opts_init(struct quic_sock_opts *o, bool server);
 void quic_sock_opts_free(struct quic_sock_opts *o);
 void quic_sock_opts_drop_ticket(struct quic_sock_opts *o);
+void quic_sock_opts_set_remote(struct quic_sock_opts *o,
+			       const struct quic_tparams *tp);
 void quic_sock_opts_take_ticket(struct quic_sock_opts *o, u8 *ticket,
 				u16 len);
 void quic_sock_opts_copy(struct quic_sock_opts *dst,
