@@ -216,6 +216,11 @@ int quic_conn_crypto_app(struct sock *sk, const struct quic_frame *f)
 
 	if (c->is_server || c->ticket_done || end <= s->crypto_recv_off)
 		return 0;
+	/* Data beyond what is kept is acknowledged and dropped; a gap
+	 * below it is not acknowledged, so that it comes again in order.
+	 */
+	if (f->data.offset >= QUIC_TICKET_MAX_LEN)
+		return 0;
 	if (f->data.offset > s->crypto_recv_off)
 		return 1;
 	if (end > QUIC_TICKET_MAX_LEN)
