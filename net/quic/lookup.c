@@ -15,6 +15,15 @@
  *   peers, so the fast hash. A bucket holds the listeners of every address
  *   bound to ports that hash there; the lookup walks that bucket only.
  *
+ * Listeners on one address and port with disjoint ALPN sets are told
+ * apart by the ALPN list of the client's ClientHello (socket-api.md 7.4).
+ * Reading it means decrypting a copy of the Initial (initial.c) and
+ * parsing the ClientHello (alpn.c), which costs several times what the
+ * rest of the receive path does for that packet; it is done only for a
+ * port whose listeners do not all serve the same set, never for a port
+ * with one listener (or one SO_REUSEPORT group), even one with an ALPN
+ * set: there the TLS library refuses a client whose protocols it lacks.
+ *
  * Our own Stateless Reset Tokens are computed, not stored: a PRF of the ID
  * (quic_cid_reset_token()) under the secret key of the namespace.
  */
@@ -25,13 +34,18 @@
 #include <linux/mm.h>
 #include <linux/printk.h>
 #include <linux/rculist.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <net/sock.h>
+#include <net/quic/alpn.h>
 #include <net/quic/conn.h>
 #include <net/quic/connid.h>
 #include <net/quic/export.h>
 #include <net/quic/hash.h>
+#include <net/quic/initial.h>
 #include <net/quic/lookup.h>
+#include <net/quic/mib.h>
+#include <net/quic/packet.h>
 #include <net/quic/protocol.h>
 #include <net/quic/socket.h>
 
@@ -376,15 +390,18 @@ static bool quic_lookup_same_addr(const struct sock *a, const struct sock *b)
 
 /**
  * quic_lookup_listen_add() - make a listener findable by new Initials
- * @sk: the socket, bound
+ * @sk: the socket, bound, its ALPN set final (sockopt.c refuses
+ *	QUIC_SOCKOPT_ALPN on a listening socket)
  *
  * socket-api.md 5.1: another listener on the same address and port is
- * allowed when both have SO_REUSEPORT and the same ALPN set: they form a
- * group, and each connection goes to one of them. Listeners with
- * disjoint ALPN sets would be told apart by the ALPN of the ClientHello,
- * which is not built: they are refused with EOPNOTSUPP.
+ * allowed when both have SO_REUSEPORT and the same ALPN set (they form a
+ * group, and each connection goes to one of them), or when the two ALPN
+ * sets are disjoint (connections are told apart by the ClientHello's
+ * ALPN; a listener without ALPN is disjoint from every set and takes the
+ * ClientHellos without one). Sets that overlap without being equal would
+ * leave a protocol with two owners: -EADDRINUSE.
  *
- * Return: 0, -EADDRINUSE or -EOPNOTSUPP.
+ * Return: 0 or -EADDRINUSE.
  */
 int quic_lookup_listen_add(struct sock *sk)
 {
@@ -409,7 +426,6 @@ int quic_lookup_listen_add(struct sock *sk)
 				err = -EADDRINUSE;
 			break;
 		case QUIC_ALPN_DISJOINT:
-			err = -EOPNOTSUPP;	/* ALPN demultiplexing */
 			break;
 		default:
 			err = -EADDRINUSE;
@@ -464,18 +480,224 @@ static u32 quic_lookup_peer_hash(const struct quic_lookup_net *ln,
 	return quic_keyed_hash(&ln->reuseport_key, in, n);
 }
 
+/* The listeners a client Initial may go to: those of its port on the UDP
+ * socket (the local address) it arrived on.
+ */
+static bool quic_lookup_candidate(const struct sock *sk,
+				  const struct quic_udp_sock *us, __be16 port)
+{
+	return inet_sk(sk)->inet_sport == port && quic_sk(sk)->udp == us;
+}
+
+/* A listener's ALPN set, read under RCU. A hashed listener's set does not
+ * change, but a reader may meet a socket that has just left the table
+ * and is being given a new one: the length is read once and bounded, and
+ * the walks never pass it, so the worst is one misdirected Initial.
+ */
+static u32 quic_lookup_alpn(const struct sock *sk, const u8 **list)
+{
+	const struct quic_sock_opts *o = &quic_sk(sk)->opts;
+
+	*list = o->alpn;
+	return min_t(u32, READ_ONCE(o->alpn_len), sizeof(o->alpn));
+}
+
+/* Whether two listeners of a port serve the same ALPN set. The sets of
+ * listeners in the table are equal or disjoint (quic_lookup_listen_add()),
+ * so the first protocol of one decides.
+ */
+static bool quic_lookup_same_set(const struct sock *a, const struct sock *b)
+{
+	const u8 *pa, *pb;
+	u32 la, lb;
+
+	la = quic_lookup_alpn(a, &pa);
+	lb = quic_lookup_alpn(b, &pb);
+	if (!la || !lb)
+		return la == lb;
+	return pb[0] < lb && quic_alpn_list_has(pa, la, pb + 1, pb[0]);
+}
+
+/* The first candidate whose set holds the protocol @name, or with @name
+ * NULL, the first without ALPN.
+ */
+static struct sock *quic_lookup_match(struct hlist_head *head,
+				      const struct quic_udp_sock *us,
+				      __be16 port, const u8 *name, u32 len)
+{
+	struct quic_conn *c;
+	const u8 *list;
+	struct sock *sk;
+	u32 n;
+
+	hlist_for_each_entry_rcu(c, head, listen_node) {
+		sk = quic_conn_sk(c);
+		if (!quic_lookup_candidate(sk, us, port))
+			continue;
+		n = quic_lookup_alpn(sk, &list);
+		if (name ? quic_alpn_list_has(list, n, name, len) : !n)
+			return sk;
+	}
+	return NULL;
+}
+
+/* Read the ClientHello of the Initial @pkt for the listener it asks for
+ * (socket-api.md 7.4): @rep is set to a listener of the chosen set, or to
+ * NULL when the packet does not tell (any candidate may take it).
+ *
+ * Return: 0, or a negative errno when the packet is to be dropped: it is
+ * counted here.
+ */
+static int quic_lookup_hello(struct net *net, struct hlist_head *head,
+			     const struct quic_udp_sock *us, __be16 port,
+			     const u8 *pkt, const struct quic_pkt_hdr *h,
+			     struct sock **rep)
+{
+	u32 off, len, list_len, i;
+	const u8 *list;
+	u8 *copy;
+	int ret;
+
+	*rep = NULL;
+	copy = kmemdup(pkt, h->pkt_len, GFP_ATOMIC | __GFP_NOWARN);
+	if (!copy)
+		return -ENOMEM;
+	ret = quic_initial_open(copy, h, &off, &len);
+	if (ret) {
+		QUIC_INC_STATS(net, ret == -EBADMSG ? QUIC_MIB_DROP_DECRYPT :
+				    QUIC_MIB_DROP_MALFORMED);
+		goto out;
+	}
+	ret = quic_alpn_initial_frames(copy + off, len, &list, &list_len);
+	switch (ret) {
+	case QUIC_ALPN_HELLO_LIST:
+		/* The client's order decides, not the listeners'. */
+		for (i = 0; i < list_len && !*rep; i += 1 + list[i])
+			*rep = quic_lookup_match(head, us, port, list + i + 1,
+						 list[i]);
+		break;
+	case QUIC_ALPN_HELLO_NONE:
+		*rep = quic_lookup_match(head, us, port, NULL, 0);
+		break;
+	case QUIC_ALPN_HELLO_UNKNOWN:
+		ret = 0;
+		goto out;
+	default:
+		QUIC_INC_STATS(net, QUIC_MIB_DROP_MALFORMED);
+		goto out;
+	}
+	ret = 0;
+	if (!*rep) {
+		QUIC_INC_STATS(net, QUIC_MIB_ALPN_NOMATCH);
+		ret = -ENOENT;
+	}
+out:
+	kfree(copy);
+	return ret;
+}
+
+/* One of the candidates of the set of @rep (of all, with @rep NULL): a
+ * keyed hash of the client's address and port picks it, so that every
+ * Initial of a connection reaches the same member of a SO_REUSEPORT
+ * group and a client cannot choose.
+ */
+static struct sock *quic_lookup_pick(struct quic_lookup_net *ln,
+				     struct hlist_head *head,
+				     const struct quic_udp_sock *us,
+				     __be16 port, const union quic_addr *peer,
+				     const struct sock *rep)
+{
+	struct sock *sk, *best = NULL;
+	struct quic_conn *c;
+	u32 n = 0, pick;
+
+	hlist_for_each_entry_rcu(c, head, listen_node) {
+		sk = quic_conn_sk(c);
+		if (quic_lookup_candidate(sk, us, port) &&
+		    (!rep || quic_lookup_same_set(sk, rep))) {
+			best = sk;
+			n++;
+		}
+	}
+	if (n < 2)
+		return best;
+	pick = quic_lookup_peer_hash(ln, peer) % n;
+	hlist_for_each_entry_rcu(c, head, listen_node) {
+		sk = quic_conn_sk(c);
+		if (quic_lookup_candidate(sk, us, port) &&
+		    (!rep || quic_lookup_same_set(sk, rep)) && !pick--)
+			return sk;
+	}
+	return best;	/* the table changed under us */
+}
+
 /**
- * quic_lookup_listener() - find the listener of a shared UDP socket
+ * quic_lookup_listener_initial() - find the listener for a client Initial
+ * @net: the namespace
+ * @us: the UDP socket the datagram arrived on
+ * @port: its local port
+ * @peer: its sender
+ * @pkt: the Initial, for the ClientHello; NULL not to read it
+ * @h: its parsed header (unused when @pkt is NULL)
+ *
+ * Under RCU, in softirq. The candidates are the listeners of @port on
+ * @us. When they do not all serve the same ALPN set, a copy of the
+ * Initial is decrypted and its ClientHello chooses the set (socket-api.md
+ * 7.4): the first protocol of the client's list that a set holds; no ALPN
+ * extension, the listener without ALPN; no ClientHello at offset 0, or
+ * one cut off before its ALPN, any. A malformed or undecryptable Initial,
+ * or one that no set matches, is counted and dropped. Without @pkt any
+ * candidate will do. Within the chosen set, quic_lookup_pick(). With no
+ * candidate, a listener of @port on another UDP socket takes the packet.
+ *
+ * Return: the socket with a reference held, or NULL.
+ */
+struct sock *quic_lookup_listener_initial(struct net *net,
+					  const struct quic_udp_sock *us,
+					  __be16 port,
+					  const union quic_addr *peer,
+					  const u8 *pkt,
+					  const struct quic_pkt_hdr *h)
+{
+	struct quic_lookup_net *ln = quic_lookup_net(net);
+	struct hlist_head *head = quic_lookup_bucket(ln, port);
+	struct sock *sk, *first = NULL, *other = NULL, *rep = NULL;
+	bool mixed = false;
+	struct quic_conn *c;
+
+	hlist_for_each_entry_rcu(c, head, listen_node) {
+		sk = quic_conn_sk(c);
+		if (inet_sk(sk)->inet_sport != port)
+			continue;
+		if (quic_sk(sk)->udp != us)
+			other = sk;
+		else if (!first)
+			first = sk;
+		else if (!mixed)
+			mixed = !quic_lookup_same_set(first, sk);
+	}
+	if (!first) {
+		sk = other;
+	} else {
+		if (mixed && pkt &&
+		    quic_lookup_hello(net, head, us, port, pkt, h, &rep))
+			return NULL;
+		sk = quic_lookup_pick(ln, head, us, port, peer, rep);
+	}
+	if (sk && !refcount_inc_not_zero(&sk->sk_refcnt))
+		sk = NULL;
+	return sk;
+}
+
+/**
+ * quic_lookup_listener() - find a listener of a shared UDP socket
  * @net: the namespace
  * @us: the UDP socket the datagram arrived on
  * @port: its local port
  * @peer: its sender
  *
- * Under RCU. A listener on the same UDP socket wins over one that only
- * shares the port. Among the members of a SO_REUSEPORT group, a keyed
- * hash of the client's address and port picks one, so that every
- * Initial of a connection reaches the same member; the key keeps a
- * client from choosing.
+ * Under RCU. As quic_lookup_listener_initial() without a packet to read:
+ * for replies that only need to know that the port is listened on.
  *
  * Return: the socket with a reference held, or NULL.
  */
@@ -483,40 +705,7 @@ struct sock *quic_lookup_listener(struct net *net,
 				  const struct quic_udp_sock *us, __be16 port,
 				  const union quic_addr *peer)
 {
-	struct quic_lookup_net *ln = quic_lookup_net(net);
-	struct sock *sk, *best = NULL, *other = NULL;
-	struct hlist_head *head = quic_lookup_bucket(ln, port);
-	u32 n = 0, pick;
-	struct quic_conn *c;
-
-	hlist_for_each_entry_rcu(c, head, listen_node) {
-		sk = quic_conn_sk(c);
-		if (inet_sk(sk)->inet_sport != port)
-			continue;
-		if (quic_sk(sk)->udp != us) {
-			other = sk;
-			continue;
-		}
-		best = sk;
-		n++;
-	}
-	if (n > 1) {
-		pick = quic_lookup_peer_hash(ln, peer) % n;
-		hlist_for_each_entry_rcu(c, head, listen_node) {
-			sk = quic_conn_sk(c);
-			if (inet_sk(sk)->inet_sport != port ||
-			    quic_sk(sk)->udp != us)
-				continue;
-			best = sk;
-			if (!pick--)
-				break;
-		}
-	}
-	if (!best)
-		best = other;
-	if (best && !refcount_inc_not_zero(&best->sk_refcnt))
-		best = NULL;
-	return best;
+	return quic_lookup_listener_initial(net, us, port, peer, NULL, NULL);
 }
 
 /**

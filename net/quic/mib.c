@@ -39,6 +39,7 @@ static const struct snmp_mib quic_snmp_list[] = {
 	SNMP_MIB_ITEM("QuicIn0RttPackets", QUIC_MIB_0RTT_IN),
 	SNMP_MIB_ITEM("QuicOut0RttPackets", QUIC_MIB_0RTT_OUT),
 	SNMP_MIB_ITEM("QuicIn0RttDrop", QUIC_MIB_0RTT_DROP),
+	SNMP_MIB_ITEM("QuicInAlpnNoMatch", QUIC_MIB_ALPN_NOMATCH),
 };
 
 static_assert(ARRAY_SIZE(quic_snmp_list) == QUIC_MIB_MAX);

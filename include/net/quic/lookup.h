@@ -5,7 +5,8 @@
  * Each network namespace holds the tables a datagram is looked up in: our
  * connection IDs, the original DCIDs clients chose, the peers' Stateless
  * Reset Tokens (struct quic_cidtable each), and a hash of the listeners
- * by local port. Lookups run under RCU in softirq; writers take each
+ * by local port (told apart by ALPN where they share one: alpn.c,
+ * initial.c). Lookups run under RCU in softirq; writers take each
  * table's spinlock.
  */
 #ifndef __NET_QUIC_LOOKUP_H
@@ -21,6 +22,7 @@
 #include <net/quic/hash.h>
 
 struct net;
+struct quic_pkt_hdr;
 struct quic_udp_sock;
 struct sock;
 union quic_addr;
@@ -82,6 +84,12 @@ void quic_lookup_listen_del(struct sock *sk);
 struct sock *quic_lookup_listener(struct net *net,
 				  const struct quic_udp_sock *us, __be16 port,
 				  const union quic_addr *peer);
+struct sock *quic_lookup_listener_initial(struct net *net,
+					  const struct quic_udp_sock *us,
+					  __be16 port,
+					  const union quic_addr *peer,
+					  const u8 *pkt,
+					  const struct quic_pkt_hdr *h);
 struct sock *quic_lookup_conn(struct net *net, const u8 *dcid, u32 len,
 			      const union quic_addr *peer);
 

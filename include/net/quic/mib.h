@@ -53,6 +53,10 @@
  * @QUIC_MIB_0RTT_OUT: 0-RTT packets a client sent
  * @QUIC_MIB_0RTT_DROP: 0-RTT packets a server dropped: early data not
  *	accepted, the 0-RTT key gone, or no room to hold them for the key
+ * @QUIC_MIB_ALPN_NOMATCH: client Initials dropped because listeners that
+ *	share their port are told apart by ALPN (socket-api.md 7.4) and the
+ *	ClientHello named no protocol of theirs (or none, and every one of
+ *	them has an ALPN set)
  * @QUIC_MIB_MAX: the number of counters
  */
 enum quic_mib_field {
@@ -80,6 +84,7 @@ enum quic_mib_field {
 	QUIC_MIB_0RTT_IN,
 	QUIC_MIB_0RTT_OUT,
 	QUIC_MIB_0RTT_DROP,
+	QUIC_MIB_ALPN_NOMATCH,
 	QUIC_MIB_MAX
 };
 

@@ -53,6 +53,7 @@ static const struct quic_test_suite *const quic_test_suites[] = {
 	&quic_pmtu_suite,
 	&quic_outq_suite,
 	&quic_token_suite,
+	&quic_alpn_suite,
 };
 
 static void quic_test_run_suite(const struct quic_test_suite *s)

@@ -61,5 +61,6 @@ extern const struct quic_test_suite quic_cong_suite;
 extern const struct quic_test_suite quic_pmtu_suite;
 extern const struct quic_test_suite quic_outq_suite;
 extern const struct quic_test_suite quic_token_suite;
+extern const struct quic_test_suite quic_alpn_suite;
 
 #endif /* _NET_QUIC_TEST_TEST_H */

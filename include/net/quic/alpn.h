@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * QUIC: the ALPN list of a client's ClientHello (net/quic/alpn.c), read
+ * from the frames of its first Initial so that listeners sharing an
+ * address and port can be told apart (socket-api.md 7.4).
+ *
+ * Pure functions over bytes: no socket, no skb, no allocation.
+ */
+
+#ifndef __NET_QUIC_ALPN_H
+#define __NET_QUIC_ALPN_H
+
+#include <linux/types.h>
+
+/* Longest ALPN extension list we accept (socket-api.md 7.4). */
+#define QUIC_ALPN_HELLO_MAX_LIST	128
+/* More extensions than this make a ClientHello malformed. */
+#define QUIC_ALPN_HELLO_MAX_EXTS	64
+
+/**
+ * enum quic_alpn_hello - what the ClientHello says about ALPN
+ * @QUIC_ALPN_HELLO_LIST: it has an ALPN extension; its protocol name list
+ *	(length-prefixed names, TLS wire form) was returned
+ * @QUIC_ALPN_HELLO_NONE: it was parsed to the end and has no ALPN
+ *	extension
+ * @QUIC_ALPN_HELLO_UNKNOWN: no CRYPTO frame at offset 0, or the bytes end
+ *	(the ClientHello spans packets) before the extensions are read
+ */
+enum quic_alpn_hello {
+	QUIC_ALPN_HELLO_LIST,
+	QUIC_ALPN_HELLO_NONE,
+	QUIC_ALPN_HELLO_UNKNOWN,
+};
+
+int quic_alpn_client_hello(const u8 *msg, u32 len, const u8 **list,
+			   u32 *list_len);
+int quic_alpn_initial_frames(const u8 *frames, u32 len, const u8 **list,
+			     u32 *list_len);
+bool quic_alpn_list_has(const u8 *list, u32 list_len, const u8 *name,
+			u32 name_len);
+
+#endif /* __NET_QUIC_ALPN_H */
