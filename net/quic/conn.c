@@ -33,6 +33,7 @@
 #include <net/quic/output.h>
 #include <net/quic/protocol.h>
 #include <net/quic/packet.h>
+#include <net/quic/path.h>
 #include <net/quic/socket.h>
 #include <net/quic/token.h>
 
@@ -191,6 +192,7 @@ void quic_conn_free(struct sock *sk)
 	kfree(c->ticket_buf);
 	c->ticket_buf = NULL;
 	quic_conn_free_early(c);
+	quic_path_free(sk);
 }
 
 /**
@@ -749,6 +751,40 @@ void quic_conn_amp_sent(struct sock *sk, u32 len)
 void quic_conn_addr_validated(struct sock *sk)
 {
 	quic_sk(sk)->conn.addr_validated = 1;
+}
+
+/**
+ * quic_conn_amp_restart() - the peer moved to an address not validated
+ * @sk: the socket, a server, locked
+ * @len: the bytes of the datagram that came from there
+ *
+ * RFC 9000 9.3: until path.c validates it, the anti-amplification limit
+ * holds again, counted from that datagram.
+ */
+void quic_conn_amp_restart(struct sock *sk, u32 len)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+
+	c->addr_validated = 0;
+	c->bytes_rcvd = len;
+	c->bytes_sent = 0;
+}
+
+/**
+ * quic_conn_path_reset() - the peer's IP address changed
+ * @sk: the socket, locked
+ *
+ * RFC 9000 9.4: the congestion controller and the RTT estimate start
+ * again, and so does the search for the datagram size (pmtu.c).
+ */
+void quic_conn_path_reset(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	u64 init = quic_sk(sk)->opts.config.initial_smoothed_rtt;
+
+	quic_cong_init(&c->cong, c->cong.algo, QUIC_CONN_MAX_DGRAM);
+	quic_rtt_init(&c->rec.rtt, init ?: QUIC_INITIAL_RTT_US);
+	c->max_dgram = 0;
 }
 
 /**

@@ -33,6 +33,7 @@
 #include <net/quic/mib.h>
 #include <net/quic/output.h>
 #include <net/quic/packet.h>
+#include <net/quic/path.h>
 #include <net/quic/protocol.h>
 #include <net/quic/socket.h>
 #include <net/quic/stateless.h>
@@ -303,11 +304,13 @@ static int quic_in_stream(struct sock *sk, const struct quic_frame *f)
 	return ret ? 1 : 0;
 }
 
-/* The frames of one decrypted packet. Return 0, 1 (do not acknowledge)
- * or -1 once the connection was closed.
+/* The frames of one decrypted packet, from @skb's sender, which came in
+ * @skb. *@probing is set when all of them are probing frames (RFC 9000
+ * 9.1). Return 0, 1 (do not acknowledge) or -1 once the connection was
+ * closed.
  */
-static int quic_in_frames(struct sock *sk, u8 level, const u8 *p, u32 len,
-			  bool *eliciting)
+static int quic_in_frames(struct sock *sk, struct sk_buff *skb, u8 level,
+			  const u8 *p, u32 len, bool *eliciting, bool *probing)
 {
 	struct quic_ack_range ranges[QUIC_IN_ACK_RANGES];
 	struct quic_conn *c = &quic_sk(sk)->conn;
@@ -332,6 +335,8 @@ static int quic_in_frames(struct sock *sk, u8 level, const u8 *p, u32 len,
 		}
 		if (quic_frame_ack_eliciting(f.type))
 			*eliciting = true;
+		if (!quic_frame_probing(f.type))
+			*probing = false;
 		switch (f.type) {
 		case QUIC_FRAME_ACK:
 		case QUIC_FRAME_ACK_ECN:
@@ -425,11 +430,16 @@ static int quic_in_frames(struct sock *sk, u8 level, const u8 *p, u32 len,
 			else
 				sk->sk_data_ready(sk);
 			break;
-		default:
-			/* PADDING, PING; path frames are not handled yet
-			 * and are ignored.
-			 */
+		case QUIC_FRAME_PATH_CHALLENGE:
+			quic_path_challenge_rcvd(sk, f.path_data,
+						 &QUIC_IN_CB(skb)->peer,
+						 skb->len);
 			break;
+		case QUIC_FRAME_PATH_RESPONSE:
+			quic_path_response_rcvd(sk, f.path_data);
+			break;
+		default:
+			break;	/* PADDING, PING */
 		}
 	}
 	return ret;
@@ -511,7 +521,7 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 	struct quic_crypto *key;
 	struct quic_pkt_hdr h;
 	struct quic_pnspace *s;
-	bool eliciting, park;
+	bool eliciting, park, probing;
 	u64 largest, pn;
 	int level, ret;
 	u8 *pkt;
@@ -609,9 +619,19 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 		quic_conn_idle_touch(sk);
 		plen = h.pkt_len - hdr_len - QUIC_PACKET_TAG_LEN;
 		eliciting = false;
-		ret = quic_in_frames(sk, level, pkt + hdr_len, plen, &eliciting);
+		probing = true;
+		ret = quic_in_frames(sk, skb, level, pkt + hdr_len, plen,
+				     &eliciting, &probing);
 		if (ret < 0)
 			break;
+		/* RFC 9000 9.3: the newest non-probing packet from another
+		 * address moves the peer there.
+		 */
+		if (level == QUIC_CRYPTO_APP && !probing &&
+		    (largest == QUIC_PN_NONE || pn > largest) &&
+		    memcmp(&QUIC_IN_CB(skb)->peer, &c->peer, sizeof(c->peer)))
+			quic_path_peer_moved(sk, &QUIC_IN_CB(skb)->peer,
+					     skb->len);
 		if (!ret && !s->discarded)
 			quic_in_ack_due(s, pn, eliciting);
 		if (level == QUIC_CRYPTO_EARLY)
@@ -974,7 +994,10 @@ int quic_input_rcv(struct net *net, struct quic_udp_sock *us,
 	 * Initial on the listener's request.
 	 */
 	if (!sk && (h.type == QUIC_PACKET_INITIAL || h.type == QUIC_PACKET_0RTT))
-		sk = quic_lookup_listener(net, us, local.v4.sin_port, &peer);
+		sk = quic_lookup_listener_initial(net, us, local.v4.sin_port,
+						  &peer,
+						  h.type == QUIC_PACKET_INITIAL ?
+						  skb->data : NULL, &h);
 	if (!sk) {
 		quic_stateless_rcv(net, us, skb, &h, 0, &local, &peer);
 		kfree_skb(skb);

@@ -40,6 +40,8 @@ static const struct snmp_mib quic_snmp_list[] = {
 	SNMP_MIB_ITEM("QuicOut0RttPackets", QUIC_MIB_0RTT_OUT),
 	SNMP_MIB_ITEM("QuicIn0RttDrop", QUIC_MIB_0RTT_DROP),
 	SNMP_MIB_ITEM("QuicInAlpnNoMatch", QUIC_MIB_ALPN_NOMATCH),
+	SNMP_MIB_ITEM("QuicPathMigrations", QUIC_MIB_PATH_MIGRATED),
+	SNMP_MIB_ITEM("QuicPathValidationFailed", QUIC_MIB_PATH_FAILED),
 };
 
 static_assert(ARRAY_SIZE(quic_snmp_list) == QUIC_MIB_MAX);

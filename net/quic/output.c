@@ -46,6 +46,7 @@
 #include <net/quic/mib.h>
 #include <net/quic/output.h>
 #include <net/quic/packet.h>
+#include <net/quic/path.h>
 #include <net/quic/protocol.h>
 #include <net/quic/token.h>
 #include <net/quic/recovery.h>
@@ -103,6 +104,7 @@ enum quic_out_kind {
 	QUIC_OUT_RETIRE_CID,	/* RETIRE_CONNECTION_ID of the peer's @seq */
 	QUIC_OUT_NEW_TOKEN,
 	QUIC_OUT_DATAGRAM,	/* DATAGRAM frames: never sent again */
+	QUIC_OUT_PATH_CHALLENGE,	/* a new one goes if still validating */
 };
 
 /**
@@ -1427,6 +1429,92 @@ static void quic_out_rec_put(struct sock *sk, struct quic_out_pkt *rec,
 	c->out_spare[i] = rec;
 }
 
+/* PATH_RESPONSE and PATH_CHALLENGE (path.c) go in a 1-RTT packet of a
+ * datagram of their own to the address concerned, padded to 1200 bytes
+ * as far as that address's anti-amplification budget allows (RFC 9000
+ * 8.2.1, 8.2.2). The response goes to where the challenge came from,
+ * which need not be the peer's address in use; the challenge to the
+ * address being validated, which is. Either waits while no packet with
+ * the frame and a header-protection sample fits the budget.
+ */
+static void quic_out_path_one(struct sock *sk, bool response, gfp_t gfp)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	const union quic_addr *to = &c->peer;
+	struct quic_path *p = c->path;
+	u32 len = 0, size, hl, budget;
+	struct quic_out_pkt *rec;
+	struct quic_frame f = {};
+	struct sk_buff *skb;
+	int n;
+
+	if (response && memcmp(&p->resp_addr, &c->peer, sizeof(*to))) {
+		to = &p->resp_addr;
+		budget = p->resp_budget;
+	} else {
+		budget = quic_conn_amp_room(sk);
+	}
+	size = min_t(u32, budget, QUIC_CONN_MAX_DGRAM);
+	hl = quic_out_hdr_len(sk, QUIC_CRYPTO_APP, 0);
+	if (size < hl + 2 * (1 + QUIC_FRAME_PATH_DATA_LEN) +
+		   QUIC_PACKET_TAG_LEN)
+		return;
+	f.type = response ? QUIC_FRAME_PATH_RESPONSE :
+			    QUIC_FRAME_PATH_CHALLENGE;
+	f.path_data = response ? p->response : p->challenge;
+	n = quic_frame_encode(c->out_buf, QUIC_CONN_MAX_DGRAM, &f);
+	if (n <= 0)
+		return;
+	len = n;
+	memset(c->out_buf + len, 0, size - hl - QUIC_PACKET_TAG_LEN - len);
+	len = size - hl - QUIC_PACKET_TAG_LEN;
+	rec = quic_out_rec_get(c, QUIC_CRYPTO_APP, gfp);
+	if (!rec)
+		return;
+	quic_out_rec_reset(sk, rec, QUIC_CRYPTO_APP);
+	if (!response &&
+	    !quic_out_note(rec, QUIC_OUT_PATH_CHALLENGE, 0, 0)) {
+		quic_out_rec_put(sk, rec, QUIC_CRYPTO_APP);
+		return;
+	}
+	skb = quic_udp_alloc_skb(size, gfp);
+	if (!skb) {
+		quic_out_rec_put(sk, rec, QUIC_CRYPTO_APP);
+		return;
+	}
+	n = quic_out_seal(sk, QUIC_CRYPTO_APP, skb_tail_pointer(skb),
+			  skb_tailroom(skb), c->out_buf, len, rec, true);
+	if (n < 0) {
+		kfree_skb(skb);
+		quic_out_rec_put(sk, rec, QUIC_CRYPTO_APP);
+		return;
+	}
+	skb_put(skb, n);
+	if (response) {
+		p->response_pending = 0;
+	} else {
+		p->challenge_pending = 0;
+		p->tries++;
+	}
+	if (to == &c->peer)
+		quic_conn_amp_sent(sk, skb->len);
+	quic_udp_xmit(quic_sk(sk)->udp, skb, &c->local, to, 0,
+		      to == &c->peer ? &c->dst_cache : NULL);
+}
+
+static void quic_out_path(struct sock *sk, gfp_t gfp)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_path *p = c->path;
+
+	if (likely(!p) || sk->sk_state != TCP_ESTABLISHED)
+		return;
+	if (p->response_pending)
+		quic_out_path_one(sk, true, gfp);
+	if (p->challenge_pending)
+		quic_out_path_one(sk, false, gfp);
+}
+
 /**
  * quic_output_flush() - send whatever is due
  * @sk: the socket, locked
@@ -1455,6 +1543,7 @@ void quic_output_flush(struct sock *sk, gfp_t gfp)
 			goto out;
 	}
 	quic_out_pmtu_probe(sk, gfp);
+	quic_out_path(sk, gfp);
 	for (n = 0; n < QUIC_OUT_MAX_DGRAMS; n++) {
 		if (quic_out_dgram(sk, &pl, gfp) <= 0)
 			break;
@@ -1957,6 +2046,9 @@ static bool quic_out_pkt_requeue(struct sock *sk, struct quic_sent_pkt *pkt)
 		case QUIC_OUT_RETIRE_CID:
 			quic_conn_retire_push(sk, it->seq);
 			any = true;
+			break;
+		case QUIC_OUT_PATH_CHALLENGE:
+			any |= quic_path_challenge_lost(sk);
 			break;
 		case QUIC_OUT_NEW_TOKEN:
 			/* A fresh one goes, unless a newer one was sent. */

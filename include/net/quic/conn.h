@@ -40,6 +40,7 @@ struct quic_frame_ack;
 struct quic_frame_close;
 struct quic_frame_new_cid;
 struct quic_out_pkt;
+struct quic_path;
 struct quic_pkt_hdr;
 struct sock;
 
@@ -185,6 +186,7 @@ struct quic_request {
  *	(the 1-RTT send key is in)
  * @early: the 0-RTT key, kmalloc()ed when TLS installs the EARLY secret
  *	(client: send, server: receive), freed with the connection
+ * @path: path validation state (path.c), kmalloc()ed on first use
  * @streams: streams and flow control, once @streams_ready
  * @active_sid: the stream a send with stream ID -1 goes to, or -1
  * @msd_pending: streams whose MAX_STREAM_DATA is to be sent
@@ -263,6 +265,7 @@ struct quic_conn {
 				early_off:1;
 	u8			*ticket_buf;
 	struct quic_crypto	*early;
+	struct quic_path	*path;
 	u32			bytes_rcvd;
 	u32			bytes_sent;
 	struct quic_cid		retry_scid;
@@ -316,6 +319,8 @@ void quic_conn_amp_rcvd(struct sock *sk, u32 len);
 u32 quic_conn_amp_room(struct sock *sk);
 void quic_conn_amp_sent(struct sock *sk, u32 len);
 void quic_conn_addr_validated(struct sock *sk);
+void quic_conn_amp_restart(struct sock *sk, u32 len);
+void quic_conn_path_reset(struct sock *sk);
 int quic_conn_retry_rcvd(struct sock *sk, const u8 *pkt,
 			 const struct quic_pkt_hdr *h);
 void quic_conn_retry_apply(struct sock *sk);

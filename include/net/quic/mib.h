@@ -57,6 +57,10 @@
  *	share their port are told apart by ALPN (socket-api.md 7.4) and the
  *	ClientHello named no protocol of theirs (or none, and every one of
  *	them has an ALPN set)
+ * @QUIC_MIB_PATH_MIGRATED: peer address changes a server validated and
+ *	followed (RFC 9000 9.3)
+ * @QUIC_MIB_PATH_FAILED: path validations that failed: the server went
+ *	back to the peer's previous address
  * @QUIC_MIB_MAX: the number of counters
  */
 enum quic_mib_field {
@@ -85,6 +89,8 @@ enum quic_mib_field {
 	QUIC_MIB_0RTT_OUT,
 	QUIC_MIB_0RTT_DROP,
 	QUIC_MIB_ALPN_NOMATCH,
+	QUIC_MIB_PATH_MIGRATED,
+	QUIC_MIB_PATH_FAILED,
 	QUIC_MIB_MAX
 };
 

@@ -119,7 +119,7 @@ run_debug() {
 	vm_run debug "$dout" QUIC_VM_KVER="$dkver" QUIC_VM_BUILD="$dout" \
 		QUIC_VM_TIMEOUT=5400 QUIC_STREAMS_BIG_MIB=16 \
 		QUIC_INTEROP_SIZES=1048576 QUIC_INTEROP_FAMILIES=4 \
-		QUIC_PATHS_SIZE=524288 QUIC_FLOOD_RATE=300
+		QUIC_PATHS_SIZE=524288 QUIC_FLOOD_RATE=300 QUIC_MIGRATE_FAMS=4
 	run_results+=$(prefixed_results debug "$dout/results")$'\n'
 }
 

@@ -61,6 +61,8 @@ fi
 "$dir/flood.sh"	# junk, Initials, spoofed Initials, replays at h3server
 # Transfers across a router namespace: delay, loss, a smaller MTU.
 "$dir/paths.sh"
+# A client whose port or address changes mid-transfer (path validation).
+"$dir/migrate.sh"
 # No UDP socket or anything else of quic.ko outlives the tests.
 if rmmod quic; then
 	result ok module "quic unloads after the tests"

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * QUIC: path validation and peer address changes (RFC 9000 8.2, 9),
+ * net/quic/path.c.
+ */
+#ifndef __NET_QUIC_PATH_H
+#define __NET_QUIC_PATH_H
+
+#include <linux/types.h>
+
+#include <net/quic/frame.h>
+#include <net/quic/protocol.h>
+
+struct sock;
+
+/* PATH_CHALLENGEs sent for one validation before it fails. */
+#define QUIC_PATH_TRIES		3
+
+/**
+ * struct quic_path - a path being validated, and a challenge to answer
+ * @prev: while @validating: the peer address in use before it moved,
+ *	validated, to go back to if the new one fails validation
+ * @resp_addr: where the PATH_RESPONSE goes: the challenge's source
+ * @challenge: the data of our PATH_CHALLENGE
+ * @response: the data of the peer's PATH_CHALLENGE, to echo
+ * @resp_budget: bytes the response datagram may take towards an address
+ *	not validated (three times what came from it, RFC 9000 8.1)
+ * @tries: PATH_CHALLENGEs sent for this validation
+ * @validating: the peer moved to an address not validated yet
+ * @challenge_pending: a PATH_CHALLENGE is to be sent
+ * @response_pending: a PATH_RESPONSE is to be sent
+ *
+ * Allocated the first time a connection needs it: most never do.
+ */
+struct quic_path {
+	union quic_addr	prev;
+	union quic_addr	resp_addr;
+	u8		challenge[QUIC_FRAME_PATH_DATA_LEN];
+	u8		response[QUIC_FRAME_PATH_DATA_LEN];
+	u32		resp_budget;
+	u8		tries;
+	u8		validating:1,
+			challenge_pending:1,
+			response_pending:1;
+};
+
+void quic_path_free(struct sock *sk);
+void quic_path_challenge_rcvd(struct sock *sk, const u8 *data,
+			      const union quic_addr *from, u32 len);
+void quic_path_response_rcvd(struct sock *sk, const u8 *data);
+void quic_path_peer_moved(struct sock *sk, const union quic_addr *from,
+			  u32 len);
+bool quic_path_challenge_lost(struct sock *sk);
+
+#endif /* __NET_QUIC_PATH_H */

@@ -1,0 +1,212 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A client whose address changes under a transfer (RFC 9000 9), across a
+# router (topo.sh), run inside the test VM by run_tests.sh. Our h3server
+# in the server namespace serves a download (and takes an upload); the
+# client's address changes 0.5 s in:
+#  - gtlsclient --change-local-addr --nat-rebinding, uploading: a new
+#    source port, the client carries on as if nothing happened (a NAT
+#    rebinding; downloading, it would send nothing more from the new
+#    port, having closed the old one, and no server could follow it);
+#  - gtlsclient --change-local-addr: a new source port, and the client
+#    validates the new path itself;
+#  - the router starts rewriting the client's UDP source port (tc pedit,
+#    stateless, both ways): our h3client;
+#  - the router starts translating the client's IPv4 address (a
+#    stateless tc "nat" action both ways): a new source address, for our
+#    h3client and for gtlsclient.
+# The server must follow the client: every body is compared by SHA-256,
+# and the server's QuicPathMigrations counter must have grown. One result
+# line per transfer (ktap.sh); the server's counters go to the log.
+# Nothing asserts a time.
+#
+# QUIC_MIGRATE_SIZE (default 2 MiB) sets the size of the file;
+# QUIC_MIGRATE_FAMS ("4 6") the address families of the port cases.
+
+set -u
+dir=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$dir/../../../../.." && pwd)
+OUT=${OUT:-$repo/.vm}
+. "$dir/ktap.sh"
+. "$dir/topo.sh"
+
+h3=$repo/tools/quic/http3
+suite=migrate
+size=${QUIC_MIGRATE_SIZE:-2097152}
+port=4633
+log=$OUT/migrate.log
+: >"$log"
+tmp=$(mktemp -d)
+srv_pid=
+# The client's address as the server sees it once the router translates.
+nat4=10.9.1.77
+
+cleanup() {
+	[ -n "$srv_pid" ] && kill "$srv_pid" 2>/dev/null
+	topo_down
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+names=()
+for fam in ${QUIC_MIGRATE_FAMS:-4 6}; do
+	names+=("gtlsclient NAT rebinding (new port) upload IPv$fam"
+		"gtlsclient migration (new port, validated by the client) IPv$fam"
+		"h3client behind a NAT that changes its port IPv$fam")
+done
+names+=("h3client behind a NAT that changes its address IPv4"
+	"gtlsclient behind a NAT that changes its address IPv4")
+
+fail_all() {
+	local n
+	for n in "${names[@]}"; do
+		result "not ok" $suite "$n ($1)"
+	done
+	exit 0
+}
+
+echo "== a client that moves"
+for p in ip tc gtlsclient openssl sha256sum; do
+	command -v $p >/dev/null || fail_all "no $p"
+done
+[ -x "$h3/h3client" ] && [ -x "$h3/h3server" ] || fail_all "h3client/h3server not built"
+modprobe -q virtio_rng 2>/dev/null
+topo_up >>"$log" 2>&1 || fail_all "no topology (veth, netns)"
+topo_cert "$tmp" 2>>"$log" || fail_all "no certificate"
+mkdir -p "$tmp/www" "$tmp/got"
+head -c "$size" /dev/urandom >"$tmp/www/f.bin"
+sum=$(sha256sum <"$tmp/www/f.bin" | cut -d' ' -f1)
+# The client's link is slowed so that the transfer outlasts the move.
+topo_link c netem delay 5ms rate 8mbit >>"$log" 2>&1
+
+snap() {
+	ip netns exec "$TOPO_QS" cat /proc/net/quic/snmp 2>/dev/null
+}
+delta() {
+	awk 'NR == FNR { b[$1] = $2; next }
+	     $2 != b[$1] { printf " %s +%d", substr($1, 5), $2 - b[$1] }' "$1" "$2"
+}
+counter() {
+	awk -v n="$1" '$1 == n { print $2 }' "$2"
+}
+
+# nat addr|port|off: the router translates the client's IPv4 address to
+# $nat4 towards the server, and back; or the source port of its QUIC
+# socket (found with ss) to 40000, and back. Stateless, so a flow already
+# running changes address at once.
+nat() {
+	local cport ca sa ip=ip
+
+	case $1 in
+	addr)
+		topo_router tc qdisc replace dev r1 clsact &&
+			topo_router tc filter add dev r1 egress matchall \
+				action nat egress $TOPO_C4/32 $nat4 &&
+			topo_router tc filter add dev r1 ingress matchall \
+				action nat ingress $nat4/32 $TOPO_C4
+		;;
+	port)
+		ca=$TOPO_C4
+		[ "$2" = 6 ] && ca=$TOPO_C6 ip=ipv6
+		# The client's only UDP socket: its QUIC one.
+		cport=$(topo_client ss -uanH | awk '{ print $4 }' |
+			sed 's/.*://' | head -1)
+		[ -n "$cport" ] || return 1
+		echo "   client port $cport -> 40000" >>"$log"
+		topo_router tc qdisc replace dev r1 clsact &&
+			topo_router tc filter add dev r1 egress protocol $ip \
+				flower ip_proto udp src_ip $ca src_port $cport \
+				action pedit ex munge udp sport set 40000 \
+				pipe csum udp &&
+			topo_router tc filter add dev r1 ingress protocol $ip \
+				flower ip_proto udp dst_ip $ca dst_port 40000 \
+				action pedit ex munge udp dport set $cport \
+				pipe csum udp
+		;;
+	*)
+		topo_router tc qdisc del dev r1 clsact 2>/dev/null
+		return 0
+		;;
+	esac
+}
+
+# transfer NAME CHECKFILE MOVE CMD...: one transfer; MOVE (nat's
+# arguments, or "") happens 0.5 s in; the body (downloads) is checked, and
+# the server must have followed the client at least once.
+transfer() {
+	local name=$1 file=$2 move=$3 rc moved pid
+	shift 3
+	echo "-- $name" >>"$log"
+	rm -f "$tmp/got/f.bin"
+	snap >"$tmp/before"
+	"$@" >>"$log" 2>&1 &
+	pid=$!
+	if [ -n "$move" ]; then
+		sleep 0.5
+		# shellcheck disable=SC2086
+		nat $move >>"$log" 2>&1 || echo "   nat rule refused" >>"$log"
+	fi
+	wait $pid
+	rc=$?
+	nat off
+	snap >"$tmp/after"
+	echo "   server:$(delta "$tmp/before" "$tmp/after")" >>"$log"
+	moved=$(($(counter QuicPathMigrations "$tmp/after") -
+		 $(counter QuicPathMigrations "$tmp/before")))
+	if [ "$rc" = 0 ] && [ "$moved" -ge 1 ] &&
+	   { [ -z "$file" ] ||
+	     [ "$(sha256sum <"$file" 2>/dev/null | cut -d' ' -f1)" = "$sum" ]; }; then
+		echo "   ok   $name"
+		result ok $suite "$name"
+	else
+		echo "   FAIL $name: status $rc, $moved validated moves, $(stat -c %s "$file" 2>/dev/null || echo 0) bytes"
+		result "not ok" $suite "$name"
+	fi
+}
+
+start_server() {
+	port=$((port + 1))
+	ip netns exec "$TOPO_QS" "$h3/h3server" -d "$tmp/www" "$1" $port \
+		"$tmp/key.pem" "$tmp/cert.pem" >>"$log" 2>&1 &
+	srv_pid=$!
+	sleep 1
+}
+
+stop_server() {
+	kill "$srv_pid" 2>/dev/null
+	wait "$srv_pid" 2>/dev/null
+	srv_pid=
+}
+
+gtls() {
+	timeout 120 ip netns exec "$TOPO_QC" gtlsclient -q \
+		--exit-on-all-streams-close "$@"
+}
+
+for fam in ${QUIC_MIGRATE_FAMS:-4 6}; do
+	if [ $fam = 4 ]; then addr=$TOPO_S4 host=$TOPO_S4; else addr=$TOPO_S6 host="[$TOPO_S6]"; fi
+	start_server "$addr"
+	url="https://$host:$port/f.bin"
+	transfer "gtlsclient NAT rebinding (new port) upload IPv$fam" \
+		"" "" gtls --change-local-addr=500ms --nat-rebinding \
+		-d "$tmp/www/f.bin" "$addr" $port "$url"
+	transfer "gtlsclient migration (new port, validated by the client) IPv$fam" \
+		"$tmp/got/f.bin" "" gtls --change-local-addr=500ms \
+		--download "$tmp/got" "$addr" $port "$url"
+	transfer "h3client behind a NAT that changes its port IPv$fam" \
+		"$tmp/got/f.bin" "port $fam" timeout 120 \
+		ip netns exec "$TOPO_QC" "$h3/h3client" -t 100 \
+		--ca "$tmp/cert.pem" -o "$tmp/got/f.bin" "$url"
+	stop_server
+done
+
+start_server "$TOPO_S4"
+url="https://$TOPO_S4:$port/f.bin"
+transfer "h3client behind a NAT that changes its address IPv4" \
+	"$tmp/got/f.bin" addr timeout 120 ip netns exec "$TOPO_QC" \
+	"$h3/h3client" -t 100 --ca "$tmp/cert.pem" -o "$tmp/got/f.bin" "$url"
+transfer "gtlsclient behind a NAT that changes its address IPv4" \
+	"$tmp/got/f.bin" addr gtls --download "$tmp/got" "$TOPO_S4" $port "$url"
+stop_server
+exit 0
