@@ -100,7 +100,11 @@ static void quic_sock_set_close(int fd, const struct quic_hs *hs)
  * against replayed 0-RTT differently (RFC 9001, section 9.2: the
  * application decides what is safe to run before the handshake is done),
  * so one process-wide context whose database accepts every entry is
- * enough. It is created on first use and lives as long as the process.
+ * enough. It lives as long as the process and is created when the
+ * library is loaded: GnuTLS refuses early data under a ticket issued
+ * before the context existed, and a server that forks a process per
+ * connection issues the ticket in one child and checks it in another,
+ * so the context must predate the fork.
  */
 static gnutls_anti_replay_t quic_anti_replay;
 static pthread_once_t quic_anti_replay_once = PTHREAD_ONCE_INIT;
@@ -124,6 +128,12 @@ static void quic_anti_replay_create(void)
 	}
 	gnutls_anti_replay_set_add_function(quic_anti_replay,
 					    quic_anti_replay_add);
+}
+
+__attribute__((constructor))
+static void quic_anti_replay_load(void)
+{
+	pthread_once(&quic_anti_replay_once, quic_anti_replay_create);
 }
 
 /*
