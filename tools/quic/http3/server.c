@@ -3,7 +3,8 @@
  * h3server: serve files, or bodies of a requested size, over HTTP/3 on
  * kernel QUIC sockets.
  *
- *   h3server [-d DIR] [-c CIPHER] [-n COUNT] [-q] ADDR PORT KEY CERT
+ *   h3server [-d DIR] [-c CIPHER] [-n COUNT] [--early-data] [-q]
+ *            ADDR PORT KEY CERT
  *
  * GET /bytes/N answers N bytes of a fixed pattern (K, M and G suffixes
  * allowed); any other path is a file below DIR (default: the current
@@ -13,7 +14,9 @@
  * the client's address, so that clients can resume (socket-api.md,
  * section 4.6). One line per request goes to stderr unless -q is given.
  * With -n the server stops accepting after COUNT connections and exits
- * once they are done.
+ * once they are done. --early-data makes the sessions take 0-RTT data
+ * from resuming clients; without it their early data is refused and
+ * comes again in 1-RTT packets.
  */
 
 #define _GNU_SOURCE
@@ -65,6 +68,7 @@ struct h3s_conn {
 	char peer[64];
 	const char *cipher;	/* the one offered, or NULL for all */
 	bool resumed;		/* the client resumed a TLS session */
+	bool early;		/* and its 0-RTT data was taken */
 };
 
 static const char *docroot = ".";
@@ -74,6 +78,8 @@ static bool quiet;
 static uint64_t drop_after;
 /* How long a connection may make no progress: --idle, or 30 s. */
 static double peer_wait = H3S_PEER_WAIT_S;
+/* --early-data: accept 0-RTT (socket-api.md, section 4.6). */
+static bool early_data;
 
 static void print_usage(void)
 {
@@ -90,6 +96,9 @@ static void print_usage(void)
 		"      --drop-after N   forget a connection without a word once\n"
 		"                       N bytes went either way on it (to test\n"
 		"                       stateless resets)\n"
+		"      --early-data     accept 0-RTT data from resuming clients\n"
+		"                       (default: refuse it; it comes again in\n"
+		"                       1-RTT packets)\n"
 		"  -q, --quiet          no log lines\n"
 		"GET /bytes/N answers N bytes (K, M, G suffixes).\n");
 	exit(2);
@@ -310,14 +319,15 @@ static void h3s_log(struct h3s_conn *sc, double t_end)
 	for (r = sc->reqs; r; r = r->next) {
 		secs = t_end - r->t_start;
 		fprintf(stderr,
-			"h3server: %s %s %s -> %d, %llu bytes in %.3f s, %.2f MB/s%s%s%s\n",
+			"h3server: %s %s %s -> %d, %llu bytes in %.3f s, %.2f MB/s%s%s%s%s\n",
 			sc->peer, r->method[0] ? r->method : "-",
 			r->path[0] ? r->path : "-", r->status,
 			(unsigned long long)r->off, secs,
 			secs > 0 ? r->off / secs / 1e6 : 0.0,
 			sc->cipher ? ", cipher " : "",
 			sc->cipher ? sc->cipher : "",
-			sc->resumed ? ", resumed" : "");
+			sc->resumed ? ", resumed" : "",
+			sc->early ? ", 0-RTT accepted" : "");
 	}
 }
 
@@ -424,7 +434,11 @@ static const char *h3s_strerror(int err)
  * a ticket key. The key comes from the kernel, the same for every
  * connection of one client address to this listener (section 5.10);
  * kernels without it answer EOPNOTSUPP, and clients then cannot resume.
- * 0-RTT is not enabled: the kernel cannot take the EARLY secret yet.
+ * With --early-data the session takes 0-RTT: QUIC has no
+ * EndOfEarlyData message, and the amount is bounded by the transport's
+ * flow control, not by TLS. libquic then installs the EARLY receive
+ * secret and the kernel holds the 0-RTT stream data back until the
+ * handshake is done, when it reads like any other.
  */
 static int h3s_session(gnutls_session_t *s, int fd, uint32_t ctype,
 		       gnutls_certificate_credentials_t cred)
@@ -435,16 +449,22 @@ static int h3s_session(gnutls_session_t *s, int fd, uint32_t ctype,
 	uint8_t key[H3S_TICKET_KEY_LEN];
 	socklen_t len = sizeof(key);
 	gnutls_datum_t tkey;
+	unsigned int flags;
 	char prio[160];
 	int ret;
 
 	snprintf(prio, sizeof(prio), "%s%s%s", H3S_PRIORITY,
 		 ctype ? ":+" : H3S_CIPHERS,
 		 ctype ? h3_cipher_name(ctype) : "");
-	ret = gnutls_init(s, GNUTLS_SERVER | GNUTLS_NO_AUTO_SEND_TICKET);
+	flags = GNUTLS_SERVER | GNUTLS_NO_AUTO_SEND_TICKET;
+	if (early_data)
+		flags |= GNUTLS_ENABLE_EARLY_DATA | GNUTLS_NO_END_OF_EARLY_DATA;
+	ret = gnutls_init(s, flags);
 	if (ret)
 		return ret;
 	ret = gnutls_priority_set_direct(*s, prio, NULL);
+	if (!ret && early_data)
+		ret = gnutls_record_set_max_early_data_size(*s, 0xffffffffu);
 	if (!ret)
 		ret = gnutls_credentials_set(*s, GNUTLS_CRD_CERTIFICATE, cred);
 	if (!ret)
@@ -486,6 +506,8 @@ static int h3s_connection(int fd, const struct sockaddr *peer, uint32_t ctype,
 	}
 	err = quic_handshake(session);
 	sc.resumed = !err && gnutls_session_is_resumed(session);
+	sc.early = !err && (gnutls_session_get_flags(session) &
+			    GNUTLS_SFLAGS_EARLY_DATA);
 	/* The kernel has the keys; TLS has nothing more to do here. */
 	gnutls_deinit(session);
 	if (err) {
@@ -519,6 +541,7 @@ int main(int argc, char **argv)
 		{ "idle", required_argument, NULL, 'I' },
 		{ "retry", no_argument, NULL, 'R' },
 		{ "drop-after", required_argument, NULL, 'D' },
+		{ "early-data", no_argument, NULL, 'E' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -561,6 +584,9 @@ int main(int argc, char **argv)
 			break;
 		case 'D':
 			drop_after = strtoull(optarg, NULL, 0);
+			break;
+		case 'E':
+			early_data = true;
 			break;
 		case 'q':
 			quiet = true;
