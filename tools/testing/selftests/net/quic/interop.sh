@@ -7,15 +7,18 @@
 # IPv6, with each of AES-128-GCM, AES-256-GCM and ChaCha20-Poly1305, one
 # file of each size. Every body is compared by SHA-256 with the file
 # served. Then, per family, one transfer each way with a Retry first
-# (gtlsserver -V, h3server --retry), and a gtlsclient upload that our
-# server forgets midway: gtlsclient must drain on our Stateless Reset. One result line per transfer
-# (ktap.sh), with its throughput in the log; nothing asserts a time.
+# (gtlsserver -V, h3server --retry), session resumption and 0-RTT both
+# ways, and a gtlsclient upload that our server forgets midway:
+# gtlsclient must drain on our Stateless Reset. One result line per
+# transfer (ktap.sh), with its throughput in the log; nothing asserts a
+# time.
 #
 #   interop.sh [SIZE...]	sizes in bytes (default 1 MiB and 10 MiB)
 #
 # QUIC_INTEROP_SIZES, QUIC_INTEROP_FAMILIES ("4 6") and
 # QUIC_INTEROP_CIPHERS narrow the matrix; QUIC_INTEROP_TIMEOUT (180)
-# bounds each transfer, in seconds.
+# bounds each transfer, in seconds. QUIC_INTEROP_H3 is where h3client and
+# h3server are (default: tools/quic/http3 of this tree).
 
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
@@ -23,7 +26,7 @@ repo=$(cd "$dir/../../../../.." && pwd)
 OUT=${OUT:-$repo/.vm}
 . "$dir/ktap.sh"
 
-h3=$repo/tools/quic/http3
+h3=${QUIC_INTEROP_H3:-$repo/tools/quic/http3}
 suite=interop
 sizes=("$@")
 # shellcheck disable=SC2206
@@ -61,6 +64,8 @@ fail_all() {
 		result "not ok" $suite "gtlsclient from h3server --retry IPv$f $(mib "$s") ($why)"
 		result "not ok" $suite "h3client resumes with gtlsserver IPv$f ($why)"
 		result "not ok" $suite "gtlsclient resumes with h3server IPv$f ($why)"
+		result "not ok" $suite "h3client 0-RTT with gtlsserver IPv$f ($why)"
+		result "not ok" $suite "gtlsclient 0-RTT with h3server --early-data IPv$f ($why)"
 		result "not ok" $suite "gtlsclient drains on h3server's stateless reset IPv$f ($why)"
 	done
 	exit 0
@@ -118,6 +123,13 @@ check() {
 		result "not ok" $suite "$name"
 	fi
 	echo "$name: status $rc, ${secs}s, $rate MB/s" >>"$log"
+}
+
+# snmp NAME: a counter of /proc/net/quic/snmp (0 if there is none).
+snmp() {
+	local v
+	v=$(awk -v k="$1" '$1 == k { print $2 }' /proc/net/quic/snmp 2>/dev/null)
+	echo "${v:-0}"
 }
 
 # timed CMD...: run CMD, put its status in $rc and its duration in $secs.
@@ -264,6 +276,80 @@ for fam in $families; do
 	cat "$tmp/h3s.log" >>"$log"
 	[ "$rc" != 0 ] || grep -q ", resumed" "$tmp/h3s.log" ||
 		rc="$rc (not resumed)"
+	check "$name" "$s" "$tmp/got/f$s.bin" "$rc" "$secs"
+
+	# 0-RTT (RFC 9001 4.6.1), both ways: the second connection sends its
+	# request in 0-RTT packets and the server takes them. h3client says
+	# ", 0-RTT accepted" when its TLS session has early data taken; the
+	# kernel counts the 0-RTT packets it sent.
+	port=$((port + 1))
+	gtlsserver -q -d "$tmp/www" "$addr" $port \
+		"$tmp/key.pem" "$tmp/cert.pem" >>"$log" 2>&1 &
+	srv_pid=$!
+	wait_udp $port || echo "gtlsserver did not bind port $port" >>"$log"
+	name="h3client 0-RTT with gtlsserver IPv$fam"
+	echo "-- $name" >>"$log"
+	rm -f "$tmp/sess" "$tmp/tp" "$tmp/got/f$s.bin"
+	timed timeout "$tmo" "$h3/h3client" --ca "$tmp/cert.pem" \
+		--session-file "$tmp/sess" --tp-file "$tmp/tp" \
+		-o "$tmp/got/f$s.bin" "https://$host:$port/f$s.bin"
+	[ -s "$tmp/sess" ] && [ -s "$tmp/tp" ] || rc="$rc (no session saved)"
+	if [ "$rc" = 0 ]; then
+		rm -f "$tmp/got/f$s.bin"
+		out0=$(snmp QuicOut0RttPackets)
+		timeout "$tmo" "$h3/h3client" --ca "$tmp/cert.pem" --early-data \
+			--session-file "$tmp/sess" --tp-file "$tmp/tp" \
+			-o "$tmp/got/f$s.bin" "https://$host:$port/f$s.bin" \
+			>"$tmp/early.log" 2>&1
+		rc=$?
+		out1=$(snmp QuicOut0RttPackets)
+		cat "$tmp/early.log" >>"$log"
+		echo "0-RTT packets sent: $((out1 - out0))" >>"$log"
+		grep -q ", resumed, 0-RTT accepted" "$tmp/early.log" ||
+			rc="$rc (0-RTT not accepted)"
+		[ $((out1 - out0)) -ge 1 ] || rc="$rc (no 0-RTT packet sent)"
+	fi
+	check "$name" "$s" "$tmp/got/f$s.bin" "$rc" "$secs"
+	stop_server
+
+	# gtlsclient names early data only when it is rejected, and only
+	# without -q (--no-quic-dump and --no-http-dump keep its log short):
+	# its 0-RTT packets show in that log ("pkt tx ... type=0RTT"),
+	# h3server logs the 0-RTT it took, the kernel counts the packets.
+	port=$((port + 1))
+	"$h3/h3server" --early-data -d "$tmp/www" "$addr" $port \
+		"$tmp/key.pem" "$tmp/cert.pem" >"$tmp/h3s.log" 2>&1 &
+	srv_pid=$!
+	wait_udp $port || echo "h3server did not bind port $port" >>"$log"
+	name="gtlsclient 0-RTT with h3server --early-data IPv$fam"
+	echo "-- $name" >>"$log"
+	rm -f "$tmp/sess" "$tmp/tp" "$tmp/got/f$s.bin"
+	timed timeout "$tmo" gtlsclient -q --exit-on-all-streams-close \
+		--session-file "$tmp/sess" --tp-file "$tmp/tp" \
+		--download "$tmp/got" "$addr" $port "https://$host:$port/f$s.bin"
+	[ -s "$tmp/sess" ] && [ -s "$tmp/tp" ] || rc="$rc (no session saved)"
+	if [ "$rc" = 0 ]; then
+		rm -f "$tmp/got/f$s.bin"
+		in0=$(snmp QuicIn0RttPackets)
+		timeout "$tmo" gtlsclient --no-quic-dump --no-http-dump \
+			--exit-on-all-streams-close \
+			--session-file "$tmp/sess" --tp-file "$tmp/tp" \
+			--download "$tmp/got" "$addr" $port \
+			"https://$host:$port/f$s.bin" >"$tmp/early.log" 2>&1
+		rc=$?
+		in1=$(snmp QuicIn0RttPackets)
+		sent=$(grep -c 'pkt tx .*type=0RTT' "$tmp/early.log")
+		grep -E 'Early data|Negotiated|ERR_' "$tmp/early.log" >>"$log"
+		echo "0-RTT packets sent: $sent, taken: $((in1 - in0))" >>"$log"
+		! grep -q "Early data was rejected" "$tmp/early.log" ||
+			rc="$rc (0-RTT rejected)"
+		[ "$sent" -ge 1 ] || rc="$rc (no 0-RTT packet sent)"
+		[ $((in1 - in0)) -ge 1 ] || rc="$rc (no 0-RTT packet taken)"
+	fi
+	stop_server
+	cat "$tmp/h3s.log" >>"$log"
+	[ "$rc" != 0 ] || grep -q ", resumed, 0-RTT accepted" "$tmp/h3s.log" ||
+		rc="$rc (h3server took no 0-RTT)"
 	check "$name" "$s" "$tmp/got/f$s.bin" "$rc" "$secs"
 
 	# A server that forgets a connection (h3server --drop-after, a
