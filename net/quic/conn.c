@@ -1468,6 +1468,33 @@ int quic_conn_get_cid(struct sock *sk, struct quic_connection_id_info *info)
 }
 
 /**
+ * quic_conn_rotate_dcid() - a new path: the next ID the peer issued
+ * @sk: the socket, locked
+ *
+ * RFC 9000 9.5: the first spare ID above the one in use, never used yet,
+ * becomes the destination ID, and those below it are retired. Without
+ * a spare the ID stays.
+ */
+void quic_conn_rotate_dcid(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_cid_set *set = &c->dst;
+	u32 i;
+
+	for (i = 0; i < set->count; i++) {
+		const struct quic_cid_entry *e = &set->entries[i];
+
+		if (e->seq <= set->active_seq || e->retired || e->used)
+			continue;
+		quic_cid_set_select(set, e->seq);
+		quic_cid_dest_retire_prior_to(set, e->seq);
+		quic_conn_collect_retired(sk);
+		quic_conn_sync_dcid(sk);
+		return;
+	}
+}
+
+/**
  * quic_conn_set_cid() - setsockopt(QUIC_SOCKOPT_CONNECTION_ID)
  * @sk: the socket, locked
  * @info: @dest selects the set; a non-zero @active switches to that ID;

@@ -1440,7 +1440,9 @@ static void quic_out_rec_put(struct sock *sk, struct quic_out_pkt *rec,
 static void quic_out_path_one(struct sock *sk, bool response, gfp_t gfp)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_udp_sock *us = quic_sk(sk)->udp;
 	const union quic_addr *to = &c->peer;
+	const union quic_addr *from = &c->local;
 	struct quic_path *p = c->path;
 	u32 len = 0, size, hl, budget;
 	struct quic_out_pkt *rec;
@@ -1453,6 +1455,11 @@ static void quic_out_path_one(struct sock *sk, bool response, gfp_t gfp)
 		budget = p->resp_budget;
 	} else {
 		budget = quic_conn_amp_room(sk);
+	}
+	/* Our own move probes the peer from the new local address. */
+	if (!response && p->migrating) {
+		us = p->new_us;
+		from = &p->new_local;
 	}
 	size = min_t(u32, budget, QUIC_CONN_MAX_DGRAM);
 	hl = quic_out_hdr_len(sk, QUIC_CRYPTO_APP, 0);
@@ -1498,8 +1505,9 @@ static void quic_out_path_one(struct sock *sk, bool response, gfp_t gfp)
 	}
 	if (to == &c->peer)
 		quic_conn_amp_sent(sk, skb->len);
-	quic_udp_xmit(quic_sk(sk)->udp, skb, &c->local, to, 0,
-		      to == &c->peer ? &c->dst_cache : NULL);
+	quic_udp_xmit(us, skb, from, to, 0,
+		      to == &c->peer && from == &c->local ? &c->dst_cache :
+							   NULL);
 }
 
 static void quic_out_path(struct sock *sk, gfp_t gfp)

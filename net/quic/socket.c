@@ -7,7 +7,8 @@
  * handshake, stream and datagram sendmsg/recvmsg of socket-api.md, poll,
  * shutdown, close, the queue ioctls, and the SOL_QUIC options that need a
  * connection; sockopt.c handles the others, conn.c the connection.
- * CONNECTION_MIGRATION gives EOPNOTSUPP.
+ * CONNECTION_MIGRATION before the handshake (a server's preferred
+ * address) gives EOPNOTSUPP.
  */
 
 #include <linux/errno.h>
@@ -35,6 +36,7 @@
 #include <net/quic/keyupdate.h>
 #include <net/quic/lookup.h>
 #include <net/quic/output.h>
+#include <net/quic/path.h>
 #include <net/quic/socket.h>
 #include <net/quic/udp.h>
 
@@ -234,6 +236,97 @@ static int __quic_bind(struct sock *sk, const union quic_addr *a)
 		sk->sk_userlocks |= SOCK_BINDPORT_LOCK;
 	sk_dst_reset(sk);
 	WRITE_ONCE(quic_sk(sk)->bound, 1);
+	return 0;
+}
+
+/**
+ * quic_sock_set_local() - the connection's local address moved
+ * @sk: the socket, locked
+ * @a: the new address (path.c)
+ *
+ * getsockname() returns it from now on (socket-api.md 5.6).
+ */
+void quic_sock_set_local(struct sock *sk, const union quic_addr *a)
+{
+	struct inet_sock *inet = inet_sk(sk);
+
+	if (a->sa.sa_family == AF_INET) {
+		inet->inet_rcv_saddr = a->v4.sin_addr.s_addr;
+		inet->inet_saddr = a->v4.sin_addr.s_addr;
+		inet->inet_sport = a->v4.sin_port;
+		if (sk->sk_family == AF_INET6) {
+			ipv6_addr_set_v4mapped(a->v4.sin_addr.s_addr,
+					       &sk->sk_v6_rcv_saddr);
+			inet6_sk(sk)->saddr = sk->sk_v6_rcv_saddr;
+		}
+	} else {
+		inet->inet_rcv_saddr = LOOPBACK4_IPV6;
+		inet->inet_saddr = LOOPBACK4_IPV6;
+		inet->inet_sport = a->v6.sin6_port;
+		sk->sk_v6_rcv_saddr = a->v6.sin6_addr;
+		inet6_sk(sk)->saddr = a->v6.sin6_addr;
+	}
+	inet->inet_num = ntohs(inet->inet_sport);
+}
+
+/**
+ * quic_sock_migrate() - setsockopt(QUIC_SOCKOPT_CONNECTION_MIGRATION)
+ * @sk: the socket, locked
+ * @optval: a sockaddr_in or sockaddr_in6
+ * @optlen: its length (may be longer than the address)
+ *
+ * socket-api.md 5.9, on an established connection: the new local address
+ * is bound (its shared UDP socket taken) and the path to the peer probed
+ * from there (path.c); the call returns once the probe is queued. The
+ * server's preferred address (the same option before the handshake) is
+ * not built.
+ *
+ * Return: 0, -EINVAL for a bad address, -EPIPE on a socket that is not a
+ * connection, -EAGAIN while a move is under way, -EOPNOTSUPP before the
+ * handshake completes, or a bind error.
+ */
+int quic_sock_migrate(struct sock *sk, sockptr_t optval, unsigned int optlen)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct sockaddr_storage ss = {};
+	struct quic_udp_sock *us;
+	struct quic_udp_key key;
+	union quic_addr a;
+	int err;
+
+	if (copy_from_sockptr(&ss, optval, min_t(unsigned int, optlen,
+						 sizeof(ss))))
+		return -EFAULT;
+	if (quic_addr_from_user(sk, (struct sockaddr *)&ss,
+				min_t(unsigned int, optlen, sizeof(ss)), &a))
+		return -EINVAL;
+	if (a.sa.sa_family == AF_INET ?
+	    (!a.v4.sin_port || a.v4.sin_addr.s_addr == htonl(INADDR_ANY)) :
+	    (!a.v6.sin6_port || ipv6_addr_any(&a.v6.sin6_addr)))
+		return -EINVAL;
+	if (!quic_is_conn(sk))
+		return -EPIPE;
+	if (sk->sk_state != TCP_ESTABLISHED)
+		return -EOPNOTSUPP;	/* the preferred address */
+	if (a.sa.sa_family != c->local.sa.sa_family ||
+	    !memcmp(&a, &c->local, sizeof(a)))
+		return -EINVAL;
+	if (a.sa.sa_family == AF_INET)
+		quic_udp_key_init(&key, AF_INET, &a.v4.sin_addr,
+				  a.v4.sin_port, false, sk->sk_bound_dev_if);
+	else
+		quic_udp_key_init(&key, AF_INET6, &a.v6.sin6_addr,
+				  a.v6.sin6_port, ipv6_only_sock(sk),
+				  sk->sk_bound_dev_if);
+	us = quic_udp_sock_get(sock_net(sk), &key);
+	if (IS_ERR(us))
+		return PTR_ERR(us);
+	err = quic_path_migrate(sk, &a, us);
+	if (err) {
+		quic_udp_sock_put(us);
+		return err;
+	}
+	quic_output_flush(sk, GFP_KERNEL);
 	return 0;
 }
 

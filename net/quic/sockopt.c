@@ -871,8 +871,10 @@ int quic_sockopt_set(struct sock *sk, int optname, sockptr_t optval,
 	case QUIC_SOCKOPT_TRANSPORT_PARAM_EXT:
 		err = quic_set_tp_ext(sk, optval, optlen);
 		break;
+	case QUIC_SOCKOPT_CONNECTION_MIGRATION:
+		err = quic_sock_migrate(sk, optval, optlen);
+		break;
 	default:
-		/* CONNECTION_MIGRATION: not built yet. */
 		err = -EOPNOTSUPP;
 		break;
 	}

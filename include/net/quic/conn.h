@@ -321,6 +321,7 @@ void quic_conn_amp_sent(struct sock *sk, u32 len);
 void quic_conn_addr_validated(struct sock *sk);
 void quic_conn_amp_restart(struct sock *sk, u32 len);
 void quic_conn_path_reset(struct sock *sk);
+void quic_conn_rotate_dcid(struct sock *sk);
 int quic_conn_retry_rcvd(struct sock *sk, const u8 *pkt,
 			 const struct quic_pkt_hdr *h);
 void quic_conn_retry_apply(struct sock *sk);

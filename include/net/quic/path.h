@@ -12,6 +12,7 @@
 #include <net/quic/protocol.h>
 
 struct sock;
+struct quic_udp_sock;
 
 /* PATH_CHALLENGEs sent for one validation before it fails. */
 #define QUIC_PATH_TRIES		3
@@ -20,6 +21,8 @@ struct sock;
  * struct quic_path - a path being validated, and a challenge to answer
  * @prev: while @validating: the peer address in use before it moved,
  *	validated, to go back to if the new one fails validation
+ * @new_local: while @migrating: the local address being moved to
+ * @new_us: while @migrating: its UDP socket, referenced
  * @resp_addr: where the PATH_RESPONSE goes: the challenge's source
  * @challenge: the data of our PATH_CHALLENGE
  * @response: the data of the peer's PATH_CHALLENGE, to echo
@@ -27,6 +30,7 @@ struct sock;
  *	not validated (three times what came from it, RFC 9000 8.1)
  * @tries: PATH_CHALLENGEs sent for this validation
  * @validating: the peer moved to an address not validated yet
+ * @migrating: we are moving to @new_local (QUIC_SOCKOPT_CONNECTION_MIGRATION)
  * @challenge_pending: a PATH_CHALLENGE is to be sent
  * @response_pending: a PATH_RESPONSE is to be sent
  *
@@ -34,12 +38,15 @@ struct sock;
  */
 struct quic_path {
 	union quic_addr	prev;
+	union quic_addr	new_local;
+	struct quic_udp_sock *new_us;
 	union quic_addr	resp_addr;
 	u8		challenge[QUIC_FRAME_PATH_DATA_LEN];
 	u8		response[QUIC_FRAME_PATH_DATA_LEN];
 	u32		resp_budget;
 	u8		tries;
 	u8		validating:1,
+			migrating:1,
 			challenge_pending:1,
 			response_pending:1;
 };
@@ -51,5 +58,7 @@ void quic_path_response_rcvd(struct sock *sk, const u8 *data);
 void quic_path_peer_moved(struct sock *sk, const union quic_addr *from,
 			  u32 len);
 bool quic_path_challenge_lost(struct sock *sk);
+int quic_path_migrate(struct sock *sk, const union quic_addr *local,
+		      struct quic_udp_sock *us);
 
 #endif /* __NET_QUIC_PATH_H */

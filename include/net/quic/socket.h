@@ -96,5 +96,7 @@ extern const struct proto_ops quic_proto_ops;
 extern const struct proto_ops quic_v6_proto_ops;
 
 int quic_sock_autobind(struct sock *sk, int family);
+void quic_sock_set_local(struct sock *sk, const union quic_addr *a);
+int quic_sock_migrate(struct sock *sk, sockptr_t optval, unsigned int optlen);
 
 #endif /* __NET_QUIC_SOCKET_H */

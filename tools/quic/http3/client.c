@@ -102,6 +102,8 @@ struct h3c {
 	const char *session_file;
 	bool ticket_saved;
 	double t_hs;
+	const char *migrate_to;	/* --migrate ADDR:PORT */
+	bool migrated;
 };
 
 static bool quiet;
@@ -130,6 +132,11 @@ static void print_usage(void)
 		"                       FILE, if it exists; save the new ones in it\n"
 		"      --early-data     send the requests as 0-RTT data (needs\n"
 		"                       --session-file and --tp-file)\n"
+		"      --migrate ADDR:PORT\n"
+		"                       move the connection to this local address\n"
+		"                       (QUIC_SOCKOPT_CONNECTION_MIGRATION) once\n"
+		"                       256 KiB of body have arrived; [ADDR]:PORT\n"
+		"                       for IPv6\n"
 		"  -q, --quiet          no summary line\n"
 		"All URLs must name the same host and port: they share one\n"
 		"connection. Several URLs without -o or -O: bodies are discarded.\n",
@@ -648,6 +655,60 @@ static bool h3c_account(struct h3c *cl)
 }
 
 /* Run the requests to their end, or to the first connection error. */
+/*
+ * --migrate: once 256 KiB of body have come, ask the kernel to move the
+ * connection to the given local address (socket-api.md 5.9). The probe
+ * goes at once; the move happens when the server answers it.
+ */
+static void h3c_migrate(struct h3c *cl, struct h3_conn *c)
+{
+	struct sockaddr_storage ss = {};
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+	char host[64], *colon;
+	uint64_t got = 0;
+	unsigned int i;
+	socklen_t len;
+	int port;
+
+	for (i = 0; i < cl->nreqs; i++)
+		got += cl->reqs[i].body;
+	if (got < 256 * 1024)
+		return;
+	cl->migrated = true;
+	snprintf(host, sizeof(host), "%s", cl->migrate_to);
+	colon = strrchr(host, ':');
+	port = colon ? atoi(colon + 1) : 0;
+	if (!colon || port <= 0 || port > 65535)
+		goto bad;
+	*colon = '\0';
+	if (host[0] == '[' && colon[-1] == ']') {
+		colon[-1] = '\0';
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(port);
+		if (inet_pton(AF_INET6, host + 1, &sin6->sin6_addr) != 1)
+			goto bad;
+		len = sizeof(*sin6);
+	} else {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+		if (inet_pton(AF_INET, host, &sin->sin_addr) != 1)
+			goto bad;
+		len = sizeof(*sin);
+	}
+	if (setsockopt(c->fd, SOL_QUIC, QUIC_SOCKOPT_CONNECTION_MIGRATION,
+		       &ss, len))
+		fprintf(stderr, "h3client: migration to %s: %s\n",
+			cl->migrate_to, strerror(errno));
+	else if (!quiet)
+		fprintf(stderr, "h3client: moving to %s after %llu bytes\n",
+			cl->migrate_to, (unsigned long long)got);
+	return;
+bad:
+	fprintf(stderr, "h3client: --migrate %s: not ADDR:PORT\n",
+		cl->migrate_to);
+}
+
 static int h3c_run(struct h3c *cl, struct h3_conn *c, double deadline)
 {
 	bool ticket_wanted = !!cl->session_file;
@@ -662,6 +723,8 @@ static int h3c_run(struct h3c *cl, struct h3_conn *c, double deadline)
 			ticket_wanted = !h3c_ticket_save(cl);
 		if (h3c_account(cl))
 			return 0;
+		if (cl->migrate_to && !cl->migrated)
+			h3c_migrate(cl, c);
 		/* Submit, and queue what the input produced, then sleep. */
 		err = h3c_submit(cl, c);
 		if (!err)
@@ -760,6 +823,7 @@ int main(int argc, char **argv)
 		{ "session-file", required_argument, NULL, 'S' },
 		{ "tp-file", required_argument, NULL, 'T' },
 		{ "early-data", no_argument, NULL, 'E' },
+		{ "migrate", required_argument, NULL, 'M' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -834,6 +898,9 @@ int main(int argc, char **argv)
 			break;
 		case 'E':
 			early = true;
+			break;
+		case 'M':
+			cl.migrate_to = optarg;
 			break;
 		case 'q':
 			quiet = true;

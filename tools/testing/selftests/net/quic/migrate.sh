@@ -15,9 +15,13 @@
 #    stateless, both ways): our h3client;
 #  - the router starts translating the client's IPv4 address (a
 #    stateless tc "nat" action both ways): a new source address, for our
-#    h3client and for gtlsclient.
+#    h3client and for gtlsclient;
+#  - our h3client moves itself to a second local address (--migrate,
+#    QUIC_SOCKOPT_CONNECTION_MIGRATION) once 256 KiB have come, from our
+#    h3server and from ngtcp2's gtlsserver.
 # The server must follow the client: every body is compared by SHA-256,
-# and the server's QuicPathMigrations counter must have grown. One result
+# and the server's QuicPathMigrations counter must have grown (the
+# client's, for its own move). One result
 # line per transfer (ktap.sh); the server's counters go to the log.
 # Nothing asserts a time.
 #
@@ -53,7 +57,9 @@ names=()
 for fam in ${QUIC_MIGRATE_FAMS:-4 6}; do
 	names+=("gtlsclient NAT rebinding (new port) upload IPv$fam"
 		"gtlsclient migration (new port, validated by the client) IPv$fam"
-		"h3client behind a NAT that changes its port IPv$fam")
+		"h3client behind a NAT that changes its port IPv$fam"
+		"h3client moves to a second address, from h3server IPv$fam"
+		"h3client moves to a second address, from gtlsserver IPv$fam")
 done
 names+=("h3client behind a NAT that changes its address IPv4"
 	"gtlsclient behind a NAT that changes its address IPv4")
@@ -72,16 +78,26 @@ for p in ip tc gtlsclient openssl sha256sum; do
 done
 [ -x "$h3/h3client" ] && [ -x "$h3/h3server" ] || fail_all "h3client/h3server not built"
 modprobe -q virtio_rng 2>/dev/null
+# Loaded now, not by the first rule in mid-transfer.
+for m in sch_ingress cls_matchall cls_flower act_nat act_pedit act_csum; do
+	modprobe -q $m 2>>"$log"
+done
 topo_up >>"$log" 2>&1 || fail_all "no topology (veth, netns)"
 topo_cert "$tmp" 2>>"$log" || fail_all "no certificate"
+# The second address our h3client moves to; the IPv6 one deprecated, so
+# that it is not taken as the source before the move.
+{ topo_client ip addr add 10.9.1.2/24 dev c0 &&
+  topo_client ip addr add fd09:1::2/64 dev c0 nodad preferred_lft 0; } \
+	>>"$log" 2>&1 || fail_all "no second client address"
 mkdir -p "$tmp/www" "$tmp/got"
 head -c "$size" /dev/urandom >"$tmp/www/f.bin"
 sum=$(sha256sum <"$tmp/www/f.bin" | cut -d' ' -f1)
 # The client's link is slowed so that the transfer outlasts the move.
 topo_link c netem delay 5ms rate 8mbit >>"$log" 2>&1
 
+# snap [NS]: the QUIC counters of the server's namespace, or of NS.
 snap() {
-	ip netns exec "$TOPO_QS" cat /proc/net/quic/snmp 2>/dev/null
+	ip netns exec "${1:-$TOPO_QS}" cat /proc/net/quic/snmp 2>/dev/null
 }
 delta() {
 	awk 'NR == FNR { b[$1] = $2; next }
@@ -96,7 +112,7 @@ counter() {
 # socket (found with ss) to 40000, and back. Stateless, so a flow already
 # running changes address at once.
 nat() {
-	local cport ca sa ip=ip
+	local cport ip=ip
 
 	case $1 in
 	addr)
@@ -107,8 +123,7 @@ nat() {
 				action nat ingress $nat4/32 $TOPO_C4
 		;;
 	port)
-		ca=$TOPO_C4
-		[ "$2" = 6 ] && ca=$TOPO_C6 ip=ipv6
+		[ "$2" = 6 ] && ip=ipv6
 		# The client's only UDP socket: its QUIC one.
 		cport=$(topo_client ss -uanH | awk '{ print $4 }' |
 			sed 's/.*://' | head -1)
@@ -116,13 +131,13 @@ nat() {
 		echo "   client port $cport -> 40000" >>"$log"
 		topo_router tc qdisc replace dev r1 clsact &&
 			topo_router tc filter add dev r1 egress protocol $ip \
-				flower ip_proto udp src_ip $ca src_port $cport \
+				flower ip_proto udp src_port $cport \
 				action pedit ex munge udp sport set 40000 \
-				pipe csum udp &&
+				pipe action csum udp &&
 			topo_router tc filter add dev r1 ingress protocol $ip \
-				flower ip_proto udp dst_ip $ca dst_port 40000 \
+				flower ip_proto udp dst_port 40000 \
 				action pedit ex munge udp dport set $cport \
-				pipe csum udp
+				pipe action csum udp
 		;;
 	*)
 		topo_router tc qdisc del dev r1 clsact 2>/dev/null
@@ -133,13 +148,15 @@ nat() {
 
 # transfer NAME CHECKFILE MOVE CMD...: one transfer; MOVE (nat's
 # arguments, or "") happens 0.5 s in; the body (downloads) is checked, and
-# the server must have followed the client at least once.
+# the server must have followed the client at least once (the client
+# must have moved, with WHO=client in the environment).
 transfer() {
-	local name=$1 file=$2 move=$3 rc moved pid
+	local name=$1 file=$2 move=$3 rc moved pid ns=$TOPO_QS
 	shift 3
+	[ "${WHO:-server}" = client ] && ns=$TOPO_QC
 	echo "-- $name" >>"$log"
 	rm -f "$tmp/got/f.bin"
-	snap >"$tmp/before"
+	snap "$ns" >"$tmp/before"
 	"$@" >>"$log" 2>&1 &
 	pid=$!
 	if [ -n "$move" ]; then
@@ -150,8 +167,8 @@ transfer() {
 	wait $pid
 	rc=$?
 	nat off
-	snap >"$tmp/after"
-	echo "   server:$(delta "$tmp/before" "$tmp/after")" >>"$log"
+	snap "$ns" >"$tmp/after"
+	echo "   ${WHO:-server}:$(delta "$tmp/before" "$tmp/after")" >>"$log"
 	moved=$(($(counter QuicPathMigrations "$tmp/after") -
 		 $(counter QuicPathMigrations "$tmp/before")))
 	if [ "$rc" = 0 ] && [ "$moved" -ge 1 ] &&
@@ -198,6 +215,24 @@ for fam in ${QUIC_MIGRATE_FAMS:-4 6}; do
 		"$tmp/got/f.bin" "port $fam" timeout 120 \
 		ip netns exec "$TOPO_QC" "$h3/h3client" -t 100 \
 		--ca "$tmp/cert.pem" -o "$tmp/got/f.bin" "$url"
+	if [ $fam = 4 ]; then to=10.9.1.2:45000; else to="[fd09:1::2]:45000"; fi
+	WHO=client transfer \
+		"h3client moves to a second address, from h3server IPv$fam" \
+		"$tmp/got/f.bin" "" timeout 120 \
+		ip netns exec "$TOPO_QC" "$h3/h3client" -t 100 --migrate "$to" \
+		--ca "$tmp/cert.pem" -o "$tmp/got/f.bin" "$url"
+	stop_server
+	port=$((port + 1))
+	ip netns exec "$TOPO_QS" gtlsserver -q -d "$tmp/www" "$addr" $port \
+		"$tmp/key.pem" "$tmp/cert.pem" >>"$log" 2>&1 &
+	srv_pid=$!
+	sleep 1
+	url="https://$host:$port/f.bin"
+	WHO=client transfer \
+		"h3client moves to a second address, from gtlsserver IPv$fam" \
+		"$tmp/got/f.bin" "" timeout 120 \
+		ip netns exec "$TOPO_QC" "$h3/h3client" -t 100 --migrate "$to" \
+		--ca "$tmp/cert.pem" -o "$tmp/got/f.bin" "$url"
 	stop_server
 done
 
@@ -206,6 +241,9 @@ url="https://$TOPO_S4:$port/f.bin"
 transfer "h3client behind a NAT that changes its address IPv4" \
 	"$tmp/got/f.bin" addr timeout 120 ip netns exec "$TOPO_QC" \
 	"$h3/h3client" -t 100 --ca "$tmp/cert.pem" -o "$tmp/got/f.bin" "$url"
+stop_server
+start_server "$TOPO_S4"
+url="https://$TOPO_S4:$port/f.bin"
 transfer "gtlsclient behind a NAT that changes its address IPv4" \
 	"$tmp/got/f.bin" addr gtls --download "$tmp/got" "$TOPO_S4" $port "$url"
 stop_server
