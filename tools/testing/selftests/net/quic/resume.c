@@ -62,6 +62,66 @@ static long snmp(const char *name)
 	return proc_value(SNMP, name, 1);
 }
 
+/* The counters that moved, for the log of a failed test. */
+static void log_snmp(void)
+{
+	char line[256], name[128];
+	long val;
+	FILE *f;
+
+	f = fopen(SNMP, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%127s %ld", name, &val) == 2 && val)
+			fprintf(stderr, "# %s %ld\n", name, val);
+	fclose(f);
+}
+
+/*
+ * The UDP datagrams to @port (-1: any) that the lo_sniffer() socket @ps
+ * holds: how many, the first 100 logged with their ports, length and
+ * first byte (0xc0: Initial, 0xd0: 0-RTT, 0xe0: Handshake, 0x40: 1-RTT;
+ * the low bits are protected).
+ */
+static int sniff_log(int ps, int port)
+{
+	int count = 0, sport, dport;
+	struct sockaddr_ll ll;
+	unsigned char b[2048];
+	socklen_t len;
+	size_t off;
+	ssize_t n;
+
+	for (;;) {
+		len = sizeof(ll);
+		n = recvfrom(ps, b, sizeof(b), MSG_DONTWAIT,
+			     (struct sockaddr *)&ll, &len);
+		if (n <= 0)
+			break;
+		/* lo shows each datagram twice: count it once. */
+		if (ll.sll_pkttype == PACKET_OUTGOING)
+			continue;
+		if ((b[0] >> 4) == 4 && b[9] == IPPROTO_UDP)
+			off = (b[0] & 0x0f) * 4;
+		else if ((b[0] >> 4) == 6 && b[6] == IPPROTO_UDP)
+			off = 40;
+		else
+			continue;
+		if ((size_t)n <= off + 8)
+			continue;
+		sport = (b[off] << 8) | b[off + 1];
+		dport = (b[off + 2] << 8) | b[off + 3];
+		if (port >= 0 && dport != port)
+			continue;
+		if (count++ < 100)
+			fprintf(stderr, "# udp %d > %d: %zd bytes, 0x%02x\n",
+				sport, dport, n - (ssize_t)off - 8,
+				b[off + 8]);
+	}
+	return count;
+}
+
 static int set_timeo(int fd)
 {
 	struct timeval tv = { .tv_sec = TIMEO_MS / 1000,
@@ -273,6 +333,8 @@ struct env {
 	gnutls_session_t srv;
 	const struct tls_opts *srv_opts;
 	int sret;
+	const char *sstep;	/* where the server thread failed */
+	int ps;		/* lo_sniffer() of the connection, or -1 */
 
 	/* What the first connection left for the next. */
 	unsigned char sdata[4096];
@@ -287,6 +349,7 @@ static int env_init(struct env *e, int family)
 	e->lfd = -1;
 	e->cfd = -1;
 	e->sfd = -1;
+	e->ps = -1;
 	if (quic_test_make_cert(CERT_FILE, KEY_FILE))
 		return -EIO;
 	if (gnutls_certificate_allocate_credentials(&e->scred) ||
@@ -310,10 +373,13 @@ static void conn_close(struct env *e)
 		gnutls_deinit(e->cs);
 	if (e->srv)
 		gnutls_deinit(e->srv);
+	if (e->ps >= 0)
+		close(e->ps);
 	e->cfd = -1;
 	e->sfd = -1;
 	e->cs = NULL;
 	e->srv = NULL;
+	e->ps = -1;
 }
 
 static void env_fini(struct env *e)
@@ -415,14 +481,17 @@ static void *srv_main(void *p)
 	struct env *e = p;
 	int fd;
 
+	e->sstep = "accept";
 	fd = accept(e->lfd, NULL, NULL);
 	if (fd < 0) {
 		e->sret = -errno;
 		return NULL;
 	}
+	e->sstep = "TLS session";
 	e->sret = set_timeo(fd);
 	if (!e->sret)
 		e->sret = srv_session(e, fd);
+	e->sstep = "handshake";
 	if (!e->sret)
 		e->sret = quic_handshake(e->srv);
 	if (e->sret) {
@@ -469,8 +538,11 @@ static void handshake_ok(struct __test_metadata *_metadata, struct env *e,
 	int ret = run_handshake(e, c, s, resume);
 
 	ASSERT_EQ(0, ret) {
-		TH_LOG("handshake: client %d, server %d (%s)", ret, e->sret,
-		       strerror(-ret));
+		TH_LOG("handshake: client %d (%s), server %d in %s", ret,
+		       strerror(-ret), e->sret, e->sstep);
+		log_snmp();
+		if (e->ps >= 0)
+			sniff_log(e->ps, -1);
 	}
 }
 
@@ -796,6 +868,8 @@ static void resumed_transfer(struct __test_metadata *_metadata,
 			     struct env *e, const struct tls_opts *c,
 			     const struct tls_opts *s)
 {
+	/* What went where, for the log of a failed handshake. */
+	e->ps = lo_sniffer();
 	ASSERT_EQ(0, cli_connect(e, false));
 	ASSERT_EQ(0, set_tp(e->cfd, &e->peer_tp));
 	early_queue(_metadata, e->cfd);
@@ -916,15 +990,18 @@ TEST_F_TIMEOUT(resume, queued_without_early_secret_goes_1rtt, 120)
 /*
  * e. 5.2 rule 6 before any parameters are known: every open fails with
  * EINVAL; once remote = 1 is set, opens within the limits are queued and
- * nothing is transmitted (the listener sees no Initial).
+ * nothing is transmitted: no datagram on lo, no request at the listener.
  */
 TEST_F(resume, early_send_needs_remembered_params)
 {
 	const struct quic_transport_param tp = remembered(2, 1);
 	struct pollfd pfd;
 	struct env *e = &self->e;
+	int ps;
 
 	ASSERT_EQ(0, env_listen(e, NULL));
+	ps = lo_sniffer();
+	ASSERT_LE(0, ps);
 	e->cfd = cli_socket(e, NULL);
 	ASSERT_LE(0, e->cfd);
 	EXPECT_EQ(EINVAL, qsend(e->cfd, "x", 1, 0, S_NEW));
@@ -940,8 +1017,10 @@ TEST_F(resume, early_send_needs_remembered_params)
 	pfd.fd = e->lfd;
 	pfd.events = POLLIN;
 	EXPECT_EQ(0, poll(&pfd, 1, 500)) {
-		TH_LOG("something reached the listener before the handshake");
+		TH_LOG("the listener has a request before the handshake");
 	}
+	EXPECT_EQ(0, sniff_log(ps, addr_port(&e->ss)));
+	close(ps);
 }
 
 /*
