@@ -700,6 +700,7 @@ TEST_F(quic_sock, quic_sockopt_not_yet)
 		int want = opts[i].name == QUIC_SOCKOPT_CRYPTO_SECRET ||
 			   opts[i].name == QUIC_SOCKOPT_TRANSPORT_PARAM_EXT ||
 			   opts[i].name == QUIC_SOCKOPT_CONNECTION_ID ||
+			   opts[i].name == QUIC_SOCKOPT_CONNECTION_MIGRATION ||
 			   opts[i].name == QUIC_SOCKOPT_STREAM_RESET ||
 			   opts[i].name == QUIC_SOCKOPT_STREAM_STOP_SENDING ?
 			   EINVAL : EOPNOTSUPP;
@@ -727,6 +728,62 @@ TEST_F(quic_sock, quic_sockopt_not_yet)
 			}
 		}
 	}
+}
+
+/*
+ * CONNECTION_MIGRATION (socket-api.md 5.9): a bad address (the zero one
+ * above, a wildcard, port 0, a multicast one, a short one) gives EINVAL;
+ * a good one on a socket that is no connection, EPIPE.
+ */
+TEST_F(quic_sock, quic_sockopt_migration_args)
+{
+	struct sockaddr_in6 sin6 = {
+		.sin6_family = AF_INET6, .sin6_port = htons(4433),
+		.sin6_addr = IN6ADDR_LOOPBACK_INIT,
+	};
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET, .sin_port = htons(4433),
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	struct sockaddr_in bad = sin;
+	int fd = self->fd;
+
+	if (variant->family == AF_INET6) {
+		struct sockaddr_in6 bad6 = sin6;
+
+		bad6.sin6_port = 0;
+		EXPECT_EQ(EINVAL, setopt_err(fd, SOL_QUIC,
+					     QUIC_SOCKOPT_CONNECTION_MIGRATION,
+					     &bad6, sizeof(bad6)));
+		bad6 = sin6;
+		bad6.sin6_addr = in6addr_any;
+		EXPECT_EQ(EINVAL, setopt_err(fd, SOL_QUIC,
+					     QUIC_SOCKOPT_CONNECTION_MIGRATION,
+					     &bad6, sizeof(bad6)));
+		EXPECT_EQ(EPIPE, setopt_err(fd, SOL_QUIC,
+					    QUIC_SOCKOPT_CONNECTION_MIGRATION,
+					    &sin6, sizeof(sin6)));
+		return;
+	}
+	bad.sin_port = 0;
+	EXPECT_EQ(EINVAL, setopt_err(fd, SOL_QUIC,
+				     QUIC_SOCKOPT_CONNECTION_MIGRATION,
+				     &bad, sizeof(bad)));
+	bad = sin;
+	bad.sin_addr.s_addr = htonl(INADDR_ANY);
+	EXPECT_EQ(EINVAL, setopt_err(fd, SOL_QUIC,
+				     QUIC_SOCKOPT_CONNECTION_MIGRATION,
+				     &bad, sizeof(bad)));
+	bad.sin_addr.s_addr = htonl(0xe0000001);	/* 224.0.0.1 */
+	EXPECT_EQ(EINVAL, setopt_err(fd, SOL_QUIC,
+				     QUIC_SOCKOPT_CONNECTION_MIGRATION,
+				     &bad, sizeof(bad)));
+	EXPECT_EQ(EINVAL, setopt_err(fd, SOL_QUIC,
+				     QUIC_SOCKOPT_CONNECTION_MIGRATION,
+				     &sin, sizeof(sin) - 4));
+	EXPECT_EQ(EPIPE, setopt_err(fd, SOL_QUIC,
+				    QUIC_SOCKOPT_CONNECTION_MIGRATION,
+				    &sin, sizeof(sin)));
 }
 
 /* Bad arguments give an error, never a crash or a silent success. */
