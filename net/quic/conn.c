@@ -406,6 +406,7 @@ void quic_conn_cong_config(struct sock *sk)
 int quic_conn_client_start(struct sock *sk, const union quic_addr *peer)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
+	u32 version = quic_sk(sk)->opts.config.version;
 	int err;
 
 	/* A Retry is checked in softirq, with the shared transform. */
@@ -413,6 +414,12 @@ int quic_conn_client_start(struct sock *sk, const union quic_addr *peer)
 	if (err)
 		return err;
 	c->peer = *peer;
+	/* QUIC_SOCKOPT_CONFIG's version: V1 or V2 (RFC 9369) from the
+	 * first Initial. Version Negotiation is not handled by the client
+	 * yet: any other value gives V1.
+	 */
+	if (quic_version_supported(version))
+		c->version = version;
 	quic_conn_rtt_config(sk);
 	quic_conn_cong_config(sk);
 	err = quic_conn_first_cid(sk);
@@ -936,6 +943,8 @@ static void quic_conn_sync_local_tp(struct sock *sk)
 		else
 			quic_tparams_clear(&c->local_tp, cid_bits[i]);
 	}
+	/* RFC 9368 5: our Chosen Version is the one in use. */
+	c->local_tp.chosen_version = c->version;
 	/* A server's token is the one of its ID numbered 0 (RFC 9000 10.3). */
 	if (c->is_server && c->src.count && c->src.entries[0].has_token)
 		memcpy(c->local_tp.stateless_reset_token,
@@ -1025,6 +1034,16 @@ int quic_conn_set_peer_tp(struct sock *sk, const u8 *data, u32 len)
 				  GFP_KERNEL);
 		quic_conn_closed(sk, QUIC_TRANSPORT_ERROR_TRANSPORT_PARAM);
 		return -EINVAL;
+	}
+	/* RFC 9368 4: the peer's Chosen Version is the version in use (the
+	 * one of the client's first Initial), or the negotiation was
+	 * tampered with.
+	 */
+	if (quic_tparams_check_version(&tp, c->version)) {
+		quic_output_close(sk, QUIC_TRANSPORT_ERROR_VERSION_NEGOTIATION,
+				  GFP_KERNEL);
+		quic_conn_closed(sk, QUIC_TRANSPORT_ERROR_VERSION_NEGOTIATION);
+		return -EPROTONOSUPPORT;
 	}
 	c->peer_tp = tp;
 	c->peer_tp_set = 1;

@@ -340,10 +340,17 @@ static int quic_set_config(struct sock *sk, struct quic_sock_opts *o,
 	return 0;
 }
 
-static int quic_get_config(struct quic_sock_opts *o, char __user *optval,
-			   int __user *optlen, int len)
+static int quic_get_config(struct sock *sk, struct quic_sock_opts *o,
+			   char __user *optval, int __user *optlen, int len)
 {
 	struct quic_config c = o->config;
+	u32 version = quic_sk(sk)->conn.version;
+
+	/* socket-api.md 6: the version in use, 0 while it is V1 by default
+	 * (an accepted socket's is the client's).
+	 */
+	if (quic_is_conn(sk) && version != QUIC_VERSION_V1)
+		c.version = version;
 
 	return quic_opt_put_struct(&c, sizeof(c), optval, optlen, len);
 }
@@ -913,7 +920,7 @@ int quic_sockopt_get(struct sock *sk, int optname, char __user *optval,
 		err = quic_get_event(o, optval, optlen, len);
 		break;
 	case QUIC_SOCKOPT_CONFIG:
-		err = quic_get_config(o, optval, optlen, len);
+		err = quic_get_config(sk, o, optval, optlen, len);
 		break;
 	case QUIC_SOCKOPT_TRANSPORT_PARAM:
 		err = quic_get_tparams(o, optval, optlen, len);

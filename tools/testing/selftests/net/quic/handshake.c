@@ -46,7 +46,11 @@ struct server_arg {
 	int bad;	/* bytes that differ from the pattern */
 	int polled;	/* poll() reported POLLIN before the first read */
 	int again;	/* errno of a non-blocking read after the FIN */
+	uint32_t version;	/* QUIC_SOCKOPT_CONFIG's after the handshake */
 };
+
+/* The last server's struct server_arg version, for version_2. */
+static uint32_t server_version;
 
 #define XFER_LEN	(1024 * 1024)
 
@@ -99,6 +103,15 @@ static void *server_main(void *p)
 	if (a->ret && a->fd >= 0) {
 		close(a->fd);
 		a->fd = -1;
+	}
+	if (!a->ret) {
+		struct quic_config cfg = {};
+		socklen_t len = sizeof(cfg);
+
+		if (!getsockopt(a->fd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &cfg,
+				&len))
+			a->version = cfg.version;
+		server_version = a->version;
 	}
 	if (!a->ret && a->xfer)
 		a->ret = server_read_stream(a);
@@ -186,6 +199,23 @@ TEST_F(hs, psk)
 {
 	run_handshake(_metadata, self->lfd, self->cfd, variant->family,
 		      PSK_FILE, NULL, true);
+}
+
+/* QUIC v2 (RFC 9369) from the client's first Initial: the server
+ * answers in v2, both ends complete, and the server's socket reports v2
+ * in use; an unknown version gives V1 (no Version Negotiation in the
+ * client yet).
+ */
+TEST_F(hs, version_2)
+{
+	struct quic_config cfg = { .version = QUIC_VERSION_V2 };
+
+	ASSERT_EQ(0, setsockopt(self->cfd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &cfg,
+				sizeof(cfg)));
+	server_version = 0;
+	run_handshake(_metadata, self->lfd, self->cfd, variant->family,
+		      PSK_FILE, NULL, true);
+	EXPECT_EQ((uint32_t)QUIC_VERSION_V2, server_version);
 }
 
 TEST_F(hs, certificate)
