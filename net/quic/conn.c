@@ -583,6 +583,11 @@ static void quic_conn_complete(struct sock *sk)
 
 	inet_sk_set_state(sk, TCP_ESTABLISHED);
 	c->was_established = 1;
+	/* A client is established before TLS hands it its Finished: 1-RTT
+	 * packets wait for it, then share its datagram.
+	 */
+	if (!c->is_server && !c->space[QUIC_CRYPTO_HANDSHAKE].crypto_send_off)
+		c->fin_pending = 1;
 	quic_conn_half_open_end(sk);
 	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_CONN_OPENED);
 	if (c->is_server) {

@@ -380,6 +380,7 @@ static int quic_in_frames(struct sock *sk, struct sk_buff *skb, u8 level,
 				quic_in_error(sk, QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION);
 				return -1;
 			}
+			c->fin_pending = 0;
 			if (!c->handshake_confirmed) {
 				c->handshake_confirmed = 1;
 				quic_conn_discard_space(sk, QUIC_CRYPTO_HANDSHAKE);

@@ -1239,7 +1239,7 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 		if (!(level == QUIC_CRYPTO_APP && pl->early) &&
 		    (!quic_crypto_ready(&s->tx) ||
 		     (level == QUIC_CRYPTO_APP &&
-		      sk->sk_state != TCP_ESTABLISHED)))
+		      (sk->sk_state != TCP_ESTABLISHED || c->fin_pending))))
 			continue;
 		/* After a Retry, Initials wait for the keys of its ID. */
 		if (level == QUIC_CRYPTO_INITIAL && c->retry_pending)
@@ -1617,6 +1617,8 @@ int quic_output_crypto(struct sock *sk, u8 level, struct iov_iter *from,
 		quic_outq_add(&s->out, ch);
 	}
 	s->crypto_send_off = off;
+	if (level == QUIC_CRYPTO_HANDSHAKE)
+		quic_sk(sk)->conn.fin_pending = 0;
 	return 0;
 err:
 	list_for_each_entry_safe(ch, tmp, &chunks, list)

@@ -187,6 +187,8 @@ struct quic_request {
  * @early: the 0-RTT key, kmalloc()ed when TLS installs the EARLY secret
  *	(client: send, server: receive), freed with the connection
  * @path: path validation state (path.c), kmalloc()ed on first use
+ * @fin_pending: client: established, its Finished not queued yet; no
+ *	1-RTT packet goes before it, so that the first ones coalesce with it
  * @streams: streams and flow control, once @streams_ready
  * @active_sid: the stream a send with stream ID -1 goes to, or -1
  * @msd_pending: streams whose MAX_STREAM_DATA is to be sent
@@ -262,7 +264,8 @@ struct quic_conn {
 				new_token_unacked:1,
 				anti_deadlock:1;
 	u8			ticket_done:1,
-				early_off:1;
+				early_off:1,
+				fin_pending:1;
 	u8			*ticket_buf;
 	struct quic_crypto	*early;
 	struct quic_path	*path;
