@@ -285,9 +285,9 @@ struct quic_conn {
 	struct quic_cid_set	src;
 	struct quic_cid_set	dst;
 	unsigned long		idle_last;
-	bool			idle_sent;
 	struct sk_buff		*close_skb;
 	u32			close_rcvd;
+	bool			idle_sent;
 	u64			retire_seq[QUIC_CONN_RETIRE_MAX];
 	u8			nr_retire;
 	struct quic_cid		rx_dcid;

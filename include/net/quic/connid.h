@@ -54,12 +54,12 @@
  */
 struct quic_cid_entry {
 	u64		seq;
-	struct quic_cid	cid;
 	u8		token[QUIC_RESET_TOKEN_LEN];
-	bool		has_token;
-	bool		used;
-	bool		retired;
-	bool		to_send;
+	struct quic_cid	cid;
+	u8		has_token:1,
+			used:1,
+			retired:1,
+			to_send:1;
 };
 
 /**
