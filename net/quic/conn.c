@@ -1631,7 +1631,9 @@ void quic_conn_local_close(struct sock *sk, bool send)
 /* RFC 9002 6.2.2.1: a client whose Handshake packets the server has not
  * acknowledged, nor confirmed the handshake, keeps a PTO armed even with
  * nothing in flight: the server may be held by its anti-amplification
- * limit, and only a datagram from us frees it.
+ * limit, and only a datagram from us frees it. Not before its first
+ * Initial: a client that queued 0-RTT data before the handshake started
+ * would send a padded PING Initial ahead of its ClientHello.
  */
 static bool quic_conn_anti_deadlock(struct sock *sk)
 {
@@ -1640,6 +1642,8 @@ static bool quic_conn_anti_deadlock(struct sock *sk)
 
 	return !c->is_server && sk->sk_state == TCP_SYN_RECV &&
 	       !c->handshake_confirmed && !c->retry_pending &&
+	       (c->space[QUIC_CRYPTO_INITIAL].next_pn ||
+		c->space[QUIC_CRYPTO_INITIAL].discarded) &&
 	       !(quic_crypto_ready(&hs->tx) && hs->sent.any_acked);
 }
 
