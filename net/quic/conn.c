@@ -66,7 +66,6 @@ void quic_conn_init(struct sock *sk)
 	}
 	INIT_LIST_HEAD(&c->requests);
 	skb_queue_head_init(&c->events);
-	quic_dgram_init(&c->dgram);
 	c->active_sid = -1;
 	INIT_HLIST_NODE(&c->listen_node);
 	quic_timer_init(sk);
@@ -142,6 +141,7 @@ void quic_conn_discard_space(struct sock *sk, u8 level)
 void quic_conn_destroy(struct sock *sk)
 {
 	dst_cache_destroy(&quic_sk(sk)->conn.dst_cache);
+	quic_dgram_destroy(sk);
 }
 
 /* The 0-RTT key goes: process context. */

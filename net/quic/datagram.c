@@ -43,32 +43,57 @@ static u32 quic_dgram_frame_len(u32 len)
 /* A short header with a 4-byte packet number (the most we use). */
 #define QUIC_DGRAM_SHORT_HDR(dcid_len)	(1 + (dcid_len) + 4)
 
-/**
- * quic_dgram_init() - empty queues for a new connection
- * @d: the datagrams
+/* The queues of a connection, allocated with its first datagram: most
+ * connections never have one. NULL without memory.
  */
-void quic_dgram_init(struct quic_dgram *d)
+static struct quic_dgram *quic_dgram_get(struct sock *sk, gfp_t gfp)
 {
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_dgram *d = c->dgram;
+
+	if (d)
+		return d;
+	d = kzalloc(sizeof(*d), gfp);
+	if (!d)
+		return NULL;
 	skb_queue_head_init(&d->sndq);
 	skb_queue_head_init(&d->rcvq);
-	d->snd_bytes = 0;
+	/* poll() reads the receive queue without the socket lock. */
+	smp_store_release(&c->dgram, d);
+	return d;
 }
 
 /**
  * quic_dgram_free() - drop every datagram of a connection
  * @sk: the socket, locked
+ *
+ * The queues stay, empty, until quic_dgram_destroy(): poll() may look.
  */
 void quic_dgram_free(struct sock *sk)
 {
-	struct quic_dgram *d = &quic_sk(sk)->conn.dgram;
+	struct quic_dgram *d = quic_sk(sk)->conn.dgram;
 	struct sk_buff *skb;
 
+	if (!d)
+		return;
 	while ((skb = __skb_dequeue(&d->sndq))) {
 		sk_wmem_queued_add(sk, -(int)skb->truesize);
 		kfree_skb(skb);
 	}
 	d->snd_bytes = 0;
 	skb_queue_purge(&d->rcvq);
+}
+
+/**
+ * quic_dgram_destroy() - release the queues
+ * @sk: the socket, being destroyed, its datagrams freed
+ */
+void quic_dgram_destroy(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+
+	kfree(c->dgram);
+	c->dgram = NULL;
 }
 
 /**
@@ -108,9 +133,11 @@ int quic_dgram_max_payload(struct sock *sk)
  */
 int quic_dgram_queue(struct sock *sk, struct msghdr *msg, size_t len)
 {
-	struct quic_dgram *d = &quic_sk(sk)->conn.dgram;
+	struct quic_dgram *d = quic_dgram_get(sk, sk->sk_allocation);
 	struct sk_buff *skb;
 
+	if (!d)
+		return -ENOMEM;
 	skb = alloc_skb(len, sk->sk_allocation);
 	if (!skb)
 		return -ENOMEM;
@@ -132,7 +159,9 @@ int quic_dgram_queue(struct sock *sk, struct msghdr *msg, size_t len)
  */
 u32 quic_dgram_unsent(struct sock *sk)
 {
-	return quic_sk(sk)->conn.dgram.snd_bytes;
+	struct quic_dgram *d = quic_sk(sk)->conn.dgram;
+
+	return d ? d->snd_bytes : 0;
 }
 
 /**
@@ -150,7 +179,7 @@ u32 quic_dgram_unsent(struct sock *sk)
  */
 u32 quic_dgram_out(struct sock *sk, u8 *buf, u32 room, u32 *nr)
 {
-	struct quic_dgram *d = &quic_sk(sk)->conn.dgram;
+	struct quic_dgram *d = quic_sk(sk)->conn.dgram;
 	struct sk_buff *skb;
 	u32 used = 0, need;
 	int max;
@@ -197,7 +226,8 @@ int quic_dgram_rcv(struct sock *sk, const struct quic_frame *f, u32 size)
 	if (!f->data.len)
 		return 0;
 	if (atomic_read(&sk->sk_rmem_alloc) + f->data.len >
-	    READ_ONCE(sk->sk_rcvbuf))
+	    READ_ONCE(sk->sk_rcvbuf) ||
+	    !quic_dgram_get(sk, GFP_ATOMIC | __GFP_NOWARN))
 		goto drop;
 	skb = alloc_skb(f->data.len, GFP_ATOMIC | __GFP_NOWARN);
 	if (!skb)
@@ -205,7 +235,7 @@ int quic_dgram_rcv(struct sock *sk, const struct quic_frame *f, u32 size)
 	skb_put_data(skb, f->data.data, f->data.len);
 	QUIC_DGRAM_CB(skb)->consumed = 0;
 	skb_set_owner_r(skb, sk);
-	__skb_queue_tail(&c->dgram.rcvq, skb);
+	__skb_queue_tail(&c->dgram->rcvq, skb);
 	return 0;
 drop:
 	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_DGRAM_RCV_DROP);
@@ -220,7 +250,10 @@ drop:
  */
 bool quic_dgram_pending(struct sock *sk)
 {
-	return !skb_queue_empty_lockless(&quic_sk(sk)->conn.dgram.rcvq);
+	/* Pairs with the release in quic_dgram_get(): queues set up. */
+	struct quic_dgram *d = smp_load_acquire(&quic_sk(sk)->conn.dgram);
+
+	return d && !skb_queue_empty_lockless(&d->rcvq);
 }
 
 /**
@@ -238,8 +271,8 @@ bool quic_dgram_pending(struct sock *sk)
 int quic_dgram_recvmsg(struct sock *sk, struct msghdr *msg, size_t len,
 		       int flags)
 {
-	struct quic_dgram *d = &quic_sk(sk)->conn.dgram;
-	struct sk_buff *skb = skb_peek(&d->rcvq);
+	struct quic_dgram *d = quic_sk(sk)->conn.dgram;
+	struct sk_buff *skb = d ? skb_peek(&d->rcvq) : NULL;
 	struct quic_dgram_cb *cb;
 	u32 n;
 

@@ -725,7 +725,7 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 	 * stream data, whose losses are repaired anyway.
 	 */
 	if (app && data_ok && sk->sk_state == TCP_ESTABLISHED &&
-	    !skb_queue_empty(&c->dgram.sndq)) {
+	    quic_dgram_unsent(sk)) {
 		u32 nr;
 
 		n = quic_dgram_out(sk, buf + used, room - used, &nr);

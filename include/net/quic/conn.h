@@ -199,7 +199,8 @@ struct quic_request {
  * @msd_all: MAX_STREAM_DATA is to be sent for every open stream
  * @stream_rx: some stream has data (or a FIN) to read
  * @events: notifications waiting for recvmsg() (event.c)
- * @dgram: datagrams to send and received (datagram.c)
+ * @dgram: datagrams to send and received (datagram.c), kzalloc()ed with
+ *	the first one, freed with the socket
  * @src: the connection IDs we issued (connid.c)
  * @dst: the connection IDs the peer issued; @dcid is its active one
  * @idle_last: jiffies of the last packet processed, of the first
@@ -281,7 +282,7 @@ struct quic_conn {
 	bool			msd_all;
 	bool			stream_rx;
 	struct sk_buff_head	events;
-	struct quic_dgram	dgram;
+	struct quic_dgram	*dgram;
 	struct quic_cid_set	src;
 	struct quic_cid_set	dst;
 	unsigned long		idle_last;

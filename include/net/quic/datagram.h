@@ -26,8 +26,8 @@ struct quic_dgram {
 	u32			snd_bytes;
 };
 
-void quic_dgram_init(struct quic_dgram *d);
 void quic_dgram_free(struct sock *sk);
+void quic_dgram_destroy(struct sock *sk);
 int quic_dgram_max_payload(struct sock *sk);
 int quic_dgram_queue(struct sock *sk, struct msghdr *msg, size_t len);
 u32 quic_dgram_unsent(struct sock *sk);
