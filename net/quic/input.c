@@ -20,6 +20,7 @@
 #include <linux/ktime.h>
 #include <linux/slab.h>
 #include <linux/udp.h>
+#include <net/inet_ecn.h>
 #include <net/ipv6.h>
 #include <net/sock.h>
 
@@ -43,9 +44,12 @@
 /* CRYPTO data accepted beyond what was delivered (RFC 9000 7.5). */
 #define QUIC_IN_CRYPTO_MAX	65536
 
-/* The sender of a datagram, kept in skb->cb while it waits. */
+/* The sender of a datagram and its ECN bits, kept in skb->cb while it
+ * waits.
+ */
 struct quic_in_cb {
 	union quic_addr	peer;
+	u8		ecn;
 };
 
 #define QUIC_IN_CB(skb)	((struct quic_in_cb *)(skb)->cb)
@@ -340,8 +344,9 @@ static int quic_in_frames(struct sock *sk, struct sk_buff *skb, u8 level,
 		switch (f.type) {
 		case QUIC_FRAME_ACK:
 		case QUIC_FRAME_ACK_ECN:
-			err = quic_output_ack_rcvd(sk, level, &f.ack,
-						   f.ranges);
+			err = quic_output_ack_rcvd(sk, level,
+						   f.type == QUIC_FRAME_ACK_ECN,
+						   &f.ack, f.ranges);
 			if (err < 0) {
 				quic_in_error(sk, err == -EPROTO ?
 					QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION :
@@ -635,6 +640,16 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 					     skb->len);
 		if (!ret && !s->discarded)
 			quic_in_ack_due(s, pn, eliciting);
+		/* RFC 9000 13.4.1: 1-RTT and 0-RTT marks, counted; a CE
+		 * is acknowledged at once (13.2.1).
+		 */
+		if (!ret && (level == QUIC_CRYPTO_APP ||
+			     level == QUIC_CRYPTO_EARLY) &&
+		    quic_ecn_rcvd(&c->ecn, QUIC_IN_CB(skb)->ecn)) {
+			QUIC_INC_STATS(sock_net(sk), QUIC_MIB_ECN_CE);
+			if (eliciting)
+				s->ack_eliciting = U8_MAX;
+		}
 		if (level == QUIC_CRYPTO_EARLY)
 			QUIC_INC_STATS(sock_net(sk), QUIC_MIB_0RTT_IN);
 		else if (level == QUIC_CRYPTO_APP && c->early)
@@ -990,6 +1005,10 @@ int quic_input_rcv(struct net *net, struct quic_udp_sock *us,
 	}
 	memset(skb->cb, 0, sizeof(skb->cb));
 	QUIC_IN_CB(skb)->peer = peer;
+	QUIC_IN_CB(skb)->ecn = (ip_hdr(skb)->version == 4 ?
+				ip_hdr(skb)->tos :
+				ipv6_get_dsfield(ipv6_hdr(skb))) &
+			       INET_ECN_MASK;
 	sk = quic_lookup_conn(net, h.dcid, h.dcid_len, &peer);
 	/* A 0-RTT datagram of a connection not yet accepted waits with its
 	 * Initial on the listener's request.

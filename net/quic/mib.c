@@ -42,6 +42,9 @@ static const struct snmp_mib quic_snmp_list[] = {
 	SNMP_MIB_ITEM("QuicInAlpnNoMatch", QUIC_MIB_ALPN_NOMATCH),
 	SNMP_MIB_ITEM("QuicPathMigrations", QUIC_MIB_PATH_MIGRATED),
 	SNMP_MIB_ITEM("QuicPathValidationFailed", QUIC_MIB_PATH_FAILED),
+	SNMP_MIB_ITEM("QuicInEcnCe", QUIC_MIB_ECN_CE),
+	SNMP_MIB_ITEM("QuicEcnCongestionEvents", QUIC_MIB_ECN_CONG),
+	SNMP_MIB_ITEM("QuicEcnValidationFailed", QUIC_MIB_ECN_FAILED),
 };
 
 static_assert(ARRAY_SIZE(quic_snmp_list) == QUIC_MIB_MAX);

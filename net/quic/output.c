@@ -144,6 +144,7 @@ struct quic_out_ext {
  * @sent: the sent-store record
  * @level: its packet-number space
  * @pmtu_probe: a path MTU probe (PING and PADDING)
+ * @ect: it left in a datagram marked ECT(0)
  * @nr: items used in @item
  * @item: the retransmittable frames it carried, the first ones
  * @ext: the others, if any, in extensions
@@ -156,6 +157,7 @@ struct quic_out_pkt {
 	struct quic_sent_pkt	sent;
 	u8			level;
 	bool			pmtu_probe;
+	bool			ect;
 	u8			nr;
 	struct quic_out_item	item[QUIC_OUT_REC_ITEMS];
 	struct quic_out_ext	*ext;
@@ -235,9 +237,10 @@ static u32 quic_out_hdr_len(const struct sock *sk, u8 level, u32 payload)
 }
 
 /* Write an ACK frame of @s at @p; return its length or 0 if it does not
- * fit.
+ * fit. With @ecn (the 1-RTT space) and marks counted, an ACK_ECN.
  */
-static u32 quic_out_ack(struct quic_pnspace *s, u8 *p, u32 room)
+static u32 quic_out_ack(struct quic_pnspace *s, const struct quic_ecn *ecn,
+			u8 *p, u32 room)
 {
 	struct quic_ack_range ranges[QUIC_OUT_ACK_RANGES];
 	struct quic_frame f = {};
@@ -250,6 +253,8 @@ static u32 quic_out_ack(struct quic_pnspace *s, u8 *p, u32 room)
 	for (i = 0; i < n; i++)
 		quic_ackrange_get(&s->recv, i, &ranges[i]);
 	f.type = QUIC_FRAME_ACK;
+	if (ecn && quic_ecn_counts(ecn, f.ack.ecn))
+		f.type = QUIC_FRAME_ACK_ECN;
 	f.ranges = ranges;
 	f.max_ranges = n;
 	f.ack.nr_ranges = n;
@@ -701,7 +706,7 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 
 	ack_later = s->ack_pending && !quic_out_ack_now(sk, level);
 	if (s->ack_pending && !ack_later) {
-		n = quic_out_ack(s, buf, room);
+		n = quic_out_ack(s, app ? &c->ecn : NULL, buf, room);
 		if (n) {
 			used += n;
 			s->ack_pending = false;
@@ -749,7 +754,8 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 	 * 5.6).
 	 */
 	if (ack_later && *eliciting) {
-		n = quic_out_ack(s, buf + used, room - used);
+		n = quic_out_ack(s, app ? &c->ecn : NULL, buf + used,
+				 room - used);
 		if (n) {
 			quic_out_rotate(buf, used, n);
 			used += n;
@@ -1020,8 +1026,9 @@ static int quic_out_gso_send(struct sock *sk, struct quic_out_plan *pl)
 		skb->csum_start = skb_headroom(skb) - sizeof(struct udphdr);
 		skb->csum_offset = offsetof(struct udphdr, check);
 	}
-	return quic_udp_xmit(quic_sk(sk)->udp, skb, &c->local, &c->peer, 0,
-			     &c->dst_cache);
+	/* Only 1-RTT datagrams are batched: marked as the plan said. */
+	return quic_udp_xmit(quic_sk(sk)->udp, skb, &c->local, &c->peer,
+			     quic_ecn_tos(&c->ecn), &c->dst_cache);
 }
 
 static bool quic_out_pkt_requeue(struct sock *sk, struct quic_sent_pkt *pkt);
@@ -1311,6 +1318,7 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 		level = quic_out_levels[i];
 		if (!pl->used[level])
 			continue;
+		pl->rec[level]->ect = app_only && quic_ecn_tos(&c->ecn);
 		n = quic_out_seal(sk, quic_out_pkt_level(pl, level),
 				  skb_tail_pointer(skb), skb_tailroom(skb),
 				  buf[level],
@@ -1342,8 +1350,8 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 		return err;
 	}
 	quic_conn_amp_sent(sk, skb->len);
-	err = quic_udp_xmit(quic_sk(sk)->udp, skb, &c->local, &c->peer, 0,
-			    &c->dst_cache);
+	err = quic_udp_xmit(quic_sk(sk)->udp, skb, &c->local, &c->peer,
+			    app_only ? quic_ecn_tos(&c->ecn) : 0, &c->dst_cache);
 	return err ? err : 1;
 }
 
@@ -2085,6 +2093,7 @@ struct quic_out_batch {
 	u64		last_el;	/* the ack-eliciting ones, */
 	u64		first_el_pn;	/* the oldest's packet number, */
 	u32		nr_el;		/* how many of those */
+	u32		ect;		/* acknowledged: those marked ECT(0) */
 };
 
 /* Recovery declared a sent packet lost (@ctx: a struct quic_out_batch):
@@ -2161,6 +2170,7 @@ static void quic_out_pkt_acked(void *ctx, struct quic_sent_pkt *pkt)
 		b->bytes += pkt->size;
 		b->newest = max(b->newest, pkt->sent_time);
 	}
+	b->ect += rec->ect;
 	if (rec->pmtu_probe && quic_pmtu_acked(&c->pmtu, pkt->pn))
 		quic_out_grow(c);
 	while ((it = quic_out_item_next(rec, &iter))) {
@@ -2238,10 +2248,34 @@ static void quic_out_detect_lost(struct sock *sk, u8 level, u64 now)
 	quic_cong_pace_rate(&c->cong, &c->rec.rtt);
 }
 
+/* The ECN counts of a 1-RTT ACK (ecn.c): a CE increase is a congestion
+ * event (RFC 9002 7.1), of the newest packet it acknowledges; one that
+ * never undoes, as no packet was lost.
+ */
+static void quic_out_ecn(struct sock *sk, const u64 *counts,
+			 const struct quic_out_batch *b, u64 now)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	int ret = quic_ecn_on_ack(&c->ecn, counts, b->ect);
+
+	if (ret < 0) {
+		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_ECN_FAILED);
+		return;
+	}
+	if (!ret || !b->newest)
+		return;
+	if (quic_cong_on_lost(&c->cong, b->newest, U64_MAX, 0, now)) {
+		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_CONG_EVENT);
+		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_ECN_CONG);
+		quic_recovery_on_event(&c->rec);
+	}
+}
+
 /**
  * quic_output_ack_rcvd() - an ACK frame arrived
  * @sk: the socket, locked
  * @level: the packet-number space it arrived in
+ * @ecn: it is an ACK_ECN frame, with counts
  * @ack: the decoded frame
  * @ranges: its ranges, descending
  *
@@ -2250,7 +2284,7 @@ static void quic_out_detect_lost(struct sock *sk, u8 level, u64 now)
  *
  * Return: as quic_sent_on_ack().
  */
-int quic_output_ack_rcvd(struct sock *sk, u8 level,
+int quic_output_ack_rcvd(struct sock *sk, u8 level, bool ecn,
 			 const struct quic_frame_ack *ack,
 			 const struct quic_ack_range *ranges)
 {
@@ -2281,6 +2315,8 @@ int quic_output_ack_rcvd(struct sock *sk, u8 level,
 	}
 	if (!n)
 		return n;
+	if (level == QUIC_CRYPTO_APP)
+		quic_out_ecn(sk, ecn ? ack->ecn : NULL, &b, now);
 	if (b.bytes) {
 		quic_cong_on_ack(&c->cong, b.bytes, b.newest, &c->rec.rtt, now);
 		quic_cong_pace_rate(&c->cong, &c->rec.rtt);

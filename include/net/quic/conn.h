@@ -25,6 +25,7 @@
 #include <net/quic/connid.h>
 #include <net/quic/crypto.h>
 #include <net/quic/datagram.h>
+#include <net/quic/ecn.h>
 #include <net/quic/outq.h>
 #include <net/quic/pmtu.h>
 #include <net/quic/recovery.h>
@@ -187,6 +188,7 @@ struct quic_request {
  * @early: the 0-RTT key, kmalloc()ed when TLS installs the EARLY secret
  *	(client: send, server: receive), freed with the connection
  * @path: path validation state (path.c), kmalloc()ed on first use
+ * @ecn: ECN marks received and sent, and their validation (ecn.c)
  * @fin_pending: client: established, its Finished not queued yet; no
  *	1-RTT packet goes before it, so that the first ones coalesce with it
  * @streams: streams and flow control, once @streams_ready
@@ -270,6 +272,7 @@ struct quic_conn {
 	u8			*ticket_buf;
 	struct quic_crypto	*early;
 	struct quic_path	*path;
+	struct quic_ecn		ecn;
 	u32			bytes_rcvd;
 	u32			bytes_sent;
 	struct quic_cid		retry_scid;

@@ -61,6 +61,10 @@
  *	followed (RFC 9000 9.3)
  * @QUIC_MIB_PATH_FAILED: path validations that failed: the server went
  *	back to the peer's previous address
+ * @QUIC_MIB_ECN_CE: 1-RTT packets received marked CE
+ * @QUIC_MIB_ECN_CONG: congestion events the peer's CE counts started
+ * @QUIC_MIB_ECN_FAILED: connections whose ECN validation failed (RFC 9000
+ *	13.4.2.1): their datagrams go unmarked from then on
  * @QUIC_MIB_MAX: the number of counters
  */
 enum quic_mib_field {
@@ -91,6 +95,9 @@ enum quic_mib_field {
 	QUIC_MIB_ALPN_NOMATCH,
 	QUIC_MIB_PATH_MIGRATED,
 	QUIC_MIB_PATH_FAILED,
+	QUIC_MIB_ECN_CE,
+	QUIC_MIB_ECN_CONG,
+	QUIC_MIB_ECN_FAILED,
 	QUIC_MIB_MAX
 };
 

@@ -26,7 +26,7 @@ void quic_output_pace_timeout(struct sock *sk);
 void quic_output_close(struct sock *sk, u32 err, gfp_t gfp);
 void quic_output_close_app(struct sock *sk, gfp_t gfp);
 void quic_output_pkt_free(void *ctx, struct quic_sent_pkt *pkt);
-int quic_output_ack_rcvd(struct sock *sk, u8 level,
+int quic_output_ack_rcvd(struct sock *sk, u8 level, bool ecn,
 			 const struct quic_frame_ack *ack,
 			 const struct quic_ack_range *ranges);
 void quic_output_loss_timeout(struct sock *sk);

@@ -63,6 +63,8 @@ fi
 "$dir/paths.sh"
 # A client whose port or address changes mid-transfer (path validation).
 "$dir/migrate.sh"
+# ECN: CE marks counted and reacted to, bleached marks detected.
+"$dir/ecn.sh"
 # No UDP socket or anything else of quic.ko outlives the tests.
 if rmmod quic; then
 	result ok module "quic unloads after the tests"
