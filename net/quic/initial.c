@@ -24,7 +24,7 @@
 #include <linux/errno.h>
 #include <linux/minmax.h>
 #include <linux/string.h>
-#include <asm/unaligned.h>
+#include <net/quic/compat.h>
 #include <net/quic/export.h>
 #include <net/quic/initial.h>
 #include <net/quic/packet.h>
