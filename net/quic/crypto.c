@@ -78,13 +78,6 @@ static const struct quic_cipher quic_ciphers[] = {
 	  "chacha20", "hmac(sha256)", 32, SHA256_DIGEST_SIZE },
 };
 
-struct quic_labels {
-	const char *key;
-	const char *iv;
-	const char *hp;
-	const char *ku;
-};
-
 static const struct quic_labels quic_labels_v1 = {
 	"quic key", "quic iv", "quic hp", "quic ku"
 };
@@ -94,12 +87,12 @@ static const struct quic_labels quic_labels_v2 = {
 };
 
 /* Initial salts: RFC 9001 section 5.2, RFC 9369 section 3.3.1. */
-static const u8 quic_salt_v1[] = {
+static const u8 quic_salt_v1[QUIC_CRYPTO_SALT_LEN] = {
 	0x38, 0x76, 0x2c, 0xf7, 0xf5, 0x59, 0x34, 0xb3, 0x4d, 0x17,
 	0x9a, 0xe6, 0xa4, 0xc8, 0x0c, 0xad, 0xcc, 0xbb, 0x7f, 0x0a,
 };
 
-static const u8 quic_salt_v2[] = {
+static const u8 quic_salt_v2[QUIC_CRYPTO_SALT_LEN] = {
 	0x0d, 0xed, 0xe3, 0xde, 0xf7, 0x00, 0xa6, 0xdb, 0x81, 0x93,
 	0x81, 0xbe, 0x6e, 0x26, 0x9d, 0xcb, 0xf9, 0xbd, 0x2e, 0xd9,
 };
@@ -145,13 +138,37 @@ static const struct quic_cipher *quic_cipher_find(u32 type)
 	return NULL;
 }
 
-static const struct quic_labels *quic_labels_find(u32 version)
+/**
+ * quic_crypto_labels() - the HKDF labels of a version
+ * @version: QUIC_VERSION_V1 or QUIC_VERSION_V2
+ *
+ * Return: the labels, or NULL for a version we do not speak.
+ */
+const struct quic_labels *quic_crypto_labels(u32 version)
 {
 	switch (version) {
 	case QUIC_VERSION_V1:
 		return &quic_labels_v1;
 	case QUIC_VERSION_V2:
 		return &quic_labels_v2;
+	}
+	return NULL;
+}
+
+/**
+ * quic_crypto_initial_salt() - the Initial salt of a version
+ * @version: QUIC_VERSION_V1 or QUIC_VERSION_V2
+ *
+ * Return: its QUIC_CRYPTO_SALT_LEN bytes, or NULL for a version we do
+ * not speak.
+ */
+const u8 *quic_crypto_initial_salt(u32 version)
+{
+	switch (version) {
+	case QUIC_VERSION_V1:
+		return quic_salt_v1;
+	case QUIC_VERSION_V2:
+		return quic_salt_v2;
 	}
 	return NULL;
 }
@@ -393,7 +410,7 @@ static int quic_crypto_install(struct quic_crypto *c,
 			       struct quic_crypto_key *k, const u8 *secret,
 			       bool hp)
 {
-	const struct quic_labels *l = quic_labels_find(c->version);
+	const struct quic_labels *l = quic_crypto_labels(c->version);
 	u8 key[QUIC_CRYPTO_KEY_MAX_LEN];
 	int err;
 
@@ -446,7 +463,7 @@ int quic_crypto_set_secret(struct quic_crypto *c, u32 cipher_type,
 	int err;
 
 	quic_crypto_free(c);
-	if (!cipher || !quic_labels_find(version) ||
+	if (!cipher || !quic_crypto_labels(version) ||
 	    secret_len != cipher->secret_len)
 		return -EINVAL;
 
@@ -492,22 +509,14 @@ int quic_crypto_initial_keys(struct quic_crypto *rx, struct quic_crypto *tx,
 
 	if (dcid_len > QUIC_CRYPTO_CID_MAX_LEN)
 		return -EINVAL;
-	switch (version) {
-	case QUIC_VERSION_V1:
-		salt = quic_salt_v1;
-		break;
-	case QUIC_VERSION_V2:
-		salt = quic_salt_v2;
-		break;
-	default:
+	salt = quic_crypto_initial_salt(version);
+	if (!salt)
 		return -EINVAL;
-	}
 
 	tfm = crypto_alloc_shash("hmac(sha256)", 0, 0);
 	if (IS_ERR(tfm))
 		return PTR_ERR(tfm);
-	/* Both salts have the same length. */
-	err = quic_hkdf_extract(tfm, salt, sizeof(quic_salt_v1), dcid,
+	err = quic_hkdf_extract(tfm, salt, QUIC_CRYPTO_SALT_LEN, dcid,
 				dcid_len, initial);
 	if (!err)
 		err = quic_hkdf_expand_label(tfm, initial, sizeof(initial),
@@ -572,7 +581,7 @@ int quic_crypto_key_update_prepare(struct quic_crypto *c)
 	err = quic_crypto_alloc_key(next, cipher);
 	if (err)
 		return err;
-	l = quic_labels_find(c->version);
+	l = quic_crypto_labels(c->version);
 	err = quic_hkdf_expand_label(c->hash, c->key[c->cur].secret,
 				     c->secret_len, l->ku, secret,
 				     c->secret_len);

@@ -25,6 +25,7 @@
 #include <linux/minmax.h>
 #include <linux/string.h>
 #include <net/quic/compat.h>
+#include <net/quic/crypto.h>
 #include <net/quic/export.h>
 #include <net/quic/initial.h>
 #include <net/quic/packet.h>
@@ -35,31 +36,6 @@
 #define QUIC_INITIAL_SAMPLE_LEN	16
 #define QUIC_INITIAL_CID_MAX	20
 #define QUIC_INITIAL_LABEL_MAX	16	/* "quicv2 key" is the longest */
-
-struct quic_initial_labels {
-	const char *key;
-	const char *iv;
-	const char *hp;
-};
-
-static const struct quic_initial_labels quic_initial_v1 = {
-	"quic key", "quic iv", "quic hp"
-};
-
-static const struct quic_initial_labels quic_initial_v2 = {
-	"quicv2 key", "quicv2 iv", "quicv2 hp"
-};
-
-/* RFC 9001 5.2 and RFC 9369 3.3.1 */
-static const u8 quic_initial_salt_v1[] = {
-	0x38, 0x76, 0x2c, 0xf7, 0xf5, 0x59, 0x34, 0xb3, 0x4d, 0x17,
-	0x9a, 0xe6, 0xa4, 0xc8, 0x0c, 0xad, 0xcc, 0xbb, 0x7f, 0x0a,
-};
-
-static const u8 quic_initial_salt_v2[] = {
-	0x0d, 0xed, 0xe3, 0xde, 0xf7, 0x00, 0xa6, 0xdb, 0x81, 0x93,
-	0x81, 0xbe, 0x6e, 0x26, 0x9d, 0xcb, 0xf9, 0xbd, 0x2e, 0xd9,
-};
 
 /* HMAC-SHA256 (RFC 2104) of @m1 then @m2, under a key of at most one
  * block.
@@ -207,7 +183,7 @@ int quic_initial_open(u8 *pkt, const struct quic_pkt_hdr *h, u32 *off,
 {
 	u8 initial[SHA256_DIGEST_SIZE], secret[SHA256_DIGEST_SIZE];
 	u8 key[QUIC_INITIAL_KEY_LEN], iv[QUIC_INITIAL_IV_LEN];
-	const struct quic_initial_labels *l;
+	const struct quic_labels *l;
 	u8 mask[QUIC_INITIAL_SAMPLE_LEN];
 	u32 pn_len, pn = 0, hdr_len, i;
 	struct crypto_aes_ctx aes;
@@ -217,21 +193,13 @@ int quic_initial_open(u8 *pkt, const struct quic_pkt_hdr *h, u32 *off,
 	    h->dcid_len > QUIC_INITIAL_CID_MAX ||
 	    h->pn_offset + 4 + QUIC_INITIAL_SAMPLE_LEN > h->pkt_len)
 		return -EINVAL;
-	switch (h->version) {
-	case QUIC_VERSION_V1:
-		salt = quic_initial_salt_v1;
-		l = &quic_initial_v1;
-		break;
-	case QUIC_VERSION_V2:
-		salt = quic_initial_salt_v2;
-		l = &quic_initial_v2;
-		break;
-	default:
+	/* The version's salt and labels, as crypto.c derives them. */
+	salt = quic_crypto_initial_salt(h->version);
+	l = quic_crypto_labels(h->version);
+	if (!salt || !l)
 		return -EINVAL;
-	}
 
-	/* Both salts have the same length. */
-	quic_initial_hmac(salt, sizeof(quic_initial_salt_v1), h->dcid,
+	quic_initial_hmac(salt, QUIC_CRYPTO_SALT_LEN, h->dcid,
 			  h->dcid_len, NULL, 0, initial);
 	quic_initial_expand(initial, "client in", secret, sizeof(secret));
 

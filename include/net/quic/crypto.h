@@ -132,6 +132,25 @@ int quic_crypto_hkdf_expand_label(const char *hash, const u8 *secret,
 
 int quic_crypto_set_secret(struct quic_crypto *c, u32 cipher_type,
 			   const u8 *secret, u32 secret_len, u32 version);
+/* Length of the Initial salts (RFC 9001 5.2, RFC 9369 3.3.1). */
+#define QUIC_CRYPTO_SALT_LEN		20
+
+/**
+ * struct quic_labels - the HKDF-Expand-Label labels of a QUIC version
+ * @key: packet protection key ("quic key", "quicv2 key")
+ * @iv: its IV
+ * @hp: header protection key
+ * @ku: key update ("quic ku", "quicv2 ku")
+ */
+struct quic_labels {
+	const char *key;
+	const char *iv;
+	const char *hp;
+	const char *ku;
+};
+
+const struct quic_labels *quic_crypto_labels(u32 version);
+const u8 *quic_crypto_initial_salt(u32 version);
 int quic_crypto_initial_keys(struct quic_crypto *rx, struct quic_crypto *tx,
 			     const u8 *dcid, u8 dcid_len, u32 version,
 			     bool is_server);
