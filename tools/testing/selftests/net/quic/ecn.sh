@@ -72,15 +72,6 @@ sum=$(sha256sum <"$tmp/www/f.bin" | cut -d' ' -f1)
 snap() {
 	ip netns exec "$1" cat /proc/net/quic/snmp 2>/dev/null
 }
-delta() {
-	awk 'NR == FNR { b[$1] = $2; next }
-	     $2 != b[$1] { printf " %s +%d", substr($1, 5), $2 - b[$1] }' "$1" "$2"
-}
-# grew NAME BEFORE AFTER: how much counter NAME grew
-grew() {
-	echo $(($(awk -v n="$1" '$1 == n { print $2 }' "$3") -
-		$(awk -v n="$1" '$1 == n { print $2 }' "$2")))
-}
 
 # router mark|bleach|clean: the client-side link (towards the client)
 # marks CE instead of dropping 2% of ECT datagrams; or the router clears
@@ -137,11 +128,11 @@ transfer() {
 	rc=$?
 	snap "$TOPO_QS" >"$tmp/sa"
 	snap "$TOPO_QC" >"$tmp/ca"
-	echo "   server:$(delta "$tmp/sb" "$tmp/sa")" >>"$log"
-	echo "   client:$(delta "$tmp/cb" "$tmp/ca")" >>"$log"
-	ce=$(grew QuicInEcnCe "$tmp/cb" "$tmp/ca")
-	cong=$(grew QuicEcnCongestionEvents "$tmp/sb" "$tmp/sa")
-	failed=$(grew QuicEcnValidationFailed "$tmp/sb" "$tmp/sa")
+	echo "   server:$(topo_delta "$tmp/sb" "$tmp/sa")" >>"$log"
+	echo "   client:$(topo_delta "$tmp/cb" "$tmp/ca")" >>"$log"
+	ce=$(topo_grew QuicInEcnCe "$tmp/cb" "$tmp/ca")
+	cong=$(topo_grew QuicEcnCongestionEvents "$tmp/sb" "$tmp/sa")
+	failed=$(topo_grew QuicEcnValidationFailed "$tmp/sb" "$tmp/sa")
 	[ "$rc" = 0 ] || ok=0
 	[ "$(sha256sum <"$tmp/got/f.bin" 2>/dev/null | cut -d' ' -f1)" = "$sum" ] || ok=0
 	if [ "$what" = ce ]; then

@@ -99,13 +99,6 @@ topo_link c netem delay 5ms rate 8mbit >>"$log" 2>&1
 snap() {
 	ip netns exec "${1:-$TOPO_QS}" cat /proc/net/quic/snmp 2>/dev/null
 }
-delta() {
-	awk 'NR == FNR { b[$1] = $2; next }
-	     $2 != b[$1] { printf " %s +%d", substr($1, 5), $2 - b[$1] }' "$1" "$2"
-}
-counter() {
-	awk -v n="$1" '$1 == n { print $2 }' "$2"
-}
 
 # nat addr|port|off: the router translates the client's IPv4 address to
 # $nat4 towards the server, and back; or the source port of its QUIC
@@ -184,9 +177,8 @@ transfer() {
 	rc=$?
 	nat off
 	snap "$ns" >"$tmp/after"
-	echo "   ${WHO:-server}:$(delta "$tmp/before" "$tmp/after")" >>"$log"
-	moved=$(($(counter QuicPathMigrations "$tmp/after") -
-		 $(counter QuicPathMigrations "$tmp/before")))
+	echo "   ${WHO:-server}:$(topo_delta "$tmp/before" "$tmp/after")" >>"$log"
+	moved=$(topo_grew QuicPathMigrations "$tmp/before" "$tmp/after")
 	if [ "$rc" = 0 ] && [ "$moved" -ge 1 ] &&
 	   { [ -z "$file" ] ||
 	     [ "$(sha256sum <"$file" 2>/dev/null | cut -d' ' -f1)" = "$sum" ]; }; then

@@ -133,10 +133,6 @@ during() {
 snap() {
 	ip netns exec "$TOPO_QS" cat /proc/net/quic/snmp 2>/dev/null
 }
-delta() {
-	awk 'NR == FNR { b[$1] = $2; next }
-	     $2 != b[$1] { printf " %s +%d", substr($1, 5), $2 - b[$1] }' "$1" "$2"
-}
 
 # IP counters of the router (forwarding) and the client (reassembly).
 ipsnap() {
@@ -209,7 +205,7 @@ transfer() {
 	snap >"$tmp/after"
 	ipsnap >"$tmp/ipafter"
 	topo_server cat /sys/class/net/s0/statistics/tx_bytes >"$tmp/wireafter"
-	echo "   server:$(delta "$tmp/before" "$tmp/after")" >>"$log"
+	echo "   server:$(topo_delta "$tmp/before" "$tmp/after")" >>"$log"
 	check "$name" $rc "$tmp/got/f.bin"
 }
 

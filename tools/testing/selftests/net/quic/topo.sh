@@ -18,6 +18,9 @@
 #   topo_client_addr ADDR/LEN [ADDR6/LEN]	add an address to the client
 #   topo_cert DIR		a key and self-signed certificate for the server
 #				(DIR/key.pem, DIR/cert.pem)
+#   topo_delta BEFORE AFTER	the counters (/proc/net/quic/snmp copies) that
+#				moved, as " Name +N" (QUIC prefix dropped)
+#   topo_grew NAME BEFORE AFTER	how much counter NAME grew
 #
 # TOPO_C4, TOPO_S4, TOPO_C6 and TOPO_S6 hold the end addresses.
 
@@ -104,6 +107,16 @@ topo_link() {
 topo_client_addr() {
 	ip -n "$TOPO_QC" addr add "$1" dev c0 || return 1
 	[ -z "${2:-}" ] || ip -n "$TOPO_QC" addr add "$2" dev c0 nodad
+}
+
+topo_delta() {
+	awk 'NR == FNR { b[$1] = $2; next }
+	     $2 != b[$1] { printf " %s +%d", substr($1, 5), $2 - b[$1] }' "$1" "$2"
+}
+
+topo_grew() {
+	echo $(($(awk -v n="$1" '$1 == n { print $2 }' "$3") -
+		$(awk -v n="$1" '$1 == n { print $2 }' "$2")))
 }
 
 # topo_cert DIR: DIR/key.pem and DIR/cert.pem, a self-signed P-256
