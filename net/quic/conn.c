@@ -36,6 +36,7 @@
 #include <net/quic/path.h>
 #include <net/quic/socket.h>
 #include <net/quic/token.h>
+#include <net/quic/version.h>
 
 /* CONNECTION_CLOSE answers in the closing state: one for the 1st, 2nd,
  * 4th, 8th... packet received, up to the 2^this-th.
@@ -144,8 +145,11 @@ void quic_conn_destroy(struct sock *sk)
 	quic_dgram_destroy(sk);
 }
 
-/* The 0-RTT key goes: process context. */
-static void quic_conn_free_early(struct quic_conn *c)
+/**
+ * quic_conn_free_early() - the 0-RTT key goes
+ * @c: the connection, its socket locked, in process context
+ */
+void quic_conn_free_early(struct quic_conn *c)
 {
 	if (!c->early)
 		return;
@@ -356,7 +360,14 @@ static int quic_conn_first_cid(struct sock *sk)
 	return 0;
 }
 
-static int quic_conn_initial_keys(struct sock *sk, const struct quic_cid *cid)
+/**
+ * quic_conn_initial_keys() - derive the Initial keys of the version in use
+ * @sk: the socket, locked, in process context
+ * @cid: the client's DCID they derive from
+ *
+ * Return: 0 or a negative errno.
+ */
+int quic_conn_initial_keys(struct sock *sk, const struct quic_cid *cid)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_pnspace *s = &c->space[QUIC_CRYPTO_INITIAL];
@@ -415,11 +426,13 @@ int quic_conn_client_start(struct sock *sk, const union quic_addr *peer)
 		return err;
 	c->peer = *peer;
 	/* QUIC_SOCKOPT_CONFIG's version: V1 or V2 (RFC 9369) from the
-	 * first Initial. Version Negotiation is not handled by the client
-	 * yet: any other value gives V1.
+	 * first Initial; another one goes on the wire, protected as V1,
+	 * until Version Negotiation (version.c).
 	 */
 	if (quic_version_supported(version))
 		c->version = version;
+	else if (version)
+		c->vn_probe = 1;
 	quic_conn_rtt_config(sk);
 	quic_conn_cong_config(sk);
 	err = quic_conn_first_cid(sk);
@@ -948,8 +961,16 @@ static void quic_conn_sync_local_tp(struct sock *sk)
 		else
 			quic_tparams_clear(&c->local_tp, cid_bits[i]);
 	}
-	/* RFC 9368 5: our Chosen Version is the one in use. */
+	/* RFC 9368 5: our Chosen Version is the one in use. A client that
+	 * probes with a version we do not speak has no Chosen Version to
+	 * give (version.c); a server answers only a client that sent one.
+	 */
 	c->local_tp.chosen_version = c->version;
+	if (c->is_server ? !(c->peer_tp_set &&
+			     quic_tparams_has(&c->peer_tp,
+					      QUIC_TPB_VERSION_INFO)) :
+			   c->vn_probe || c->version_changed)
+		quic_tparams_clear(&c->local_tp, QUIC_TPB_VERSION_INFO);
 	/* A server's token is the one of its ID numbered 0 (RFC 9000 10.3). */
 	if (c->is_server && c->src.count && c->src.entries[0].has_token)
 		memcpy(c->local_tp.stateless_reset_token,
@@ -1044,11 +1065,17 @@ int quic_conn_set_peer_tp(struct sock *sk, const u8 *data, u32 len)
 	 * one of the client's first Initial), or the negotiation was
 	 * tampered with.
 	 */
-	if (quic_tparams_check_version(&tp, c->version)) {
+	if (quic_version_check_peer(sk, &tp)) {
 		quic_output_close(sk, QUIC_TRANSPORT_ERROR_VERSION_NEGOTIATION,
 				  GFP_KERNEL);
 		quic_conn_closed(sk, QUIC_TRANSPORT_ERROR_VERSION_NEGOTIATION);
 		return -EPROTONOSUPPORT;
+	}
+	/* RFC 9368 2.3: a server may move to the version it prefers. */
+	err = quic_version_upgrade(sk, &tp);
+	if (err) {
+		quic_conn_closed(sk, QUIC_TRANSPORT_ERROR_INTERNAL);
+		return err;
 	}
 	c->peer_tp = tp;
 	c->peer_tp_set = 1;
@@ -1130,6 +1157,18 @@ quic_conn_close_info(struct sock *sk, u32 err, u8 frame, const u8 *phrase,
 	if (len)
 		memcpy(cc->phrase, phrase, len);
 	return cc;
+}
+
+/**
+ * quic_conn_abort() - the connection is over, with nothing sent
+ * @sk: the socket, locked
+ * @err: the transport error reported
+ * @sk_err: the socket error the user gets
+ */
+void quic_conn_abort(struct sock *sk, u32 err, int sk_err)
+{
+	__quic_conn_closed(sk, err, sk_err,
+			   quic_conn_close_info(sk, err, 0, NULL, 0));
 }
 
 /**
@@ -1642,6 +1681,7 @@ static bool quic_conn_anti_deadlock(struct sock *sk)
 
 	return !c->is_server && sk->sk_state == TCP_SYN_RECV &&
 	       !c->handshake_confirmed && !c->retry_pending &&
+	       !c->vn_resend &&
 	       (c->space[QUIC_CRYPTO_INITIAL].next_pn ||
 		c->space[QUIC_CRYPTO_INITIAL].discarded) &&
 	       !(quic_crypto_ready(&hs->tx) && hs->sent.any_acked);

@@ -39,6 +39,7 @@
 #include <net/quic/socket.h>
 #include <net/quic/stateless.h>
 #include <net/quic/varint.h>
+#include <net/quic/version.h>
 
 #define QUIC_IN_ACK_RANGES	16
 /* CRYPTO data accepted beyond what was delivered (RFC 9000 7.5). */
@@ -546,12 +547,32 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 					       QUIC_MIB_DROP_DECRYPT);
 			break;
 		}
+		if (h.type == QUIC_PACKET_VERSION_NEGOTIATION) {
+			/* Alone in its datagram too. */
+			if (quic_version_vn_rcvd(sk, &h))
+				QUIC_INC_STATS(sock_net(sk),
+					       QUIC_MIB_DROP_MALFORMED);
+			break;
+		}
 		level = quic_in_level(h.type);
-		if (level < 0 || (h.long_header && h.version != c->version)) {
+		if (level < 0) {
 			QUIC_INC_STATS(sock_net(sk), QUIC_MIB_DROP_MALFORMED);
 			continue;
 		}
-		if (level == QUIC_CRYPTO_EARLY) {
+		if (h.long_header && h.version != c->version) {
+			/* Another version: the client's move to it waits for
+			 * its Initial keys (version.c), and so does this
+			 * packet.
+			 */
+			if (!quic_version_rcvd(sk, &h)) {
+				QUIC_INC_STATS(sock_net(sk),
+					       QUIC_MIB_DROP_MALFORMED);
+				continue;
+			}
+			s = &c->space[QUIC_CRYPTO_INITIAL];
+			key = NULL;
+			park = true;
+		} else if (level == QUIC_CRYPTO_EARLY) {
 			/* 0-RTT numbers in the 1-RTT space. */
 			s = &c->space[QUIC_CRYPTO_APP];
 			key = quic_in_early_key(sk, &park);

@@ -33,6 +33,7 @@
 #include <net/quic/event.h>
 #include <net/quic/keyupdate.h>
 #include <net/quic/socket.h>
+#include <net/quic/version.h>
 
 static int quic_key_prepare(struct quic_conn *c)
 {
@@ -70,6 +71,7 @@ static void quic_key_update_work(struct work_struct *work)
 	quic_key_free_discarded(c);
 	if (c->retry_pending)
 		quic_conn_retry_apply(sk);
+	quic_version_apply(sk);
 	if (sk->sk_state == TCP_ESTABLISHED)
 		quic_key_prepare(c);
 	release_sock(sk);

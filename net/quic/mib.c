@@ -45,6 +45,8 @@ static const struct snmp_mib quic_snmp_list[] = {
 	SNMP_MIB_ITEM("QuicInEcnCe", QUIC_MIB_ECN_CE),
 	SNMP_MIB_ITEM("QuicEcnCongestionEvents", QUIC_MIB_ECN_CONG),
 	SNMP_MIB_ITEM("QuicEcnValidationFailed", QUIC_MIB_ECN_FAILED),
+	SNMP_MIB_ITEM("QuicInVersionNegotiation", QUIC_MIB_VN_RCVD),
+	SNMP_MIB_ITEM("QuicVersionChanged", QUIC_MIB_VERSION_CHANGED),
 };
 
 static_assert(ARRAY_SIZE(quic_snmp_list) == QUIC_MIB_MAX);

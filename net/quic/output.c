@@ -52,6 +52,7 @@
 #include <net/quic/recovery.h>
 #include <net/quic/socket.h>
 #include <net/quic/varint.h>
+#include <net/quic/version.h>
 
 #define QUIC_OUT_PN_LEN		4
 #define QUIC_OUT_ACK_RANGES	16
@@ -796,6 +797,11 @@ static int quic_out_seal(struct sock *sk, u8 level, u8 *p, u32 room,
 			h.token_len = quic_out_token(sk, &h.token);
 		hlen = quic_packet_build_long(p, room, &h, QUIC_OUT_PN_LEN, pn,
 					      len);
+		/* A client that probes with a version we do not speak
+		 * (version.c): only the Version field says so.
+		 */
+		if (unlikely(c->vn_probe) && hlen > 0)
+			put_unaligned_be32(quic_version_wire(sk), p + 1);
 	}
 	if (hlen < 0)
 		return hlen;
@@ -1191,7 +1197,7 @@ static bool quic_out_early(const struct sock *sk)
 
 	return unlikely(c->early) && !c->early_off && !c->is_server &&
 	       sk->sk_state == TCP_SYN_RECV && c->streams_ready &&
-	       !c->retry_pending &&
+	       !c->retry_pending && !c->vn_resend &&
 	       (c->space[QUIC_CRYPTO_INITIAL].next_pn ||
 		c->space[QUIC_CRYPTO_INITIAL].discarded);
 }
@@ -1248,8 +1254,11 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 		     (level == QUIC_CRYPTO_APP &&
 		      (sk->sk_state != TCP_ESTABLISHED || c->fin_pending))))
 			continue;
-		/* After a Retry, Initials wait for the keys of its ID. */
-		if (level == QUIC_CRYPTO_INITIAL && c->retry_pending)
+		/* After a Retry, Initials wait for the keys of its ID; after
+		 * Version Negotiation, for those of the version chosen.
+		 */
+		if (level == QUIC_CRYPTO_INITIAL &&
+		    (c->retry_pending || c->version_flip || c->vn_resend))
 			continue;
 		hl = quic_out_hdr_len(sk, quic_out_pkt_level(pl, level), limit);
 		if (total + hl + QUIC_PACKET_TAG_LEN + 8 >= limit)

@@ -29,6 +29,7 @@
 #include <net/quic/sockopt.h>
 #include <net/quic/stream.h>
 #include <net/quic/token.h>
+#include <net/quic/version.h>
 
 /* Default initial RTT estimate, in microseconds (socket-api.md, 2.7). */
 #define QUIC_CONFIG_DEF_INITIAL_RTT_US		333000
@@ -344,13 +345,15 @@ static int quic_get_config(struct sock *sk, struct quic_sock_opts *o,
 			   char __user *optval, int __user *optlen, int len)
 {
 	struct quic_config c = o->config;
-	u32 version = quic_sk(sk)->conn.version;
+	u32 version = quic_version_wire(sk);
 
-	/* socket-api.md 6: the version in use, 0 while it is V1 by default
-	 * (an accepted socket's is the client's).
+	/* socket-api.md 6: on a connection, the version in use (after any
+	 * negotiation; an accepted socket's is the client's), 0 while it is
+	 * V1 by default; still after it closed.
 	 */
-	if (quic_is_conn(sk) && version != QUIC_VERSION_V1)
-		c.version = version;
+	if (sk->sk_state != TCP_LISTEN && quic_sk(sk)->conn.scid.len)
+		c.version = version == QUIC_VERSION_V1 && !c.version ? 0 :
+								      version;
 
 	return quic_opt_put_struct(&c, sizeof(c), optval, optlen, len);
 }

@@ -191,6 +191,16 @@ struct quic_request {
  * @ecn: ECN marks received and sent, and their validation (ecn.c)
  * @fin_pending: client: established, its Finished not queued yet; no
  *	1-RTT packet goes before it, so that the first ones coalesce with it
+ * @vn_probe: client: QUIC_SOCKOPT_CONFIG's version is one we do not
+ *	speak; the long headers carry it, the packets are protected as
+ *	@version (V1), until Version Negotiation names one we speak
+ * @version_flip: client: @version is to become the other version we
+ *	speak, and the Initial keys to be derived for it (process context:
+ *	keyupdate.c's work item)
+ * @vn_resend: client: after Version Negotiation, the Initials go again
+ *	in the version chosen (with @version_flip's keys, if any)
+ * @version_changed: the version changed once (Version Negotiation, or
+ *	compatible negotiation, RFC 9368); it changes no more
  * @streams: streams and flow control, once @streams_ready
  * @active_sid: the stream a send with stream ID -1 goes to, or -1
  * @msd_pending: streams whose MAX_STREAM_DATA is to be sent
@@ -268,7 +278,11 @@ struct quic_conn {
 				anti_deadlock:1;
 	u8			ticket_done:1,
 				early_off:1,
-				fin_pending:1;
+				fin_pending:1,
+				vn_probe:1,
+				version_flip:1,
+				vn_resend:1,
+				version_changed:1;
 	u8			*ticket_buf;
 	struct quic_crypto	*early;
 	struct quic_path	*path;
@@ -332,6 +346,8 @@ void quic_conn_rotate_dcid(struct sock *sk);
 int quic_conn_retry_rcvd(struct sock *sk, const u8 *pkt,
 			 const struct quic_pkt_hdr *h);
 void quic_conn_retry_apply(struct sock *sk);
+int quic_conn_initial_keys(struct sock *sk, const struct quic_cid *cid);
+void quic_conn_free_early(struct quic_conn *c);
 int quic_conn_new_token(struct sock *sk);
 void quic_conn_new_token_rcvd(struct sock *sk, const u8 *token, u32 len);
 int quic_conn_set_secret(struct sock *sk, const struct quic_crypto_secret *s);
@@ -343,6 +359,7 @@ void quic_conn_timer_arm(struct sock *sk);
 void quic_conn_rec_spaces(struct sock *sk, struct quic_rec_space *sp);
 void quic_conn_rec_space(struct sock *sk, u8 level, struct quic_rec_space *sp);
 void quic_conn_closed(struct sock *sk, u32 err);
+void quic_conn_abort(struct sock *sk, u32 err, int sk_err);
 void quic_conn_close_frame(struct sock *sk, const struct quic_frame_close *f,
 			   bool app);
 void quic_conn_close_sent(struct sock *sk, const struct sk_buff *skb);

@@ -65,6 +65,10 @@
  * @QUIC_MIB_ECN_CONG: congestion events the peer's CE counts started
  * @QUIC_MIB_ECN_FAILED: connections whose ECN validation failed (RFC 9000
  *	13.4.2.1): their datagrams go unmarked from then on
+ * @QUIC_MIB_VN_RCVD: Version Negotiation packets a client acted upon
+ *	(RFC 9000 6.2)
+ * @QUIC_MIB_VERSION_CHANGED: connections moved to another version by
+ *	compatible version negotiation (RFC 9368 2.3), on either end
  * @QUIC_MIB_MAX: the number of counters
  */
 enum quic_mib_field {
@@ -98,6 +102,8 @@ enum quic_mib_field {
 	QUIC_MIB_ECN_CE,
 	QUIC_MIB_ECN_CONG,
 	QUIC_MIB_ECN_FAILED,
+	QUIC_MIB_VN_RCVD,
+	QUIC_MIB_VERSION_CHANGED,
 	QUIC_MIB_MAX
 };
 

@@ -49,7 +49,7 @@ struct server_arg {
 	uint32_t version;	/* QUIC_SOCKOPT_CONFIG's after the handshake */
 };
 
-/* The last server's struct server_arg version, for version_2. */
+/* The last server's struct server_arg version, for the version tests. */
 static uint32_t server_version;
 
 #define XFER_LEN	(1024 * 1024)
@@ -203,8 +203,7 @@ TEST_F(hs, psk)
 
 /* QUIC v2 (RFC 9369) from the client's first Initial: the server
  * answers in v2, both ends complete, and the server's socket reports v2
- * in use; an unknown version gives V1 (no Version Negotiation in the
- * client yet).
+ * in use.
  */
 TEST_F(hs, version_2)
 {
@@ -216,6 +215,85 @@ TEST_F(hs, version_2)
 	run_handshake(_metadata, self->lfd, self->cfd, variant->family,
 		      PSK_FILE, NULL, true);
 	EXPECT_EQ((uint32_t)QUIC_VERSION_V2, server_version);
+}
+
+#define SNMP	"/proc/net/quic/snmp"
+
+static long snmp(const char *key)
+{
+	return proc_value(SNMP, key, 1);
+}
+
+/* Compatible version negotiation (RFC 9368 2.3): a server configured for
+ * v2 moves a v1 client that lists v2 among its Available Versions to v2
+ * with its first flight; both ends then report v2, and both count the
+ * change.
+ */
+TEST_F(hs, compatible_v1_to_v2)
+{
+	struct quic_config cfg = { .version = QUIC_VERSION_V2 }, got = {};
+	socklen_t len = sizeof(got);
+	long was = snmp("QuicVersionChanged");
+
+	ASSERT_EQ(0, setsockopt(self->lfd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &cfg,
+				sizeof(cfg)));
+	server_version = 0;
+	run_handshake(_metadata, self->lfd, self->cfd, variant->family,
+		      PSK_FILE, NULL, true);
+	EXPECT_EQ((uint32_t)QUIC_VERSION_V2, server_version);
+	ASSERT_EQ(0, getsockopt(self->cfd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &got,
+				&len));
+	EXPECT_EQ((uint32_t)QUIC_VERSION_V2, got.version);
+	EXPECT_EQ(was + 2, snmp("QuicVersionChanged"));
+}
+
+/* The same server, and a client that disabled compatible negotiation:
+ * it sends no version_information, and the connection stays on v1 (the
+ * server, configured for v2, reports v1 in use).
+ */
+TEST_F(hs, compatible_disabled)
+{
+	struct quic_config cfg = { .version = QUIC_VERSION_V2 }, got = {};
+	struct quic_transport_param tp = {};
+	socklen_t len = sizeof(tp);
+
+	ASSERT_EQ(0, setsockopt(self->lfd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &cfg,
+				sizeof(cfg)));
+	ASSERT_EQ(0, getsockopt(self->cfd, SOL_QUIC,
+				QUIC_SOCKOPT_TRANSPORT_PARAM, &tp, &len));
+	tp.disable_compatible_version = 1;
+	ASSERT_EQ(0, setsockopt(self->cfd, SOL_QUIC,
+				QUIC_SOCKOPT_TRANSPORT_PARAM, &tp, sizeof(tp)));
+	server_version = 0;
+	run_handshake(_metadata, self->lfd, self->cfd, variant->family,
+		      PSK_FILE, NULL, true);
+	EXPECT_EQ((uint32_t)QUIC_VERSION_V1, server_version);
+	len = sizeof(got);
+	ASSERT_EQ(0, getsockopt(self->cfd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &got,
+				&len));
+	EXPECT_EQ(0U, got.version);
+}
+
+/* Version Negotiation (RFC 9000 6): a client configured with a greased
+ * version (0x?a?a?a?a) gets a Version Negotiation from the listener,
+ * sends its first flight again in v1, and the handshake completes.
+ */
+TEST_F(hs, version_negotiation)
+{
+	struct quic_config cfg = { .version = 0x1a2a3a4a }, got = {};
+	socklen_t len = sizeof(got);
+	long was = snmp("QuicInVersionNegotiation");
+
+	ASSERT_EQ(0, setsockopt(self->cfd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &cfg,
+				sizeof(cfg)));
+	server_version = 0;
+	run_handshake(_metadata, self->lfd, self->cfd, variant->family,
+		      PSK_FILE, NULL, true);
+	EXPECT_EQ(0U, server_version);
+	EXPECT_EQ(was + 1, snmp("QuicInVersionNegotiation"));
+	ASSERT_EQ(0, getsockopt(self->cfd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &got,
+				&len));
+	EXPECT_EQ((uint32_t)QUIC_VERSION_V1, got.version);
 }
 
 TEST_F(hs, certificate)

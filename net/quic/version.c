@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * QUIC: version negotiation (RFC 9000 6, RFC 9368, RFC 9369).
+ *
+ * We speak two versions, 1 and 2, which share their first flight's
+ * format: either can be upgraded to the other without a round trip.
+ *
+ * Incompatible negotiation, on a client. A QUIC_SOCKOPT_CONFIG version
+ * we do not speak (a greased 0x?a?a?a?a one, say) goes in the long
+ * headers of the first Initials, protected as version 1. The server
+ * answers with Version Negotiation; the client takes the first of
+ * versions 1 and 2 it lists and sends its first flight again in it, with
+ * that version's Initial keys. TLS lives in user space, so the
+ * ClientHello cannot be built again: the same one goes, and it carries
+ * no version_information (RFC 9368 3), whose Chosen Version would be
+ * the version the server refused. A Version Negotiation that lists the
+ * version sent, comes after any packet from the server was processed,
+ * or does not echo our connection IDs is ignored (RFC 9000 6.2); one
+ * with no version of ours ends the connection with EPROTONOSUPPORT.
+ *
+ * Compatible negotiation (RFC 9368 2.3). A server upgrades a connection
+ * to its own QUIC_SOCKOPT_CONFIG version (inherited from the listener)
+ * when the client's version_information lists it among its Available
+ * Versions and neither end set disable_compatible_version. It does so
+ * when TLS hands it the client's transport parameters, before its first
+ * flight: its Initial keys are derived again for the new version, and
+ * packets of the old one are dropped from then on. A client that
+ * receives an Initial of another version it listed, before it has
+ * Handshake keys, moves to that version the same way; the server's
+ * Chosen Version must then name it (conn.c, RFC 9368 4).
+ *
+ * Keys are derived in process context: the packet that shows the new
+ * version waits, parked, for keyupdate.c's work item.
+ */
+
+#include <net/sock.h>
+#include <net/tcp_states.h>
+
+#include <net/quic/compat.h>
+#include <net/quic/conn.h>
+#include <net/quic/input.h>
+#include <net/quic/keyupdate.h>
+#include <net/quic/mib.h>
+#include <net/quic/output.h>
+#include <net/quic/packet.h>
+#include <net/quic/protocol.h>
+#include <net/quic/socket.h>
+#include <net/quic/version.h>
+
+/* The versions we speak, in the order a client prefers them. */
+static const u32 quic_versions[] = { QUIC_VERSION_V1, QUIC_VERSION_V2 };
+
+static u32 quic_version_other(u32 v)
+{
+	return v == QUIC_VERSION_V1 ? QUIC_VERSION_V2 : QUIC_VERSION_V1;
+}
+
+/**
+ * quic_version_wire() - the Version field of our long headers
+ * @sk: the socket
+ *
+ * Return: QUIC_SOCKOPT_CONFIG's version while a client probes with one
+ * we do not speak, else the version in use.
+ */
+u32 quic_version_wire(const struct sock *sk)
+{
+	const struct quic_conn *c = &quic_sk(sk)->conn;
+
+	if (unlikely(c->vn_probe))
+		return quic_sk(sk)->opts.config.version;
+	return c->version;
+}
+
+static bool quic_version_listed(const struct quic_tparams *tp, u32 v)
+{
+	u32 i;
+
+	if (!quic_tparams_has(tp, QUIC_TPB_VERSION_INFO))
+		return false;
+	for (i = 0; i < tp->num_versions; i++)
+		if (tp->available_versions[i] == v)
+			return true;
+	return false;
+}
+
+/**
+ * quic_version_vn_rcvd() - a client receives Version Negotiation
+ * @sk: the socket, locked
+ * @h: the packet's header
+ *
+ * Return: 0 if acted upon, -EINVAL if ignored.
+ */
+int quic_version_vn_rcvd(struct sock *sk, const struct quic_pkt_hdr *h)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	u32 wire = quic_version_wire(sk), pick = 0, i, j, v;
+
+	if (c->is_server || c->dcid_learned || c->retried ||
+	    c->version_changed || sk->sk_state != TCP_SYN_RECV ||
+	    !quic_cid_eq_bytes(&c->scid, h->dcid, h->dcid_len) ||
+	    !quic_cid_eq_bytes(&c->dcid, h->scid, h->scid_len))
+		return -EINVAL;
+	for (i = 0; i < h->num_versions; i++)
+		if (get_unaligned_be32(h->versions + 4 * i) == wire)
+			return -EINVAL;
+	for (j = 0; j < ARRAY_SIZE(quic_versions) && !pick; j++) {
+		for (i = 0; i < h->num_versions; i++) {
+			v = get_unaligned_be32(h->versions + 4 * i);
+			if (v == quic_versions[j]) {
+				pick = v;
+				break;
+			}
+		}
+	}
+	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_VN_RCVD);
+	if (!pick) {
+		/* Nothing to send: the server speaks none of ours. */
+		quic_conn_abort(sk, QUIC_TRANSPORT_ERROR_VERSION_NEGOTIATION,
+				EPROTONOSUPPORT);
+		return 0;
+	}
+	c->version_changed = 1;
+	c->vn_probe = 0;
+	c->version_flip = pick != c->version;
+	c->vn_resend = 1;
+	quic_key_defer(sk);
+	return 0;
+}
+
+/**
+ * quic_version_rcvd() - a packet of a version other than the one in use
+ * @sk: the socket, locked
+ * @h: its header
+ *
+ * On a client, an Initial of another version it listed, before it has
+ * Handshake keys, is the server's compatible negotiation: the client
+ * moves to that version. Until its keys are derived, the packets of that
+ * version wait.
+ *
+ * Return: true if the packet is to wait for the keys of its version,
+ * false if it is to be dropped.
+ */
+bool quic_version_rcvd(struct sock *sk, const struct quic_pkt_hdr *h)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+
+	if (c->version_flip)
+		return h->version == quic_version_other(c->version);
+	if (c->is_server || c->version_changed || c->vn_probe ||
+	    sk->sk_state != TCP_SYN_RECV || h->type != QUIC_PACKET_INITIAL ||
+	    !quic_version_supported(h->version) ||
+	    quic_crypto_ready(&c->space[QUIC_CRYPTO_HANDSHAKE].rx) ||
+	    !quic_version_listed(&c->local_tp, h->version))
+		return false;
+	c->version_changed = 1;
+	c->version_flip = 1;
+	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_VERSION_CHANGED);
+	quic_key_defer(sk);
+	return true;
+}
+
+/**
+ * quic_version_apply() - the client's move to another version
+ * @sk: the socket, locked, in process context
+ *
+ * The Initial keys of the new version, from the DCID they were derived
+ * from; the 0-RTT key, whose labels were those of the old version, goes
+ * (what 0-RTT packets carried is sent again in 1-RTT ones once they are
+ * lost). After Version Negotiation the first flight goes again. Then the
+ * packets that waited are processed.
+ */
+void quic_version_apply(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	bool flip = c->version_flip, resend = c->vn_resend;
+	int err;
+
+	if (!flip && !resend)
+		return;
+	c->version_flip = 0;
+	c->vn_resend = 0;
+	if (sk->sk_state != TCP_SYN_RECV)
+		return;
+	if (flip) {
+		c->version = quic_version_other(c->version);
+		err = quic_conn_initial_keys(sk, c->retried ? &c->retry_scid :
+							      &c->odcid);
+		if (err) {
+			quic_conn_closed(sk, QUIC_TRANSPORT_ERROR_INTERNAL);
+			return;
+		}
+		c->early_off = 1;
+		quic_conn_free_early(c);
+	}
+	if (resend) {
+		quic_output_retry(sk);
+		c->rec.pto_count = 0;
+	}
+	quic_input_process_parked(sk, QUIC_CRYPTO_INITIAL);
+	if (sk->sk_state != TCP_CLOSE)
+		quic_output_flush(sk, GFP_KERNEL);
+}
+
+/**
+ * quic_version_upgrade() - a server's compatible negotiation
+ * @sk: the socket, locked, a server connection in process context
+ * @tp: the client's transport parameters, validated
+ *
+ * Return: 0, or a negative errno if the new Initial keys failed.
+ */
+int quic_version_upgrade(struct sock *sk, const struct quic_tparams *tp)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	u32 want = quic_sk(sk)->opts.config.version;
+	u32 was = c->version;
+	int err;
+
+	if (!c->is_server || c->version_changed ||
+	    !quic_version_supported(want) || want == c->version ||
+	    !quic_tparams_has(&quic_sk(sk)->opts.local,
+			      QUIC_TPB_VERSION_INFO) ||
+	    !quic_version_listed(tp, want))
+		return 0;
+	c->version = want;
+	c->version_changed = 1;
+	err = quic_conn_initial_keys(sk, &c->odcid);
+	if (err) {
+		c->version = was;
+		return err;
+	}
+	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_VERSION_CHANGED);
+	return 0;
+}
+
+/**
+ * quic_version_check_peer() - the peer's version_information
+ * @sk: the socket, locked
+ * @tp: the peer's transport parameters
+ *
+ * RFC 9368 4: the peer's Chosen Version is the version in use (on a
+ * server, the one of the client's first Initial: it is checked before
+ * any upgrade). A client that the server moved from the version it
+ * asked for, one we speak, requires the server's version_information.
+ *
+ * Return: 0, or -EPROTONOSUPPORT (VERSION_NEGOTIATION_ERROR).
+ */
+int quic_version_check_peer(struct sock *sk, const struct quic_tparams *tp)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	u32 first = quic_sk(sk)->opts.config.version ?: QUIC_VERSION_V1;
+
+	if (quic_tparams_check_version(tp, c->version))
+		return -EPROTONOSUPPORT;
+	if (!c->is_server && quic_version_supported(first) &&
+	    first != c->version &&
+	    !quic_tparams_has(tp, QUIC_TPB_VERSION_INFO))
+		return -EPROTONOSUPPORT;
+	return 0;
+}
