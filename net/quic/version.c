@@ -26,8 +26,9 @@
  * flight: its Initial keys are derived again for the new version, and
  * packets of the old one are dropped from then on. A client that
  * receives an Initial of another version it listed, before it has
- * Handshake keys, moves to that version the same way; the server's
- * Chosen Version must then name it (conn.c, RFC 9368 4).
+ * Handshake keys, moves to that version the same way, once such a
+ * packet opens with its keys; the server's Chosen Version must then
+ * name it (RFC 9368 4).
  *
  * Keys are derived in process context: the packet that shows the new
  * version waits, parked, for keyupdate.c's work item.
@@ -154,26 +155,45 @@ bool quic_version_rcvd(struct sock *sk, const struct quic_pkt_hdr *h)
 		return false;
 	c->version_changed = 1;
 	c->version_flip = 1;
-	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_VERSION_CHANGED);
 	quic_key_defer(sk);
 	return true;
+}
+
+/* The Initial keys of the version in use, from the DCID they derive from. */
+static int quic_version_keys(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+
+	return quic_conn_initial_keys(sk, c->retried ? &c->retry_scid :
+						       &c->odcid);
+}
+
+/* Whether the Initial space took a packet since @any and @largest. */
+static bool quic_version_took(const struct quic_ackrange *r, bool any,
+			      u64 largest)
+{
+	return r->any && (!any || r->largest != largest);
 }
 
 /**
  * quic_version_apply() - the client's move to another version
  * @sk: the socket, locked, in process context
  *
- * The Initial keys of the new version, from the DCID they were derived
- * from; the 0-RTT key, whose labels were those of the old version, goes
- * (what 0-RTT packets carried is sent again in 1-RTT ones once they are
- * lost). After Version Negotiation the first flight goes again. Then the
- * packets that waited are processed.
+ * The Initial keys of the new version. After Version Negotiation the
+ * first flight goes again in it. Then the packets that waited are
+ * processed. A move the server made (compatible negotiation) holds only
+ * if one of them opened with the new keys: else the client goes back to
+ * its version, so that a forged packet cannot move it. Once it holds,
+ * the 0-RTT key, whose labels were those of the old version, goes: what
+ * 0-RTT packets carried is sent again in 1-RTT ones once they are lost.
  */
 void quic_version_apply(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	bool flip = c->version_flip, resend = c->vn_resend;
-	int err;
+	struct quic_ackrange *r = &c->space[QUIC_CRYPTO_INITIAL].recv;
+	bool any = r->any;
+	u64 largest = r->largest;
 
 	if (!flip && !resend)
 		return;
@@ -183,22 +203,31 @@ void quic_version_apply(struct sock *sk)
 		return;
 	if (flip) {
 		c->version = quic_version_other(c->version);
-		err = quic_conn_initial_keys(sk, c->retried ? &c->retry_scid :
-							      &c->odcid);
-		if (err) {
-			quic_conn_closed(sk, QUIC_TRANSPORT_ERROR_INTERNAL);
-			return;
-		}
-		c->early_off = 1;
-		quic_conn_free_early(c);
+		if (quic_version_keys(sk))
+			goto fail;
 	}
 	if (resend) {
 		quic_output_retry(sk);
 		c->rec.pto_count = 0;
 	}
 	quic_input_process_parked(sk, QUIC_CRYPTO_INITIAL);
-	if (sk->sk_state != TCP_CLOSE)
-		quic_output_flush(sk, GFP_KERNEL);
+	if (sk->sk_state != TCP_SYN_RECV)
+		return;
+	if (flip && !resend && !quic_version_took(r, any, largest)) {
+		c->version = quic_version_other(c->version);
+		c->version_changed = 0;
+		if (quic_version_keys(sk))
+			goto fail;
+	} else if (flip) {
+		c->early_off = 1;
+		quic_conn_free_early(c);
+		if (!resend)
+			QUIC_INC_STATS(sock_net(sk), QUIC_MIB_VERSION_CHANGED);
+	}
+	quic_output_flush(sk, GFP_KERNEL);
+	return;
+fail:
+	quic_conn_closed(sk, QUIC_TRANSPORT_ERROR_INTERNAL);
 }
 
 /**
