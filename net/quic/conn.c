@@ -946,12 +946,20 @@ static void quic_conn_sync_local_tp(struct sock *sk)
 	struct quic_cid odcid = c->local_tp.original_dcid;
 	struct quic_cid iscid = c->local_tp.initial_scid;
 	struct quic_cid rscid = c->local_tp.retry_scid;
-	bool had[ARRAY_SIZE(cid_bits)];
+	struct quic_preferred_address pa = c->local_tp.preferred_address;
+	bool had[ARRAY_SIZE(cid_bits)], had_pa;
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(cid_bits); i++)
 		had[i] = quic_tparams_has(&c->local_tp, cid_bits[i]);
+	had_pa = quic_tparams_has(&c->local_tp, QUIC_TPB_PREFERRED_ADDRESS);
 	c->local_tp = quic_sk(sk)->opts.local;
+	/* A server's preferred address is path.c's (socket-api.md 5.9). */
+	c->local_tp.preferred_address = pa;
+	if (had_pa)
+		quic_tparams_set(&c->local_tp, QUIC_TPB_PREFERRED_ADDRESS);
+	else
+		quic_tparams_clear(&c->local_tp, QUIC_TPB_PREFERRED_ADDRESS);
 	c->local_tp.original_dcid = odcid;
 	c->local_tp.initial_scid = iscid;
 	c->local_tp.retry_scid = rscid;
@@ -1054,6 +1062,13 @@ int quic_conn_set_peer_tp(struct sock *sk, const u8 *data, u32 len)
 	     !quic_cid_eq(&tp.original_dcid, &c->odcid) ||
 	     quic_tparams_has(&tp, QUIC_TPB_RETRY_SCID) != c->retried ||
 	     (c->retried && !quic_cid_eq(&tp.retry_scid, &c->retry_scid))))
+		err = -EINVAL;
+	/* RFC 9000 5.1.1: the ID of a preferred address is numbered 1. */
+	if (!err && !c->is_server &&
+	    quic_tparams_has(&tp, QUIC_TPB_PREFERRED_ADDRESS) &&
+	    quic_cid_dest_new(&c->dst, 1, 0, tp.preferred_address.cid.data,
+			      tp.preferred_address.cid.len,
+			      tp.preferred_address.reset_token))
 		err = -EINVAL;
 	if (err) {
 		quic_output_close(sk, QUIC_TRANSPORT_ERROR_TRANSPORT_PARAM,

@@ -45,12 +45,14 @@
 /* CRYPTO data accepted beyond what was delivered (RFC 9000 7.5). */
 #define QUIC_IN_CRYPTO_MAX	65536
 
-/* The sender of a datagram and its ECN bits, kept in skb->cb while it
- * waits.
+/* The sender of a datagram, its ECN bits and the UDP socket it arrived
+ * on (compared, never used: it may be gone by the time the datagram is
+ * processed), kept in skb->cb while it waits.
  */
 struct quic_in_cb {
 	union quic_addr	peer;
 	u8		ecn;
+	const struct quic_udp_sock *us;
 };
 
 #define QUIC_IN_CB(skb)	((struct quic_in_cb *)(skb)->cb)
@@ -390,6 +392,7 @@ static int quic_in_frames(struct sock *sk, struct sk_buff *skb, u8 level,
 			if (!c->handshake_confirmed) {
 				c->handshake_confirmed = 1;
 				quic_conn_discard_space(sk, QUIC_CRYPTO_HANDSHAKE);
+				quic_path_preferred_start(sk);
 			}
 			break;
 		case QUIC_FRAME_CONNECTION_CLOSE:
@@ -440,7 +443,7 @@ static int quic_in_frames(struct sock *sk, struct sk_buff *skb, u8 level,
 		case QUIC_FRAME_PATH_CHALLENGE:
 			quic_path_challenge_rcvd(sk, f.path_data,
 						 &QUIC_IN_CB(skb)->peer,
-						 skb->len);
+						 skb->len, QUIC_IN_CB(skb)->us);
 			break;
 		case QUIC_FRAME_PATH_RESPONSE:
 			quic_path_response_rcvd(sk, f.path_data);
@@ -652,13 +655,18 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 		if (ret < 0)
 			break;
 		/* RFC 9000 9.3: the newest non-probing packet from another
-		 * address moves the peer there.
+		 * address moves the peer there; to our preferred address
+		 * (9.6), it moves us there.
 		 */
 		if (level == QUIC_CRYPTO_APP && !probing &&
-		    (largest == QUIC_PN_NONE || pn > largest) &&
-		    memcmp(&QUIC_IN_CB(skb)->peer, &c->peer, sizeof(c->peer)))
-			quic_path_peer_moved(sk, &QUIC_IN_CB(skb)->peer,
-					     skb->len);
+		    (largest == QUIC_PN_NONE || pn > largest)) {
+			if (unlikely(QUIC_IN_CB(skb)->us != quic_sk(sk)->udp))
+				quic_path_local_arrived(sk, QUIC_IN_CB(skb)->us);
+			if (memcmp(&QUIC_IN_CB(skb)->peer, &c->peer,
+				   sizeof(c->peer)))
+				quic_path_peer_moved(sk, &QUIC_IN_CB(skb)->peer,
+						     skb->len);
+		}
 		if (!ret && !s->discarded)
 			quic_in_ack_due(s, pn, eliciting);
 		/* RFC 9000 13.4.1: 1-RTT and 0-RTT marks, counted; a CE
@@ -1026,6 +1034,7 @@ int quic_input_rcv(struct net *net, struct quic_udp_sock *us,
 	}
 	memset(skb->cb, 0, sizeof(skb->cb));
 	QUIC_IN_CB(skb)->peer = peer;
+	QUIC_IN_CB(skb)->us = us;
 	QUIC_IN_CB(skb)->ecn = (ip_hdr(skb)->version == 4 ?
 				ip_hdr(skb)->tos :
 				ipv6_get_dsfield(ipv6_hdr(skb))) &

@@ -1473,10 +1473,18 @@ static void quic_out_path_one(struct sock *sk, bool response, gfp_t gfp)
 	} else {
 		budget = quic_conn_amp_room(sk);
 	}
-	/* Our own move probes the peer from the new local address. */
+	/* Our own move probes the peer from the new local address; a
+	 * client's move to the server's preferred address probes that; a
+	 * challenge to our preferred address is answered from there.
+	 */
 	if (!response && p->migrating) {
 		us = p->new_us;
 		from = &p->new_local;
+	} else if (!response && p->preferring) {
+		to = &p->new_peer;
+	} else if (response && p->resp_pref && p->pref_us) {
+		us = p->pref_us;
+		from = &p->pref_local;
 	}
 	size = min_t(u32, budget, QUIC_CONN_MAX_DGRAM);
 	hl = quic_out_hdr_len(sk, QUIC_CRYPTO_APP, 0);

@@ -64,6 +64,8 @@ void quic_path_free(struct sock *sk)
 
 	if (c->path && c->path->new_us)
 		quic_udp_sock_put(c->path->new_us);
+	if (c->path && c->path->pref_us)
+		quic_udp_sock_put(c->path->pref_us);
 	kfree(c->path);
 	c->path = NULL;
 }
@@ -74,11 +76,14 @@ void quic_path_free(struct sock *sk)
  * @data: its 8 bytes
  * @from: the address it came from
  * @len: the bytes of the datagram that brought it
+ * @to: the UDP socket it arrived on
  *
- * The response goes to @from; only the latest challenge is answered.
+ * The response goes to @from, from our preferred address if the
+ * challenge came there; only the latest challenge is answered.
  */
 void quic_path_challenge_rcvd(struct sock *sk, const u8 *data,
-			      const union quic_addr *from, u32 len)
+			      const union quic_addr *from, u32 len,
+			      const struct quic_udp_sock *to)
 {
 	struct quic_path *p = quic_path_get(sk);
 
@@ -87,6 +92,7 @@ void quic_path_challenge_rcvd(struct sock *sk, const u8 *data,
 	memcpy(p->response, data, QUIC_FRAME_PATH_DATA_LEN);
 	p->resp_addr = *from;
 	p->resp_budget = 3 * len;
+	p->resp_pref = p->pref_us && to == p->pref_us;
 	p->response_pending = 1;
 }
 
@@ -138,6 +144,22 @@ static void quic_path_switch_local(struct sock *sk)
 	quic_udp_sock_put(old);
 }
 
+/* The PATH_RESPONSE to our probe of the server's preferred address came:
+ * the peer is reached there from now on.
+ */
+static void quic_path_switch_peer(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_path *p = c->path;
+
+	if (quic_path_ip_changed(&c->peer, &p->new_peer))
+		quic_conn_path_reset(sk);
+	c->peer = p->new_peer;
+	dst_cache_reset(&c->dst_cache);
+	p->preferring = 0;
+	p->challenge_pending = 0;
+}
+
 /**
  * quic_path_response_rcvd() - a PATH_RESPONSE arrived
  * @sk: the socket, locked
@@ -151,12 +173,14 @@ void quic_path_response_rcvd(struct sock *sk, const u8 *data)
 	struct quic_path *p = c->path;
 	u8 local = 0;
 
-	if (!p || !(p->validating || p->migrating) ||
+	if (!p || !(p->validating || p->migrating || p->preferring) ||
 	    memcmp(p->challenge, data, QUIC_FRAME_PATH_DATA_LEN))
 		return;
 	if (p->migrating) {
 		quic_path_switch_local(sk);
 		local = 1;
+	} else if (p->preferring) {
+		quic_path_switch_peer(sk);
 	} else {
 		quic_path_settle(sk, &c->peer);
 	}
@@ -230,17 +254,21 @@ bool quic_path_challenge_lost(struct sock *sk)
 {
 	struct quic_path *p = quic_sk(sk)->conn.path;
 
-	if (!p || !(p->validating || p->migrating))
+	if (!p || !(p->validating || p->migrating || p->preferring))
 		return false;
 	if (p->tries < QUIC_PATH_TRIES) {
 		p->challenge_pending = 1;
 		return true;
 	}
 	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_PATH_FAILED);
-	if (p->migrating)
+	if (p->migrating) {
 		quic_path_abandon(sk);
-	else
+	} else if (p->preferring) {
+		p->preferring = 0;	/* the server stays where it is */
+		p->challenge_pending = 0;
+	} else {
 		quic_path_settle(sk, &p->prev);
+	}
 	return false;
 }
 
@@ -262,7 +290,7 @@ int quic_path_migrate(struct sock *sk, const union quic_addr *local,
 
 	if (!p)
 		return -ENOMEM;
-	if (p->validating || p->migrating)
+	if (p->validating || p->migrating || p->preferring)
 		return -EAGAIN;
 	p->new_local = *local;
 	p->new_us = us;
@@ -272,4 +300,147 @@ int quic_path_migrate(struct sock *sk, const union quic_addr *local,
 	p->migrating = 1;
 	p->challenge_pending = 1;
 	return 0;
+}
+
+/**
+ * quic_path_prefer() - a server offers a preferred address
+ * @sk: the socket, locked, a server connection in ESTABLISHING
+ * @addr: the address, checked by the caller
+ * @us: its UDP socket, referenced; the reference is the path's on success
+ *
+ * socket-api.md 5.9. The address goes in our preferred_address parameter
+ * with a connection ID of its own, numbered 1 (RFC 9000 5.1.1), which no
+ * NEW_CONNECTION_ID announces again. Packets to the address reach the
+ * connection by their DCID, as any other; the first non-probing one moves
+ * our local address there (quic_path_local_arrived()). Set again, the
+ * address changes and the ID stays.
+ *
+ * Return: 0, -EINVAL if the peer's parameters, already in, disabled
+ * active migration, -ENOMEM, or as quic_lookup_cid_issue().
+ */
+int quic_path_prefer(struct sock *sk, const union quic_addr *addr,
+		     struct quic_udp_sock *us)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_preferred_address *pa = &c->local_tp.preferred_address;
+	const struct quic_cid_entry *e;
+	struct quic_path *p;
+	int err;
+
+	if (c->peer_tp_set &&
+	    quic_tparams_has(&c->peer_tp, QUIC_TPB_DISABLE_ACTIVE_MIGRATION))
+		return -EINVAL;
+	p = quic_path_get(sk);
+	if (!p)
+		return -ENOMEM;
+	if (!quic_tparams_has(&c->local_tp, QUIC_TPB_PREFERRED_ADDRESS)) {
+		err = quic_lookup_cid_issue(sock_net(sk), &c->src, sk,
+					    GFP_KERNEL, &e);
+		if (err)
+			return err;
+		quic_cid_src_mark(&c->src, e->seq, false);
+		pa->cid = e->cid;
+		memcpy(pa->reset_token, e->token, QUIC_RESET_TOKEN_LEN);
+	}
+	memset(pa->ipv4_addr, 0, sizeof(pa->ipv4_addr));
+	memset(pa->ipv6_addr, 0, sizeof(pa->ipv6_addr));
+	pa->ipv4_port = 0;
+	pa->ipv6_port = 0;
+	if (addr->sa.sa_family == AF_INET) {
+		memcpy(pa->ipv4_addr, &addr->v4.sin_addr, sizeof(pa->ipv4_addr));
+		pa->ipv4_port = ntohs(addr->v4.sin_port);
+	} else {
+		memcpy(pa->ipv6_addr, &addr->v6.sin6_addr,
+		       sizeof(pa->ipv6_addr));
+		pa->ipv6_port = ntohs(addr->v6.sin6_port);
+	}
+	quic_tparams_set(&c->local_tp, QUIC_TPB_PREFERRED_ADDRESS);
+	if (p->pref_us)
+		quic_udp_sock_put(p->pref_us);
+	p->pref_us = us;
+	p->pref_local = *addr;
+	return 0;
+}
+
+/**
+ * quic_path_local_arrived() - a non-probing packet, the newest, came to a
+ *	local address other than the one in use
+ * @sk: the socket, locked
+ * @to: the UDP socket it arrived on
+ *
+ * On a server, our preferred address: the client moved there (RFC 9000
+ * 9.6), and so do we. getsockname() returns it from now on.
+ */
+void quic_path_local_arrived(struct sock *sk, const struct quic_udp_sock *to)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_udp_sock *old = quic_sk(sk)->udp;
+	struct quic_path *p = c->path;
+	u8 local = 1;
+
+	if (!p || !p->pref_us || to != p->pref_us || !c->is_server ||
+	    sk->sk_state != TCP_ESTABLISHED)
+		return;
+	if (quic_path_ip_changed(&c->local, &p->pref_local))
+		quic_conn_path_reset(sk);
+	quic_sk(sk)->udp = p->pref_us;
+	p->pref_us = NULL;
+	p->resp_pref = 0;
+	c->local = p->pref_local;
+	quic_sock_set_local(sk, &c->local);
+	dst_cache_reset(&c->dst_cache);
+	quic_udp_sock_put(old);
+	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_PATH_MIGRATED);
+	quic_event_put(sk, QUIC_EVENT_CONNECTION_MIGRATION, &local,
+		       sizeof(local));
+}
+
+/**
+ * quic_path_preferred_start() - a client moves to the server's preferred
+ *	address
+ * @sk: the socket, locked, a client that just received HANDSHAKE_DONE
+ *
+ * socket-api.md 5.9: the address of the family in use, if the server
+ * offered one, is probed from our address with the connection ID of the
+ * parameter, numbered 1 (quic_conn_rotate_dcid()); the PATH_RESPONSE
+ * moves the peer there. A failed probe leaves the connection where it is.
+ */
+void quic_path_preferred_start(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	const struct quic_preferred_address *pa;
+	union quic_addr a = {};
+	struct quic_path *p;
+
+	if (c->is_server || !c->peer_tp_set ||
+	    !quic_tparams_has(&c->peer_tp, QUIC_TPB_PREFERRED_ADDRESS) ||
+	    sk->sk_state != TCP_ESTABLISHED)
+		return;
+	pa = &c->peer_tp.preferred_address;
+	if (c->peer.sa.sa_family == AF_INET) {
+		if (!pa->ipv4_port ||
+		    !memchr_inv(pa->ipv4_addr, 0, sizeof(pa->ipv4_addr)))
+			return;
+		a.v4.sin_family = AF_INET;
+		memcpy(&a.v4.sin_addr, pa->ipv4_addr, sizeof(pa->ipv4_addr));
+		a.v4.sin_port = htons(pa->ipv4_port);
+	} else {
+		if (!pa->ipv6_port ||
+		    !memchr_inv(pa->ipv6_addr, 0, sizeof(pa->ipv6_addr)))
+			return;
+		a.v6.sin6_family = AF_INET6;
+		memcpy(&a.v6.sin6_addr, pa->ipv6_addr, sizeof(pa->ipv6_addr));
+		a.v6.sin6_port = htons(pa->ipv6_port);
+	}
+	if (!memcmp(&a, &c->peer, sizeof(a)))
+		return;
+	p = quic_path_get(sk);
+	if (!p || p->validating || p->migrating || p->preferring)
+		return;
+	p->new_peer = a;
+	quic_conn_rotate_dcid(sk);
+	get_random_bytes(p->challenge, sizeof(p->challenge));
+	p->tries = 0;
+	p->preferring = 1;
+	p->challenge_pending = 1;
 }

@@ -277,13 +277,13 @@ void quic_sock_set_local(struct sock *sk, const union quic_addr *a)
  *
  * socket-api.md 5.9, on an established connection: the new local address
  * is bound (its shared UDP socket taken) and the path to the peer probed
- * from there (path.c); the call returns once the probe is queued. The
- * server's preferred address (the same option before the handshake) is
- * not built.
+ * from there (path.c); the call returns once the probe is queued. On a
+ * server before the handshake, the address (of either family on an
+ * AF_INET6 socket) is bound at once and offered as its preferred address.
  *
- * Return: 0, -EINVAL for a bad address, -EPIPE on a socket that is not a
- * connection, -EAGAIN while a move is under way, -EOPNOTSUPP before the
- * handshake completes, or a bind error.
+ * Return: 0, -EINVAL for a bad address (or a client before the
+ * handshake), -EPIPE on a socket that is not a connection, -EAGAIN while
+ * a move is under way, or a bind error.
  */
 int quic_sock_migrate(struct sock *sk, sockptr_t optval, unsigned int optlen)
 {
@@ -306,10 +306,9 @@ int quic_sock_migrate(struct sock *sk, sockptr_t optval, unsigned int optlen)
 		return -EINVAL;
 	if (!quic_is_conn(sk))
 		return -EPIPE;
-	if (sk->sk_state != TCP_ESTABLISHED)
-		return -EOPNOTSUPP;	/* the preferred address */
-	if (a.sa.sa_family != c->local.sa.sa_family ||
-	    !memcmp(&a, &c->local, sizeof(a)))
+	if (!memcmp(&a, &c->local, sizeof(a)) ||
+	    (sk->sk_state == TCP_ESTABLISHED ?
+	     a.sa.sa_family != c->local.sa.sa_family : !c->is_server))
 		return -EINVAL;
 	if (a.sa.sa_family == AF_INET)
 		quic_udp_key_init(&key, AF_INET, &a.v4.sin_addr,
@@ -321,6 +320,12 @@ int quic_sock_migrate(struct sock *sk, sockptr_t optval, unsigned int optlen)
 	us = quic_udp_sock_get(sock_net(sk), &key);
 	if (IS_ERR(us))
 		return PTR_ERR(us);
+	if (sk->sk_state != TCP_ESTABLISHED) {
+		err = quic_path_prefer(sk, &a, us);
+		if (err)
+			quic_udp_sock_put(us);
+		return err;
+	}
 	err = quic_path_migrate(sk, &a, us);
 	if (err) {
 		quic_udp_sock_put(us);

@@ -23,6 +23,9 @@ struct quic_udp_sock;
  *	validated, to go back to if the new one fails validation
  * @new_local: while @migrating: the local address being moved to
  * @new_us: while @migrating: its UDP socket, referenced
+ * @new_peer: while @preferring: the server's preferred address (client)
+ * @pref_local: server: the preferred address it offers
+ * @pref_us: server: its UDP socket, referenced
  * @resp_addr: where the PATH_RESPONSE goes: the challenge's source
  * @challenge: the data of our PATH_CHALLENGE
  * @response: the data of the peer's PATH_CHALLENGE, to echo
@@ -33,6 +36,9 @@ struct quic_udp_sock;
  * @migrating: we are moving to @new_local (QUIC_SOCKOPT_CONNECTION_MIGRATION)
  * @challenge_pending: a PATH_CHALLENGE is to be sent
  * @response_pending: a PATH_RESPONSE is to be sent
+ * @resp_pref: server: the challenge to answer came to @pref_local, and
+ *	the response leaves from there
+ * @preferring: client: the path to @new_peer is being validated
  *
  * Allocated the first time a connection needs it: most never do.
  */
@@ -40,6 +46,9 @@ struct quic_path {
 	union quic_addr	prev;
 	union quic_addr	new_local;
 	struct quic_udp_sock *new_us;
+	union quic_addr	new_peer;
+	union quic_addr	pref_local;
+	struct quic_udp_sock *pref_us;
 	union quic_addr	resp_addr;
 	u8		challenge[QUIC_FRAME_PATH_DATA_LEN];
 	u8		response[QUIC_FRAME_PATH_DATA_LEN];
@@ -48,17 +57,25 @@ struct quic_path {
 	u8		validating:1,
 			migrating:1,
 			challenge_pending:1,
-			response_pending:1;
+			response_pending:1,
+			resp_pref:1,
+			preferring:1;
 };
 
 void quic_path_free(struct sock *sk);
 void quic_path_challenge_rcvd(struct sock *sk, const u8 *data,
-			      const union quic_addr *from, u32 len);
+			      const union quic_addr *from, u32 len,
+			      const struct quic_udp_sock *to);
 void quic_path_response_rcvd(struct sock *sk, const u8 *data);
 void quic_path_peer_moved(struct sock *sk, const union quic_addr *from,
 			  u32 len);
 bool quic_path_challenge_lost(struct sock *sk);
 int quic_path_migrate(struct sock *sk, const union quic_addr *local,
 		      struct quic_udp_sock *us);
+int quic_path_prefer(struct sock *sk, const union quic_addr *addr,
+		     struct quic_udp_sock *us);
+void quic_path_local_arrived(struct sock *sk,
+			     const struct quic_udp_sock *to);
+void quic_path_preferred_start(struct sock *sk);
 
 #endif /* __NET_QUIC_PATH_H */

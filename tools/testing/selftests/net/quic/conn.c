@@ -566,6 +566,160 @@ TEST_F(conn, version_negotiation)
 	close(lfd);
 }
 
+struct pref_server {
+	int lfd;
+	int fd;
+	int ret;
+	struct sockaddr_storage pref;
+	socklen_t pref_len;
+};
+
+/* accept(), offer the preferred address, then the handshake. */
+static void *pref_server_main(void *p)
+{
+	struct pref_server *a = p;
+
+	a->fd = accept(a->lfd, NULL, NULL);
+	if (a->fd < 0) {
+		a->ret = -errno;
+		return NULL;
+	}
+	if (setsockopt(a->fd, SOL_QUIC, QUIC_SOCKOPT_CONNECTION_MIGRATION,
+		       &a->pref, a->pref_len)) {
+		a->ret = -errno;
+		return NULL;
+	}
+	a->ret = quic_server_handshake(a->fd, PSK_FILE, NULL, NULL);
+	return NULL;
+}
+
+/* Read from @fd for up to @ms until a CONNECTION_MIGRATION event; its
+ * local_migration byte, or -1. Stream data read meanwhile is counted in
+ * *@data.
+ */
+static int wait_migration(int fd, int ms, size_t *data)
+{
+	unsigned char buf[256];
+	int notif, i;
+	ssize_t n;
+
+	for (i = 0; i < ms / 50; i++) {
+		if (!wait_fd(fd, POLLIN, 50))
+			continue;
+		n = read_msg(fd, buf, sizeof(buf), &notif);
+		if (n == -EAGAIN)
+			continue;
+		if (n < 0)
+			return -1;
+		if (!notif) {
+			*data += n;
+			continue;
+		}
+		if (n >= 2 && buf[0] == QUIC_EVENT_CONNECTION_MIGRATION)
+			return buf[1];
+	}
+	return -1;
+}
+
+static int same_addr(const struct sockaddr_storage *a, socklen_t alen,
+		     const struct sockaddr_storage *b)
+{
+	const struct sockaddr_in6 *a6 = (const void *)a, *b6 = (const void *)b;
+	const struct sockaddr_in *a4 = (const void *)a, *b4 = (const void *)b;
+
+	if (a->ss_family != b->ss_family)
+		return 0;
+	if (a->ss_family == AF_INET)
+		return alen >= sizeof(*a4) && a4->sin_port == b4->sin_port &&
+		       a4->sin_addr.s_addr == b4->sin_addr.s_addr;
+	return alen >= sizeof(*a6) && a6->sin6_port == b6->sin6_port &&
+	       !memcmp(&a6->sin6_addr, &b6->sin6_addr, sizeof(a6->sin6_addr));
+}
+
+/* The server's preferred address (socket-api.md 5.9, RFC 9000 9.6): set
+ * after accept() and before the handshake, it goes in the server's
+ * transport parameters; on HANDSHAKE_DONE the client validates it and
+ * moves there, and the server follows the first packet that arrives
+ * there. Both raise CONNECTION_MIGRATION (local_migration 0 on the
+ * client, whose peer moved; 1 on the server), the client's getpeername()
+ * and the server's getsockname() return the preferred address, and data
+ * still flows both ways. IPv4 moves to 127.0.0.2, IPv6 to another port
+ * of ::1. A client cannot offer one (EINVAL).
+ */
+TEST_F(conn, preferred_address)
+{
+	struct pref_server a = { .fd = -1 };
+	struct sockaddr_storage ss, got;
+	socklen_t len, glen;
+	size_t data = 0;
+	char buf[16];
+	pthread_t th;
+	uint32_t flags;
+	int64_t sid;
+	int u, i;
+
+	/* A free UDP port on the preferred address. */
+	u = socket(variant->family, SOCK_DGRAM, IPPROTO_UDP);
+	ASSERT_LE(0, u);
+	a.pref_len = make_addr(&a.pref, variant->family,
+			       variant->family == AF_INET ? "127.0.0.2" :
+							    "::1", 0);
+	ASSERT_EQ(0, bind(u, (struct sockaddr *)&a.pref, a.pref_len));
+	ASSERT_EQ(0, getsockname(u, (struct sockaddr *)&a.pref, &a.pref_len));
+	close(u);
+
+	a.lfd = socket(variant->family, SOCK_DGRAM, IPPROTO_QUIC);
+	ASSERT_LE(0, a.lfd);
+	self->cfd = socket(variant->family, SOCK_DGRAM, IPPROTO_QUIC);
+	ASSERT_LE(0, self->cfd);
+	ASSERT_EQ(0, event_on(a.lfd, QUIC_EVENT_CONNECTION_MIGRATION));
+	ASSERT_EQ(0, event_on(self->cfd, QUIC_EVENT_CONNECTION_MIGRATION));
+	len = make_addr(&ss, variant->family, loopback(variant->family), 0);
+	ASSERT_EQ(0, bind(a.lfd, (struct sockaddr *)&ss, len));
+	ASSERT_EQ(0, getsockname(a.lfd, (struct sockaddr *)&ss, &len));
+	ASSERT_EQ(0, listen(a.lfd, 4));
+	ASSERT_EQ(0, pthread_create(&th, NULL, pref_server_main, &a));
+	ASSERT_EQ(0, connect(self->cfd, (struct sockaddr *)&ss, len));
+	/* Only a server offers one. */
+	EXPECT_EQ(EINVAL, setopt_err(self->cfd, SOL_QUIC,
+				     QUIC_SOCKOPT_CONNECTION_MIGRATION,
+				     &a.pref, a.pref_len));
+	EXPECT_EQ(0, quic_client_handshake(self->cfd, PSK_FILE, NULL, NULL));
+	pthread_join(th, NULL);
+	close(a.lfd);
+	ASSERT_EQ(0, a.ret) {
+		TH_LOG("server: %s", strerror(-a.ret));
+	}
+	self->sfd = a.fd;
+
+	EXPECT_EQ(0, wait_migration(self->cfd, 10000, &data));
+	glen = sizeof(got);
+	ASSERT_EQ(0, getpeername(self->cfd, (struct sockaddr *)&got, &glen));
+	EXPECT_TRUE(same_addr(&got, glen, &a.pref));
+	/* The server moves with the first packet that arrives there. */
+	for (i = 0; i < 3; i++) {
+		flags = MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_FIN;
+		ASSERT_EQ(4, quic_sendmsg(self->cfd, "ping", 4, 4 * i, flags));
+	}
+	EXPECT_EQ(1, wait_migration(self->sfd, 10000, &data));
+	glen = sizeof(got);
+	ASSERT_EQ(0, getsockname(self->sfd, (struct sockaddr *)&got, &glen));
+	EXPECT_TRUE(same_addr(&got, glen, &a.pref));
+	/* And data flows back, from there. */
+	flags = MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_FIN;
+	ASSERT_EQ(4, quic_sendmsg(self->sfd, "pong", 4, 1, flags));
+	for (i = 0; i < 100; i++) {
+		if (!wait_fd(self->cfd, POLLIN, 100))
+			continue;
+		flags = 0;
+		if (quic_recvmsg(self->cfd, buf, sizeof(buf), &sid, &flags) == 4 &&
+		    !(flags & MSG_QUIC_NOTIFICATION))
+			break;
+	}
+	EXPECT_GT(100, i);
+	EXPECT_EQ(0, memcmp(buf, "pong", 4));
+}
+
 /* Many listeners, more than the namespace's listener hash has buckets:
  * each port still finds its own (seen by its Version Negotiation reply
  * to an unknown version), including after others closed.
