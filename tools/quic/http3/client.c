@@ -137,6 +137,10 @@ static void print_usage(void)
 		"                       (QUIC_SOCKOPT_CONNECTION_MIGRATION) once\n"
 		"                       256 KiB of body have arrived; [ADDR]:PORT\n"
 		"                       for IPv6\n"
+		"      --quic-version HEX\n"
+		"                       the QUIC version of the first Initial\n"
+		"                       (QUIC_SOCKOPT_CONFIG); one the kernel does\n"
+		"                       not speak provokes Version Negotiation\n"
 		"  -q, --quiet          no summary line\n"
 		"All URLs must name the same host and port: they share one\n"
 		"connection. Several URLs without -o or -O: bodies are discarded.\n",
@@ -824,6 +828,7 @@ int main(int argc, char **argv)
 		{ "tp-file", required_argument, NULL, 'T' },
 		{ "early-data", no_argument, NULL, 'E' },
 		{ "migrate", required_argument, NULL, 'M' },
+		{ "quic-version", required_argument, NULL, 'V' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -845,7 +850,9 @@ int main(int argc, char **argv)
 	uint64_t total = 0;
 	gnutls_datum_t alpn;
 	socklen_t sslen;
-	uint32_t ctype;
+	struct quic_config qcfg;
+	socklen_t qlen;
+	uint32_t ctype, version = 0;
 	long par;
 	char *end;
 	int opt, fd, err, status = 0;
@@ -901,6 +908,15 @@ int main(int argc, char **argv)
 			break;
 		case 'M':
 			cl.migrate_to = optarg;
+			break;
+		case 'V':
+			errno = 0;
+			version = strtoul(optarg, &end, 16);
+			if (errno || *end || !version) {
+				fprintf(stderr, "h3client: bad --quic-version %s\n",
+					optarg);
+				return 2;
+			}
 			break;
 		case 'q':
 			quiet = true;
@@ -999,6 +1015,17 @@ int main(int argc, char **argv)
 	if (fd < 0) {
 		perror("h3client: socket(IPPROTO_QUIC)");
 		return 1;
+	}
+	qlen = sizeof(qcfg);
+	if (version) {
+		err = getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &qcfg,
+				 &qlen);
+		qcfg.version = version;
+		if (err || setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &qcfg,
+				      sizeof(qcfg))) {
+			perror("h3client: QUIC_SOCKOPT_CONFIG version");
+			return 1;
+		}
 	}
 	if (h3_set_transport(fd, "h3client", cc, idle))
 		return 2;

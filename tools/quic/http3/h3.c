@@ -213,6 +213,29 @@ int h3_parse_addr(const char *host, const char *port, int passive,
 }
 
 /**
+ * h3_parse_hostport() - "ADDR:PORT" or "[ADDR]:PORT"
+ * @s: the string
+ * @ss: the address
+ * @len: its length
+ *
+ * Return: 0 or -EINVAL.
+ */
+int h3_parse_hostport(const char *s, struct sockaddr_storage *ss,
+		      socklen_t *len)
+{
+	char host[256], *colon;
+
+	if (strlen(s) >= sizeof(host))
+		return -EINVAL;
+	strcpy(host, s);
+	colon = strrchr(host, ':');
+	if (!colon || colon == host || !colon[1])
+		return -EINVAL;
+	*colon = '\0';
+	return h3_parse_addr(host, colon + 1, 0, ss, len);
+}
+
+/**
  * h3_addr_str() - "addr:port" or "[addr]:port"
  * @sa: the address
  * @buf: where to write

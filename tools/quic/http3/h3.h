@@ -73,6 +73,8 @@ int h3_set_idle(int fd, double secs);
 int h3_set_transport(int fd, const char *who, const char *cc, double idle);
 int h3_parse_addr(const char *host, const char *port, int passive,
 		  struct sockaddr_storage *ss, socklen_t *len);
+int h3_parse_hostport(const char *s, struct sockaddr_storage *ss,
+		      socklen_t *len);
 const char *h3_addr_str(const struct sockaddr *sa, char *buf, size_t len);
 double h3_now(void);
 int h3_parse_size(const char *s, uint64_t *size);

@@ -3,8 +3,8 @@
  * h3server: serve files, or bodies of a requested size, over HTTP/3 on
  * kernel QUIC sockets.
  *
- *   h3server [-d DIR] [-c CIPHER] [-n COUNT] [--early-data] [-q]
- *            ADDR PORT KEY CERT
+ *   h3server [-d DIR] [-c CIPHER] [-n COUNT] [--early-data]
+ *            [--preferred ADDR:PORT] [-q] ADDR PORT KEY CERT
  *
  * GET /bytes/N answers N bytes of a fixed pattern (K, M and G suffixes
  * allowed); any other path is a file below DIR (default: the current
@@ -16,7 +16,9 @@
  * With -n the server stops accepting after COUNT connections and exits
  * once they are done. --early-data makes the sessions take 0-RTT data
  * from resuming clients; without it their early data is refused and
- * comes again in 1-RTT packets.
+ * comes again in 1-RTT packets. --preferred offers every client that
+ * address as the server's preferred address (RFC 9000 9.6): clients
+ * that take it move there once the handshake is confirmed.
  */
 
 #define _GNU_SOURCE
@@ -99,6 +101,9 @@ static void print_usage(void)
 		"      --early-data     accept 0-RTT data from resuming clients\n"
 		"                       (default: refuse it; it comes again in\n"
 		"                       1-RTT packets)\n"
+		"      --preferred ADDR:PORT\n"
+		"                       offer that address to every client as\n"
+		"                       the server's preferred address\n"
 		"  -q, --quiet          no log lines\n"
 		"GET /bytes/N answers N bytes (K, M, G suffixes).\n");
 	exit(2);
@@ -542,6 +547,7 @@ int main(int argc, char **argv)
 		{ "retry", no_argument, NULL, 'R' },
 		{ "drop-after", required_argument, NULL, 'D' },
 		{ "early-data", no_argument, NULL, 'E' },
+		{ "preferred", required_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -550,7 +556,8 @@ int main(int argc, char **argv)
 	const char *key, *cert, *cc = NULL;
 	bool retry = false;
 	double idle = 0;
-	struct sockaddr_storage peer;
+	struct sockaddr_storage peer, pref;
+	socklen_t pref_len = 0;
 	long count = 0, served = 0;
 	uint32_t ctype = 0;
 	socklen_t plen;
@@ -587,6 +594,13 @@ int main(int argc, char **argv)
 			break;
 		case 'E':
 			early_data = true;
+			break;
+		case 'P':
+			if (h3_parse_hostport(optarg, &pref, &pref_len)) {
+				fprintf(stderr, "h3server: --preferred %s: not ADDR:PORT\n",
+					optarg);
+				return 2;
+			}
 			break;
 		case 'q':
 			quiet = true;
@@ -631,6 +645,11 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		served++;
+		/* socket-api.md 5.9: after accept(), before the handshake. */
+		if (pref_len &&
+		    setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONNECTION_MIGRATION,
+			       &pref, pref_len))
+			perror("h3server: preferred address");
 		pid = fork();
 		if (!pid) {
 			/* Do not outlive the server. */
