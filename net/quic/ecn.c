@@ -3,8 +3,8 @@
  * QUIC: Explicit Congestion Notification (RFC 9000 13.4, RFC 9002 7.1).
  *
  * Datagrams that carry only a 1-RTT packet leave marked ECT(0); received
- * 1-RTT (and 0-RTT) packets are counted by their marks, and the counts go
- * in ACK_ECN frames. The peer's counts validate the path (13.4.2.1): an
+ * packets are counted by their marks, per packet number space, and the
+ * counts go in ACK_ECN frames. The peer's counts validate the path (13.4.2.1): an
  * ACK that newly acknowledges marked packets must carry counts, which
  * must not fall, and whose ECT(0) and CE increase must cover those
  * packets, with no ECT(1) we never sent; else marking stops for good. An
@@ -14,8 +14,22 @@
  */
 
 #include <net/inet_ecn.h>
+#include <uapi/linux/quic.h>
 
 #include <net/quic/ecn.h>
+#include <net/quic/export.h>
+
+/* The index of the Initial or Handshake space in long_rcvd, or -1 for the
+ * 1-RTT space (where 0-RTT packets count too).
+ */
+static int quic_ecn_long(u8 level)
+{
+	if (level == QUIC_CRYPTO_INITIAL)
+		return QUIC_ECN_SPACE_INITIAL;
+	if (level == QUIC_CRYPTO_HANDSHAKE)
+		return QUIC_ECN_SPACE_HANDSHAKE;
+	return -1;
+}
 
 /**
  * quic_ecn_tos() - the ECN codepoint of the next datagram
@@ -27,17 +41,41 @@ u8 quic_ecn_tos(const struct quic_ecn *e)
 {
 	return e->state == QUIC_ECN_FAILED ? INET_ECN_NOT_ECT : INET_ECN_ECT_0;
 }
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_ecn_tos);
 
 /**
- * quic_ecn_rcvd() - count a 1-RTT or 0-RTT packet received
+ * quic_ecn_rcvd() - count a packet received
  * @e: the state
+ * @level: its level (QUIC_CRYPTO_*)
  * @tos: the ECN bits of the datagram that brought it
  *
  * Return: true if it was marked CE (to be acknowledged at once, RFC 9000
  * 13.2.1).
  */
-bool quic_ecn_rcvd(struct quic_ecn *e, u8 tos)
+bool quic_ecn_rcvd(struct quic_ecn *e, u8 level, u8 tos)
 {
+	int sp = quic_ecn_long(level), i;
+	u8 *l;
+
+	if (unlikely(sp >= 0)) {
+		l = e->long_rcvd[sp];
+		switch (tos & INET_ECN_MASK) {
+		case INET_ECN_ECT_0:
+			i = QUIC_ECN_ECT0;
+			break;
+		case INET_ECN_ECT_1:
+			i = QUIC_ECN_ECT1;
+			break;
+		case INET_ECN_CE:
+			i = QUIC_ECN_CE;
+			break;
+		default:
+			return false;
+		}
+		if (l[i] < U8_MAX)
+			l[i]++;
+		return i == QUIC_ECN_CE;
+	}
 	switch (tos & INET_ECN_MASK) {
 	case INET_ECN_ECT_0:
 		e->rcvd[QUIC_ECN_ECT0]++;
@@ -51,23 +89,26 @@ bool quic_ecn_rcvd(struct quic_ecn *e, u8 tos)
 	}
 	return false;
 }
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_ecn_rcvd);
 
 /**
  * quic_ecn_counts() - the counts for an ACK_ECN frame
  * @e: the state
+ * @level: the level of the space acknowledged (QUIC_CRYPTO_*)
  * @counts: filled with ECT(0), ECT(1), CE
  *
  * Return: true if any packet was marked: then the ACK is an ACK_ECN.
  */
-bool quic_ecn_counts(const struct quic_ecn *e, u64 *counts)
+bool quic_ecn_counts(const struct quic_ecn *e, u8 level, u64 *counts)
 {
-	int i;
+	int sp = quic_ecn_long(level), i;
 
 	for (i = 0; i < QUIC_ECN_COUNTS; i++)
-		counts[i] = e->rcvd[i];
+		counts[i] = sp >= 0 ? e->long_rcvd[sp][i] : e->rcvd[i];
 	return counts[QUIC_ECN_ECT0] || counts[QUIC_ECN_ECT1] ||
 	       counts[QUIC_ECN_CE];
 }
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_ecn_counts);
 
 /**
  * quic_ecn_on_ack() - the peer acknowledged 1-RTT packets
@@ -108,3 +149,4 @@ fail:
 	e->state = QUIC_ECN_FAILED;
 	return -1;
 }
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_ecn_on_ack);

@@ -669,12 +669,10 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 		}
 		if (!ret && !s->discarded)
 			quic_in_ack_due(s, pn, eliciting);
-		/* RFC 9000 13.4.1: 1-RTT and 0-RTT marks, counted; a CE
-		 * is acknowledged at once (13.2.1).
+		/* RFC 9000 13.4.1: marks, counted per space; a CE is
+		 * acknowledged at once (13.2.1).
 		 */
-		if (!ret && (level == QUIC_CRYPTO_APP ||
-			     level == QUIC_CRYPTO_EARLY) &&
-		    quic_ecn_rcvd(&c->ecn, QUIC_IN_CB(skb)->ecn)) {
+		if (!ret && quic_ecn_rcvd(&c->ecn, level, QUIC_IN_CB(skb)->ecn)) {
 			QUIC_INC_STATS(sock_net(sk), QUIC_MIB_ECN_CE);
 			if (eliciting)
 				s->ack_eliciting = U8_MAX;

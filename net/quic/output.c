@@ -237,11 +237,12 @@ static u32 quic_out_hdr_len(const struct sock *sk, u8 level, u32 payload)
 	return len;
 }
 
-/* Write an ACK frame of @s at @p; return its length or 0 if it does not
- * fit. With @ecn (the 1-RTT space) and marks counted, an ACK_ECN.
+/* Write an ACK frame of @s, the space of @level, at @p; return its
+ * length or 0 if it does not fit. With marks counted in that space, an
+ * ACK_ECN.
  */
 static u32 quic_out_ack(struct quic_pnspace *s, const struct quic_ecn *ecn,
-			u8 *p, u32 room)
+			u8 level, u8 *p, u32 room)
 {
 	struct quic_ack_range ranges[QUIC_OUT_ACK_RANGES];
 	struct quic_frame f = {};
@@ -254,7 +255,7 @@ static u32 quic_out_ack(struct quic_pnspace *s, const struct quic_ecn *ecn,
 	for (i = 0; i < n; i++)
 		quic_ackrange_get(&s->recv, i, &ranges[i]);
 	f.type = QUIC_FRAME_ACK;
-	if (ecn && quic_ecn_counts(ecn, f.ack.ecn))
+	if (quic_ecn_counts(ecn, level, f.ack.ecn))
 		f.type = QUIC_FRAME_ACK_ECN;
 	f.ranges = ranges;
 	f.max_ranges = n;
@@ -707,7 +708,7 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 
 	ack_later = s->ack_pending && !quic_out_ack_now(sk, level);
 	if (s->ack_pending && !ack_later) {
-		n = quic_out_ack(s, app ? &c->ecn : NULL, buf, room);
+		n = quic_out_ack(s, &c->ecn, level, buf, room);
 		if (n) {
 			used += n;
 			s->ack_pending = false;
@@ -755,8 +756,7 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 	 * 5.6).
 	 */
 	if (ack_later && *eliciting) {
-		n = quic_out_ack(s, app ? &c->ecn : NULL, buf + used,
-				 room - used);
+		n = quic_out_ack(s, &c->ecn, level, buf + used, room - used);
 		if (n) {
 			quic_out_rotate(buf, used, n);
 			used += n;

@@ -7,6 +7,13 @@
 
 #include <linux/types.h>
 
+/* The spaces whose received marks are counted apart from the 1-RTT one. */
+enum {
+	QUIC_ECN_SPACE_INITIAL,
+	QUIC_ECN_SPACE_HANDSHAKE,
+	QUIC_ECN_LONG_SPACES,
+};
+
 /* Where a connection's use of ECN stands. */
 enum quic_ecn_state {
 	QUIC_ECN_TESTING,	/* marking; no ACK has confirmed it yet */
@@ -23,23 +30,27 @@ enum {
 };
 
 /**
- * struct quic_ecn - the ECN state of a connection's 1-RTT space
+ * struct quic_ecn - the ECN state of a connection
  * @rcvd: 1-RTT and 0-RTT packets received marked ECT(0), ECT(1), CE
- * @peer: the counts of the peer's last ACK_ECN frame
+ * @peer: the counts of the peer's last 1-RTT ACK_ECN frame
  * @state: enum quic_ecn_state
+ * @long_rcvd: Initial and Handshake packets received marked ECT(0),
+ *	ECT(1), CE; a handshake has few, and the counts stop at 255
  *
- * Only datagrams that carry nothing but a 1-RTT packet are marked, so only
- * the 1-RTT space has counts to report and to validate.
+ * We mark only datagrams that carry nothing but a 1-RTT packet, so only
+ * the 1-RTT space has our marks to validate; a peer's marks are counted
+ * and reported in every space (RFC 9000 13.4.1).
  */
 struct quic_ecn {
 	u32	rcvd[QUIC_ECN_COUNTS];
 	u32	peer[QUIC_ECN_COUNTS];
 	u8	state;
+	u8	long_rcvd[QUIC_ECN_LONG_SPACES][QUIC_ECN_COUNTS];
 };
 
 u8 quic_ecn_tos(const struct quic_ecn *e);
-bool quic_ecn_rcvd(struct quic_ecn *e, u8 tos);
-bool quic_ecn_counts(const struct quic_ecn *e, u64 *counts);
+bool quic_ecn_rcvd(struct quic_ecn *e, u8 level, u8 tos);
+bool quic_ecn_counts(const struct quic_ecn *e, u8 level, u64 *counts);
 int quic_ecn_on_ack(struct quic_ecn *e, const u64 *counts, u32 newly_ect);
 
 #endif /* __NET_QUIC_ECN_H */

@@ -54,6 +54,7 @@ static const struct quic_test_suite *const quic_test_suites[] = {
 	&quic_outq_suite,
 	&quic_token_suite,
 	&quic_alpn_suite,
+	&quic_ecn_suite,
 };
 
 static void quic_test_run_suite(const struct quic_test_suite *s)

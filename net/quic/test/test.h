@@ -62,5 +62,6 @@ extern const struct quic_test_suite quic_pmtu_suite;
 extern const struct quic_test_suite quic_outq_suite;
 extern const struct quic_test_suite quic_token_suite;
 extern const struct quic_test_suite quic_alpn_suite;
+extern const struct quic_test_suite quic_ecn_suite;
 
 #endif /* _NET_QUIC_TEST_TEST_H */
