@@ -61,7 +61,7 @@
  *	followed (RFC 9000 9.3)
  * @QUIC_MIB_PATH_FAILED: path validations that failed: the server went
  *	back to the peer's previous address
- * @QUIC_MIB_ECN_CE: 1-RTT packets received marked CE
+ * @QUIC_MIB_ECN_CE: packets received marked CE
  * @QUIC_MIB_ECN_CONG: congestion events the peer's CE counts started
  * @QUIC_MIB_ECN_FAILED: connections whose ECN validation failed (RFC 9000
  *	13.4.2.1): their datagrams go unmarked from then on
