@@ -296,6 +296,381 @@ TEST_F(hs, version_negotiation)
 	EXPECT_EQ((uint32_t)QUIC_VERSION_V1, got.version);
 }
 
+/*
+ * Bad input for a client's version negotiation, from a fake server: a
+ * plain UDP socket on loopback that our client connects to. It reads the
+ * long headers of the client's Initials and answers with hand-made
+ * packets: Version Negotiation (RFC 9000 17.2.1) and a forged v2 Initial.
+ */
+#define VERSION_GREASE	0x1a2a3a4aU	/* one we do not speak */
+#define WAIT_MS		10000		/* for a datagram: a bound, not a test */
+
+/* The invariant fields of a long header (RFC 8999 5.1). */
+struct long_hdr {
+	unsigned char first;
+	uint32_t version;
+	unsigned char dcid_len;
+	unsigned char dcid[20];
+	unsigned char scid_len;
+	unsigned char scid[20];
+};
+
+struct fake {
+	int u;				/* the fake server's UDP socket */
+	struct sockaddr_storage peer;	/* the client's address */
+	socklen_t plen;
+	int cfd;			/* the client */
+	int ret;			/* its quic_client_handshake() */
+	pthread_t th;
+};
+
+static void *fake_client_main(void *p)
+{
+	struct fake *f = p;
+
+	f->ret = quic_client_handshake(f->cfd, PSK_FILE, NULL, NULL);
+	return NULL;
+}
+
+/*
+ * Connect @cfd, configured for @version (0 for the default) and an idle
+ * timeout of @idle_us, to a fake server on loopback of @family, and start
+ * its handshake in a thread.
+ */
+static void fake_start(struct __test_metadata *_metadata, struct fake *f,
+		       int family, int cfd, uint32_t version, uint32_t idle_us)
+{
+	struct quic_config cfg = { .version = version };
+	struct quic_transport_param tp = {};
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(tp);
+
+	f->cfd = cfd;
+	f->ret = 0;
+	f->plen = 0;
+	if (version)
+		ASSERT_EQ(0, setsockopt(cfd, SOL_QUIC, QUIC_SOCKOPT_CONFIG,
+					&cfg, sizeof(cfg)));
+	ASSERT_EQ(0, getsockopt(cfd, SOL_QUIC, QUIC_SOCKOPT_TRANSPORT_PARAM,
+				&tp, &len));
+	tp.max_idle_timeout = idle_us;
+	ASSERT_EQ(0, setsockopt(cfd, SOL_QUIC, QUIC_SOCKOPT_TRANSPORT_PARAM,
+				&tp, sizeof(tp)));
+	f->u = socket(family, SOCK_DGRAM, 0);
+	ASSERT_LE(0, f->u);
+	len = make_addr(&ss, family, loopback(family), 0);
+	ASSERT_EQ(0, bind(f->u, (struct sockaddr *)&ss, len));
+	ASSERT_EQ(0, getsockname(f->u, (struct sockaddr *)&ss, &len));
+	ASSERT_EQ(0, connect(cfd, (struct sockaddr *)&ss, len));
+	ASSERT_EQ(0, pthread_create(&f->th, NULL, fake_client_main, f));
+}
+
+/* Close the client, which ends its handshake, and wait for it. */
+static int fake_end(struct fake *f)
+{
+	shutdown(f->cfd, SHUT_RDWR);
+	pthread_join(f->th, NULL);
+	close(f->u);
+	return f->ret;
+}
+
+static int parse_long(const unsigned char *b, size_t n, struct long_hdr *h)
+{
+	size_t off = 6;
+
+	if (n < 7 || !(b[0] & 0x80) || b[5] > sizeof(h->dcid))
+		return -1;
+	h->first = b[0];
+	h->version = (uint32_t)b[1] << 24 | b[2] << 16 | b[3] << 8 | b[4];
+	h->dcid_len = b[5];
+	if (n < off + h->dcid_len + 1)
+		return -1;
+	memcpy(h->dcid, b + off, h->dcid_len);
+	off += h->dcid_len;
+	h->scid_len = b[off++];
+	if (h->scid_len > sizeof(h->scid) || n < off + h->scid_len)
+		return -1;
+	memcpy(h->scid, b + off, h->scid_len);
+	return 0;
+}
+
+/* The long header of the next datagram of the client, which is where
+ * answers go from now on; -1 if none came within WAIT_MS.
+ */
+static int fake_recv(struct fake *f, struct long_hdr *h)
+{
+	struct pollfd pfd = { .fd = f->u, .events = POLLIN };
+	unsigned char b[2048];
+	ssize_t n;
+
+	for (;;) {
+		if (poll(&pfd, 1, WAIT_MS) != 1)
+			return -1;
+		f->plen = sizeof(f->peer);
+		n = recvfrom(f->u, b, sizeof(b), MSG_DONTWAIT,
+			     (struct sockaddr *)&f->peer, &f->plen);
+		if (n > 0 && !parse_long(b, n, h))
+			return 0;
+	}
+}
+
+/* Forget the datagrams queued so far: those a PTO sent meanwhile. */
+static void fake_drain(struct fake *f)
+{
+	unsigned char b[2048];
+
+	while (recv(f->u, b, sizeof(b), MSG_DONTWAIT) > 0)
+		;
+}
+
+static void fake_send(struct __test_metadata *_metadata, struct fake *f,
+		      const unsigned char *b, size_t len)
+{
+	ASSERT_EQ((ssize_t)len, sendto(f->u, b, len, 0,
+				       (struct sockaddr *)&f->peer, f->plen));
+}
+
+static size_t put_cid(unsigned char *b, const unsigned char *cid,
+		      unsigned int len)
+{
+	b[0] = len;
+	memcpy(b + 1, cid, len);
+	return 1 + len;
+}
+
+static size_t put_be32(unsigned char *b, uint32_t v)
+{
+	b[0] = v >> 24;
+	b[1] = v >> 16;
+	b[2] = v >> 8;
+	b[3] = v;
+	return 4;
+}
+
+/*
+ * Send the client a Version Negotiation answering the Initial whose
+ * header is @h (its DCID is @h's SCID and the other way round), listing
+ * the @n versions @v.
+ */
+static void fake_vn(struct __test_metadata *_metadata, struct fake *f,
+		    const struct long_hdr *h, const uint32_t *v, int n)
+{
+	unsigned char b[128];
+	size_t len = 0;
+	int i;
+
+	b[len++] = 0x80 | (random() & 0x7f);	/* the rest is unused */
+	len += put_be32(b + len, 0);
+	len += put_cid(b + len, h->scid, h->scid_len);
+	len += put_cid(b + len, h->dcid, h->dcid_len);
+	for (i = 0; i < n; i++)
+		len += put_be32(b + len, v[i]);
+	fake_send(_metadata, f, b, len);
+}
+
+/* The next Initial of the client, in @h: the test fails if none came. */
+static void next_initial(struct __test_metadata *_metadata, struct fake *f,
+			 struct long_hdr *h)
+{
+	ASSERT_EQ(0, fake_recv(f, h)) {
+		TH_LOG("no Initial from the client");
+	}
+}
+
+/* QUIC_SOCKOPT_CONFIG's version on @fd. */
+static uint32_t config_version(int fd)
+{
+	struct quic_config cfg = {};
+	socklen_t len = sizeof(cfg);
+
+	if (getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &cfg, &len))
+		return ~0U;
+	return cfg.version;
+}
+
+static int so_error(int fd)
+{
+	socklen_t len = sizeof(int);
+	int err = -1;
+
+	getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+	return err;
+}
+
+/* SNMP's @key once it is at least @min; its value after WAIT_MS if not. */
+static long snmp_reach(const char *key, long min)
+{
+	long v;
+	int i;
+
+	for (i = 0; (v = snmp(key)) < min && i < WAIT_MS / 10; i++)
+		usleep(10000);
+	return v;
+}
+
+/* A Version Negotiation that lists none of our versions ends the
+ * connection: the handshake fails, the socket error is EPROTONOSUPPORT,
+ * and the socket reports a VERSION_NEGOTIATION_ERROR close. Its short idle timeout
+ * bounds the wait if the client did not act on the packet.
+ */
+TEST_F_TIMEOUT(hs, vn_no_common_version, 60)
+{
+	static const uint32_t none[] = { 0x0a0a0a0a, 0xff00001d };
+	long vn = snmp("QuicInVersionNegotiation");
+	struct quic_connection_close cc = {};
+	socklen_t len = sizeof(cc);
+	struct long_hdr h;
+	struct fake f;
+
+	fake_start(_metadata, &f, variant->family, self->cfd, VERSION_GREASE,
+		   3000000);
+	next_initial(_metadata, &f, &h);
+	EXPECT_EQ(VERSION_GREASE, h.version);
+	fake_vn(_metadata, &f, &h, none, 2);
+	pthread_join(f.th, NULL);
+	close(f.u);
+	EXPECT_NE(0, f.ret);
+	/* recvmsg() gives ENOTCONN on a closed connection: the reason is
+	 * the socket error.
+	 */
+	EXPECT_EQ(EPROTONOSUPPORT, so_error(self->cfd));
+	EXPECT_EQ(vn + 1, snmp("QuicInVersionNegotiation"));
+	ASSERT_EQ(0, getsockopt(self->cfd, SOL_QUIC,
+				QUIC_SOCKOPT_CONNECTION_CLOSE, &cc, &len));
+	EXPECT_EQ((uint32_t)QUIC_TRANSPORT_ERROR_VERSION_NEGOTIATION,
+		  cc.errcode);
+}
+
+/* Version Negotiation the client must ignore (RFC 9000 6.2), before and
+ * after one it acts upon:
+ *  - one that lists the version the client sent (and v1 too);
+ *  - one that does not echo the client's DCID in its SCID;
+ *  - one to a DCID that is not the client's SCID: no connection has it;
+ *  - one after a Version Negotiation was acted upon.
+ * The ignored ones change nothing: the client goes on sending Initials
+ * of its version, with no socket error. Those that reach the connection
+ * count as malformed, the one to no connection as such. The one that
+ * lists v2 alone makes the client send its first flight again in v2.
+ */
+TEST_F_TIMEOUT(hs, vn_ignored, 120)
+{
+	static const uint32_t own[] = { VERSION_GREASE, QUIC_VERSION_V1 };
+	static const uint32_t v1[] = { QUIC_VERSION_V1 };
+	static const uint32_t v2[] = { QUIC_VERSION_V2 };
+	long vn = snmp("QuicInVersionNegotiation");
+	long malformed, noconn;
+	struct long_hdr h, bad;
+	struct fake f;
+	int i;
+
+	fake_start(_metadata, &f, variant->family, self->cfd, VERSION_GREASE,
+		   20000000);
+	next_initial(_metadata, &f, &h);
+	ASSERT_EQ(VERSION_GREASE, h.version);
+	EXPECT_EQ(VERSION_GREASE, config_version(self->cfd));
+
+	malformed = snmp("QuicInDropMalformed");
+	noconn = snmp("QuicInDropNoConnection");
+	fake_vn(_metadata, &f, &h, own, 2);
+	bad = h;
+	bad.dcid[0] ^= 0xff;	/* the SCID of the VN */
+	fake_vn(_metadata, &f, &bad, v1, 1);
+	bad = h;
+	bad.scid[0] ^= 0xff;	/* the DCID of the VN */
+	fake_vn(_metadata, &f, &bad, v1, 1);
+	/* The first two reach the connection and are dropped there. */
+	EXPECT_LE(malformed + 2, snmp_reach("QuicInDropMalformed",
+					    malformed + 2));
+	EXPECT_LE(noconn + 1, snmp_reach("QuicInDropNoConnection",
+					 noconn + 1));
+	/* Its next Initial, a PTO later, is as the first. */
+	fake_drain(&f);
+	next_initial(_metadata, &f, &h);
+	EXPECT_EQ(VERSION_GREASE, h.version);
+	EXPECT_EQ(0, so_error(self->cfd));
+	EXPECT_EQ(vn, snmp("QuicInVersionNegotiation"));
+	EXPECT_EQ(VERSION_GREASE, config_version(self->cfd));
+
+	/* v2 alone: the first flight goes again, in v2. A PTO's Initial
+	 * may have crossed the Version Negotiation: skip those.
+	 */
+	fake_drain(&f);
+	fake_vn(_metadata, &f, &h, v2, 1);
+	for (i = 0; i < 4; i++) {
+		next_initial(_metadata, &f, &h);
+		if (h.version != VERSION_GREASE)
+			break;
+	}
+	EXPECT_EQ((uint32_t)QUIC_VERSION_V2, h.version);
+	EXPECT_EQ(0x10, h.first & 0x30) {	/* a v2 Initial */
+		TH_LOG("first byte %#x", h.first);
+	}
+	EXPECT_EQ(vn + 1, snmp("QuicInVersionNegotiation"));
+	EXPECT_EQ((uint32_t)QUIC_VERSION_V2, config_version(self->cfd));
+
+	/* A second one, valid but too late, is ignored too. */
+	malformed = snmp("QuicInDropMalformed");
+	fake_vn(_metadata, &f, &h, v1, 1);
+	EXPECT_LE(malformed + 1, snmp_reach("QuicInDropMalformed",
+					    malformed + 1));
+	fake_drain(&f);
+	next_initial(_metadata, &f, &h);
+	EXPECT_EQ((uint32_t)QUIC_VERSION_V2, h.version);
+	EXPECT_EQ(0, so_error(self->cfd));
+	EXPECT_EQ(vn + 1, snmp("QuicInVersionNegotiation"));
+	EXPECT_EQ((uint32_t)QUIC_VERSION_V2, config_version(self->cfd));
+	EXPECT_NE(0, fake_end(&f));
+}
+
+/* A v1 client that receives an Initial of v2 tries v2's Initial keys on
+ * it (compatible negotiation, RFC 9368 2.3): a forged one, with the
+ * client's SCID as its DCID and random bytes for the rest, does not
+ * open, and the client stays on v1, with its DCID.
+ */
+TEST_F_TIMEOUT(hs, forged_v2_initial, 60)
+{
+	long changed = snmp("QuicVersionChanged");
+	long decrypt = snmp("QuicInDropDecrypt");
+	unsigned char b[1400], scid[8];
+	struct long_hdr h, first;
+	size_t len = 0;
+	struct fake f;
+
+	fake_start(_metadata, &f, variant->family, self->cfd, 0, 20000000);
+	next_initial(_metadata, &f, &h);
+	ASSERT_EQ((uint32_t)QUIC_VERSION_V1, h.version);
+	first = h;
+
+	fill_random(scid, sizeof(scid));
+	b[len++] = 0xd0 | 3;	/* v2 Initial (RFC 9369 3.2), 4-byte PN */
+	len += put_be32(b + len, QUIC_VERSION_V2);
+	len += put_cid(b + len, h.scid, h.scid_len);
+	len += put_cid(b + len, scid, sizeof(scid));
+	b[len++] = 0;		/* no token */
+	b[len++] = 0x40 | (1200 >> 8);	/* Length 1200, a 2-byte varint */
+	b[len++] = 1200 & 0xff;
+	fill_random(b + len, 1200);
+	len += 1200;
+	fake_drain(&f);
+	fake_send(_metadata, &f, b, len);
+	EXPECT_LE(decrypt + 1, snmp_reach("QuicInDropDecrypt", decrypt + 1));
+
+	/* Its next Initial, a PTO later, is of v1 still. */
+	next_initial(_metadata, &f, &h);
+	EXPECT_EQ((uint32_t)QUIC_VERSION_V1, h.version);
+	EXPECT_EQ(0x00, h.first & 0x30) {	/* a v1 Initial */
+		TH_LOG("first byte %#x", h.first);
+	}
+	EXPECT_EQ(first.dcid_len, h.dcid_len);
+	EXPECT_EQ(0, memcmp(h.dcid, first.dcid, first.dcid_len)) {
+		TH_LOG("the client took the forged packet's SCID");
+	}
+	EXPECT_EQ(0U, config_version(self->cfd));
+	EXPECT_EQ(changed, snmp("QuicVersionChanged"));
+	EXPECT_EQ(0, so_error(self->cfd));
+	EXPECT_NE(0, fake_end(&f));
+}
+
 TEST_F(hs, certificate)
 {
 	ASSERT_EQ(0, quic_test_make_cert(CERT_FILE, KEY_FILE));
