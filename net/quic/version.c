@@ -13,10 +13,13 @@
  * that version's Initial keys. TLS lives in user space, so the
  * ClientHello cannot be built again: the same one goes, and it carries
  * no version_information (RFC 9368 3), whose Chosen Version would be
- * the version the server refused. A Version Negotiation that lists the
- * version sent, comes after any packet from the server was processed,
- * or does not echo our connection IDs is ignored (RFC 9000 6.2); one
- * with no version of ours ends the connection with EPROTONOSUPPORT.
+ * the version the server refused. A client that started in a version we
+ * speak sent one naming it: Version Negotiation ends that connection
+ * with EPROTONOSUPPORT, unless it disabled compatible negotiation (and
+ * so sent none). A Version Negotiation that lists the version sent,
+ * comes after any packet from the server was processed, or does not echo
+ * our connection IDs is ignored (RFC 9000 6.2); one with no version of
+ * ours ends the connection with EPROTONOSUPPORT.
  *
  * Compatible negotiation (RFC 9368 2.3). A server upgrades a connection
  * to its own QUIC_SOCKOPT_CONFIG version (inherited from the listener)
@@ -114,8 +117,13 @@ int quic_version_vn_rcvd(struct sock *sk, const struct quic_pkt_hdr *h)
 		}
 	}
 	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_VN_RCVD);
-	if (!pick) {
-		/* Nothing to send: the server speaks none of ours. */
+	/* Nothing to send: the server speaks none of ours; or our
+	 * ClientHello names a Chosen Version, which a server checks
+	 * against the version in use (RFC 9368 4), and TLS cannot build
+	 * another one here.
+	 */
+	if (!pick || (!c->vn_probe &&
+		      quic_tparams_has(&c->local_tp, QUIC_TPB_VERSION_INFO))) {
 		quic_conn_abort(sk, QUIC_TRANSPORT_ERROR_VERSION_NEGOTIATION,
 				EPROTONOSUPPORT);
 		return 0;
