@@ -8,10 +8,11 @@
 # file of each size. Every body is compared by SHA-256 with the file
 # served. Then, per family, one transfer each way with a Retry first
 # (gtlsserver -V, h3server --retry), session resumption and 0-RTT both
-# ways, and a gtlsclient upload that our server forgets midway:
-# gtlsclient must drain on our Stateless Reset. One result line per
-# transfer (ktap.sh), with its throughput in the log; nothing asserts a
-# time.
+# ways, Version Negotiation both ways, a server's preferred address both
+# ways and between our ends, and a gtlsclient upload that our server
+# forgets midway: gtlsclient must drain on our Stateless Reset. One
+# result line per transfer (ktap.sh), with its throughput in the log;
+# nothing asserts a time.
 #
 #   interop.sh [SIZE...]	sizes in bytes (default 1 MiB and 10 MiB)
 #
@@ -351,6 +352,90 @@ for fam in $families; do
 	[ "$rc" != 0 ] || grep -q ", resumed, 0-RTT accepted" "$tmp/h3s.log" ||
 		rc="$rc (h3server took no 0-RTT)"
 	check "$name" "$s" "$tmp/got/f$s.bin" "$rc" "$secs"
+
+	# Version Negotiation (RFC 9000 6), both ways: a client whose first
+	# Initials carry a greased version gets the server's list and
+	# starts again in v1. The kernel counts the one our client took.
+	port=$((port + 1))
+	gtlsserver -q -d "$tmp/www" "$addr" $port \
+		"$tmp/key.pem" "$tmp/cert.pem" >>"$log" 2>&1 &
+	srv_pid=$!
+	wait_udp $port || echo "gtlsserver did not bind port $port" >>"$log"
+	name="h3client Version Negotiation with gtlsserver IPv$fam"
+	echo "-- $name" >>"$log"
+	rm -f "$tmp/got/f$s.bin"
+	vn0=$(snmp QuicInVersionNegotiation)
+	timed timeout "$tmo" "$h3/h3client" --quic-version 1a2a3a4a \
+		--ca "$tmp/cert.pem" -o "$tmp/got/f$s.bin" \
+		"https://$host:$port/f$s.bin"
+	vn1=$(snmp QuicInVersionNegotiation)
+	echo "Version Negotiation packets taken: $((vn1 - vn0))" >>"$log"
+	[ $((vn1 - vn0)) -ge 1 ] || rc="$rc (no Version Negotiation)"
+	check "$name" "$s" "$tmp/got/f$s.bin" "$rc" "$secs"
+	stop_server
+
+	port=$((port + 1))
+	"$h3/h3server" -d "$tmp/www" "$addr" $port \
+		"$tmp/key.pem" "$tmp/cert.pem" >>"$log" 2>&1 &
+	srv_pid=$!
+	wait_udp $port || echo "h3server did not bind port $port" >>"$log"
+	name="gtlsclient Version Negotiation with h3server IPv$fam"
+	echo "-- $name" >>"$log"
+	rm -f "$tmp/got/f$s.bin"
+	timed timeout "$tmo" gtlsclient -q --exit-on-all-streams-close \
+		-v 0x1a2a3a4a --download "$tmp/got" "$addr" $port \
+		"https://$host:$port/f$s.bin"
+	check "$name" "$s" "$tmp/got/f$s.bin" "$rc" "$secs"
+	stop_server
+
+	# A server's preferred address (RFC 9000 9.6), both ways and between
+	# our ends: the client moves there once the handshake is confirmed.
+	# 127.0.0.2 for IPv4, another port of ::1 for IPv6. The kernel
+	# counts the move on each of our ends that made it.
+	for pair in "h3client gtlsserver" "gtlsclient h3server" \
+		    "h3client h3server"; do
+		cl=${pair% *}
+		sv=${pair#* }
+		port=$((port + 2))
+		if [ "$fam" = 6 ]; then
+			pref="[::1]:$((port - 1))"
+		else
+			pref="127.0.0.2:$((port - 1))"
+		fi
+		if [ "$sv" = gtlsserver ]; then
+			gtlsserver -q -d "$tmp/www" \
+				"--preferred-ipv$fam-addr=$pref" "$addr" $port \
+				"$tmp/key.pem" "$tmp/cert.pem" >>"$log" 2>&1 &
+		else
+			"$h3/h3server" --preferred "$pref" -d "$tmp/www" \
+				"$addr" $port "$tmp/key.pem" "$tmp/cert.pem" \
+				>>"$log" 2>&1 &
+		fi
+		srv_pid=$!
+		wait_udp $port || echo "$sv did not bind port $port" >>"$log"
+		name="$cl moves to $sv's preferred address IPv$fam"
+		echo "-- $name ($pref)" >>"$log"
+		rm -f "$tmp/got/f$s.bin"
+		mv0=$(snmp QuicPathMigrations)
+		if [ "$cl" = gtlsclient ]; then
+			timed timeout "$tmo" gtlsclient -q \
+				--exit-on-all-streams-close \
+				--download "$tmp/got" "$addr" $port \
+				"https://$host:$port/f$s.bin"
+		else
+			timed timeout "$tmo" "$h3/h3client" \
+				--ca "$tmp/cert.pem" -o "$tmp/got/f$s.bin" \
+				"https://$host:$port/f$s.bin"
+		fi
+		mv1=$(snmp QuicPathMigrations)
+		want=1
+		[ "$pair" != "h3client h3server" ] || want=2
+		echo "validated moves: $((mv1 - mv0))" >>"$log"
+		[ $((mv1 - mv0)) -ge $want ] ||
+			rc="$rc ($((mv1 - mv0)) validated moves)"
+		check "$name" "$s" "$tmp/got/f$s.bin" "$rc" "$secs"
+		stop_server
+	done
 
 	# A server that forgets a connection (h3server --drop-after, a
 	# shutdown(SHUT_RD) mid-upload) answers the client's next packets
