@@ -104,6 +104,19 @@ wait_udp() {
 	return 1
 }
 
+# serve gtlsserver|h3server [ARG...]: start that server, logging to
+# $log, on the next port ($port) of $addr with the test certificate.
+serve() {
+	local who=$1 prog=$1
+	shift
+	[ "$prog" = h3server ] && prog=$h3/h3server
+	port=$((port + 1))
+	"$prog" "$@" "$addr" $port "$tmp/key.pem" "$tmp/cert.pem" \
+		>>"$log" 2>&1 &
+	srv_pid=$!
+	wait_udp $port || echo "$who did not bind port $port" >>"$log"
+}
+
 stop_server() {
 	[ -n "$srv_pid" ] || return
 	kill "$srv_pid" 2>/dev/null
@@ -356,11 +369,7 @@ for fam in $families; do
 	# Version Negotiation (RFC 9000 6), both ways: a client whose first
 	# Initials carry a greased version gets the server's list and
 	# starts again in v1. The kernel counts the one our client took.
-	port=$((port + 1))
-	gtlsserver -q -d "$tmp/www" "$addr" $port \
-		"$tmp/key.pem" "$tmp/cert.pem" >>"$log" 2>&1 &
-	srv_pid=$!
-	wait_udp $port || echo "gtlsserver did not bind port $port" >>"$log"
+	serve gtlsserver -q -d "$tmp/www"
 	name="h3client Version Negotiation with gtlsserver IPv$fam"
 	echo "-- $name" >>"$log"
 	rm -f "$tmp/got/f$s.bin"
@@ -374,11 +383,7 @@ for fam in $families; do
 	check "$name" "$s" "$tmp/got/f$s.bin" "$rc" "$secs"
 	stop_server
 
-	port=$((port + 1))
-	"$h3/h3server" -d "$tmp/www" "$addr" $port \
-		"$tmp/key.pem" "$tmp/cert.pem" >>"$log" 2>&1 &
-	srv_pid=$!
-	wait_udp $port || echo "h3server did not bind port $port" >>"$log"
+	serve h3server -d "$tmp/www"
 	name="gtlsclient Version Negotiation with h3server IPv$fam"
 	echo "-- $name" >>"$log"
 	rm -f "$tmp/got/f$s.bin"
@@ -396,23 +401,18 @@ for fam in $families; do
 		    "h3client h3server"; do
 		cl=${pair% *}
 		sv=${pair#* }
-		port=$((port + 2))
+		port=$((port + 1))
 		if [ "$fam" = 6 ]; then
-			pref="[::1]:$((port - 1))"
+			pref="[::1]:$port"
 		else
-			pref="127.0.0.2:$((port - 1))"
+			pref="127.0.0.2:$port"
 		fi
 		if [ "$sv" = gtlsserver ]; then
-			gtlsserver -q -d "$tmp/www" \
-				"--preferred-ipv$fam-addr=$pref" "$addr" $port \
-				"$tmp/key.pem" "$tmp/cert.pem" >>"$log" 2>&1 &
+			serve gtlsserver -q -d "$tmp/www" \
+				"--preferred-ipv$fam-addr=$pref"
 		else
-			"$h3/h3server" --preferred "$pref" -d "$tmp/www" \
-				"$addr" $port "$tmp/key.pem" "$tmp/cert.pem" \
-				>>"$log" 2>&1 &
+			serve h3server --preferred "$pref" -d "$tmp/www"
 		fi
-		srv_pid=$!
-		wait_udp $port || echo "$sv did not bind port $port" >>"$log"
 		name="$cl moves to $sv's preferred address IPv$fam"
 		echo "-- $name ($pref)" >>"$log"
 		rm -f "$tmp/got/f$s.bin"
