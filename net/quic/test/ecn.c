@@ -77,7 +77,8 @@ static int ecn_validation(struct quic_test *t)
 	if (quic_ecn_on_ack(&e, NULL, 1) != -1)
 		return quic_test_fail(t, "no counts passed");
 	memset(&e, 0, sizeof(e));
-	if (quic_ecn_on_ack(&e, ce, 5) || quic_ecn_on_ack(&e, fall, 0) != -1)
+	if (quic_ecn_on_ack(&e, ce, 5) != 1 ||
+	    quic_ecn_on_ack(&e, fall, 0) != -1)
 		return quic_test_fail(t, "falling counts passed");
 	memset(&e, 0, sizeof(e));
 	if (quic_ecn_on_ack(&e, ect1, 1) != -1)
