@@ -4,7 +4,8 @@
 # A client whose address changes under a transfer (RFC 9000 9), across a
 # router (topo.sh), run inside the test VM by run_tests.sh. Our h3server
 # in the server namespace serves a download (and takes an upload); the
-# client's address changes 0.5 s in:
+# client's address changes mid-transfer (0.5 s in; the router's rewrites
+# once the body has begun to come):
 #  - gtlsclient --change-local-addr --nat-rebinding, uploading: a new
 #    source port, the client carries on as if nothing happened (a NAT
 #    rebinding; downloading, it would send nothing more from the new
@@ -26,7 +27,9 @@
 # Nothing asserts a time.
 #
 # QUIC_MIGRATE_SIZE (default 2 MiB) sets the size of the file;
-# QUIC_MIGRATE_FAMS ("4 6") the address families of the port cases.
+# QUIC_MIGRATE_FAMS ("4 6") the address families of the port cases;
+# QUIC_MIGRATE_ONLY, a shell pattern, the cases that run (by name, e.g.
+# '*changes its port*'; the others are left out of the results).
 
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
@@ -100,43 +103,56 @@ snap() {
 	ip netns exec "${1:-$TOPO_QS}" cat /proc/net/quic/snmp 2>/dev/null
 }
 
-# nat addr|port|off: the router translates the client's IPv4 address to
-# $nat4 towards the server, and back; or the source port of its QUIC
-# socket (found with ss) to 40000, and back. Stateless, so a flow already
-# running changes address at once.
-nat() {
-	local cport ip=ip
+# nat_rules addr|port FAM: the router's rewrite as a tc batch, on stdout:
+# it translates the client's IPv4 address to $nat4 towards the server,
+# and back; or the source port of the client's QUIC socket, $cport, to
+# 40000, and back. Stateless, so a flow already running changes address
+# at once. The way back goes in first, so that the server's first answer
+# to the new address is not lost.
+nat_rules() {
+	local ip=ip
 
+	echo "qdisc replace dev r1 clsact"
 	case $1 in
 	addr)
-		topo_router tc qdisc replace dev r1 clsact &&
-			topo_router tc filter add dev r1 egress matchall \
-				action nat egress $TOPO_C4/32 $nat4 &&
-			topo_router tc filter add dev r1 ingress matchall \
-				action nat ingress $nat4/32 $TOPO_C4
+		echo "filter add dev r1 ingress matchall" \
+			"action nat ingress $nat4/32 $TOPO_C4"
+		echo "filter add dev r1 egress matchall" \
+			"action nat egress $TOPO_C4/32 $nat4"
 		;;
 	port)
 		[ "$2" = 6 ] && ip=ipv6
-		# The client's only UDP socket: its QUIC one.
-		cport=$(topo_client ss -uanH | awk '{ print $4 }' |
-			sed 's/.*://' | head -1)
-		[ -n "$cport" ] || return 1
-		echo "   client port $cport -> 40000" >>"$log"
-		topo_router tc qdisc replace dev r1 clsact &&
-			topo_router tc filter add dev r1 egress protocol $ip \
-				flower ip_proto udp src_port $cport \
-				action pedit ex munge udp sport set 40000 \
-				pipe action csum udp &&
-			topo_router tc filter add dev r1 ingress protocol $ip \
-				flower ip_proto udp dst_port 40000 \
-				action pedit ex munge udp dport set $cport \
-				pipe action csum udp
-		;;
-	*)
-		topo_router tc qdisc del dev r1 clsact 2>/dev/null
-		return 0
+		echo "filter add dev r1 ingress protocol $ip flower" \
+			"ip_proto udp dst_port 40000" \
+			"action pedit ex munge udp dport set $cport" \
+			"pipe action csum udp"
+		echo "filter add dev r1 egress protocol $ip flower" \
+			"ip_proto udp src_port $cport" \
+			"action pedit ex munge udp sport set 40000" \
+			"pipe action csum udp"
 		;;
 	esac
+}
+
+# nat_off: the router rewrites nothing more.
+nat_off() {
+	tc -n "$TOPO_QR" qdisc del dev r1 clsact 2>/dev/null
+	return 0
+}
+
+# rewritten DIR: how many packets the router's rule on r1 DIR (egress:
+# from the client, ingress: back to it) has rewritten.
+rewritten() {
+	local n
+
+	n=$(tc -n "$TOPO_QR" -s filter show dev r1 "$1" 2>/dev/null |
+		awk '/Sent/ { print $4; exit }')
+	echo "${n:-0}"
+}
+
+# now VAR: microseconds since the epoch in VAR, with no fork.
+now() {
+	printf -v "$1" %s "${EPOCHREALTIME//[.,]/}"
 }
 
 # The router's rewrites need clsact and the nat, pedit and csum actions;
@@ -150,13 +166,59 @@ tc_rewrites=1
 	pipe action csum udp; } >>"$log" 2>&1 || tc_rewrites=0
 topo_router tc qdisc del dev r1 clsact 2>/dev/null
 
-# transfer NAME CHECKFILE MOVE CMD...: one transfer; MOVE (nat's
-# arguments, or "") happens 0.5 s in; the body (downloads) is checked, and
-# the server must have followed the client at least once (the client
-# must have moved, with WHO=client in the environment).
+# In the port case, the client's QUIC socket takes the one port of its
+# namespace's ephemeral range, out of the default one (no earlier socket
+# holds it): known before the client starts, not looked for with ss
+# under the transfer.
+cport=20000
+range=$(topo_client sysctl -n net.ipv4.ip_local_port_range)
+
+# move FILE PID T0 RULES: the router starts rewriting (RULES, from
+# nat_rules) once the body has begun to come to FILE, the transfer of PID
+# (started at T0, in microseconds) under way; without FILE, 0.5 s in.
+# The rules go to a tc that was started before the client and waits for
+# them on fd 9 (tc -batch -): under TCG a download lasts some 2 s, and
+# starting a program there takes a good part of a second, seconds when
+# the machine is busy or the program not yet read (over 9p). Says in the
+# log when the rules went in; fails (1) when they did not, (2) when the
+# transfer had ended by then.
+move() {
+	local file=$1 pid=$2 t0=$3 rules=$4 i t1 t2
+
+	for ((i = 0; i < 300; i++)); do
+		if [ -z "$file" ]; then
+			sleep 0.5
+			break
+		fi
+		[ -s "$file" ] && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	now t1
+	# A subshell: a tc that died would kill the writer with SIGPIPE.
+	(echo "$rules" >&9) 2>/dev/null
+	exec 9>&-
+	wait "$nat_pid" || return 1
+	now t2
+	echo "   router rewriting $(((t2 - t0) / 1000)) ms after the client" \
+		"started, the body there from $(((t1 - t0) / 1000)) ms"
+	if ! kill -0 "$pid" 2>/dev/null; then
+		echo "   the transfer had ended before the router's rules were in"
+		return 2
+	fi
+}
+
+# transfer NAME CHECKFILE MOVE CMD...: one transfer; MOVE (nat_rules'
+# arguments, or "") happens once the body has begun (move); the body
+# (downloads) is checked, and the server must have followed the client
+# at least once (the client must have moved, with WHO=client in the
+# environment). A rewrite that no packet went through is told as such.
 transfer() {
-	local name=$1 file=$2 move=$3 rc moved pid ns=$TOPO_QS
+	local name=$1 file=$2 move=$3 rc moved pid ns=$TOPO_QS why='' out back
+	local t0 rules nat_pid
 	shift 3
+	# shellcheck disable=SC2053
+	[[ $name == ${QUIC_MIGRATE_ONLY:-*} ]] || return 0
 	if [ -n "$move" ] && [ $tc_rewrites = 0 ]; then
 		echo "   skip $name: no tc clsact/nat/pedit in this kernel"
 		result skip $suite "$name (no tc clsact, nat or pedit)"
@@ -166,16 +228,41 @@ transfer() {
 	echo "-- $name" >>"$log"
 	rm -f "$tmp/got/f.bin"
 	snap "$ns" >"$tmp/before"
-	"$@" >>"$log" 2>&1 &
+	if [ -n "$move" ]; then
+		# shellcheck disable=SC2086
+		rules=$(nat_rules $move)
+		[ "${move% *}" = port ] && topo_client sysctl -qw \
+			net.ipv4.ip_local_port_range="$cport $cport"
+		exec 9> >(tc -n "$TOPO_QR" -batch - >>"$log" 2>&1)
+		nat_pid=$!
+	fi
+	now t0
+	"$@" >>"$log" 2>&1 9>&- &
 	pid=$!
 	if [ -n "$move" ]; then
-		sleep 0.5
-		# shellcheck disable=SC2086
-		nat $move >>"$log" 2>&1 || echo "   nat rule refused" >>"$log"
+		move "$file" $pid "$t0" "$rules" >>"$log" 2>&1
+		case $? in
+		1) why=", the router's rules did not go in" ;;
+		2) why=", the transfer ended before the router's rules went in" ;;
+		esac
 	fi
 	wait $pid
 	rc=$?
-	nat off
+	if [ -n "$move" ]; then
+		[ "${move% *}" = port ] && topo_client sysctl -qw \
+			net.ipv4.ip_local_port_range="$range"
+		out=$(rewritten egress)
+		back=$(rewritten ingress)
+		echo "   router: $out packets rewritten towards the server," \
+			"$back back" >>"$log"
+		if [ "$out" = 0 ]; then
+			echo "   the router's rewrite never took effect:" \
+				"no packet went through it" >>"$log"
+			[ -n "$why" ] ||
+				why=", the router's rewrite never took effect"
+		fi
+	fi
+	nat_off
 	snap "$ns" >"$tmp/after"
 	echo "   ${WHO:-server}:$(topo_delta "$tmp/before" "$tmp/after")" >>"$log"
 	moved=$(topo_grew QuicPathMigrations "$tmp/before" "$tmp/after")
@@ -185,7 +272,7 @@ transfer() {
 		echo "   ok   $name"
 		result ok $suite "$name"
 	else
-		echo "   FAIL $name: status $rc, $moved validated moves, $(stat -c %s "$file" 2>/dev/null || echo 0) bytes"
+		echo "   FAIL $name: status $rc, $moved validated moves, $(stat -c %s "$file" 2>/dev/null || echo 0) bytes$why"
 		result "not ok" $suite "$name"
 	fi
 }
