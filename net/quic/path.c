@@ -122,26 +122,36 @@ static bool quic_path_ip_changed(const union quic_addr *a,
 	return !ipv6_addr_equal(&a->v6.sin6_addr, &b->v6.sin6_addr);
 }
 
+/* Our local address moves to @addr, whose UDP socket @us (referenced)
+ * the connection takes; the old one goes once nothing else holds it.
+ */
+static void quic_path_move_local(struct sock *sk, const union quic_addr *addr,
+				 struct quic_udp_sock *us)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_udp_sock *old = quic_sk(sk)->udp;
+
+	if (quic_path_ip_changed(&c->local, addr))
+		quic_conn_path_reset(sk);
+	quic_sk(sk)->udp = us;
+	c->local = *addr;
+	quic_sock_set_local(sk, &c->local);
+	dst_cache_reset(&c->dst_cache);
+	quic_udp_sock_put(old);
+}
+
 /* The PATH_RESPONSE to our probe came: our local address moves. The old
  * UDP socket goes once nothing else holds it; packets the peer sent
  * there meanwhile are lost and sent again.
  */
 static void quic_path_switch_local(struct sock *sk)
 {
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_path *p = c->path;
-	struct quic_udp_sock *old = quic_sk(sk)->udp;
+	struct quic_path *p = quic_sk(sk)->conn.path;
 
-	if (quic_path_ip_changed(&c->local, &p->new_local))
-		quic_conn_path_reset(sk);
-	quic_sk(sk)->udp = p->new_us;
+	quic_path_move_local(sk, &p->new_local, p->new_us);
 	p->new_us = NULL;
-	c->local = p->new_local;
-	quic_sock_set_local(sk, &c->local);
-	dst_cache_reset(&c->dst_cache);
 	p->migrating = 0;
 	p->challenge_pending = 0;
-	quic_udp_sock_put(old);
 }
 
 /* The PATH_RESPONSE to our probe of the server's preferred address came:
@@ -374,22 +384,15 @@ int quic_path_prefer(struct sock *sk, const union quic_addr *addr,
 void quic_path_local_arrived(struct sock *sk, const struct quic_udp_sock *to)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_udp_sock *old = quic_sk(sk)->udp;
 	struct quic_path *p = c->path;
 	u8 local = 1;
 
 	if (!p || !p->pref_us || to != p->pref_us || !c->is_server ||
 	    sk->sk_state != TCP_ESTABLISHED)
 		return;
-	if (quic_path_ip_changed(&c->local, &p->pref_local))
-		quic_conn_path_reset(sk);
-	quic_sk(sk)->udp = p->pref_us;
+	quic_path_move_local(sk, &p->pref_local, p->pref_us);
 	p->pref_us = NULL;
 	p->resp_pref = 0;
-	c->local = p->pref_local;
-	quic_sock_set_local(sk, &c->local);
-	dst_cache_reset(&c->dst_cache);
-	quic_udp_sock_put(old);
 	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_PATH_MIGRATED);
 	quic_event_put(sk, QUIC_EVENT_CONNECTION_MIGRATION, &local,
 		       sizeof(local));
