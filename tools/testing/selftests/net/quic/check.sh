@@ -238,16 +238,28 @@ passed=$(grep -c '^ok ' <<<"$all")
 skipped=$(grep -c '^skip ' <<<"$all")
 failed=$(grep -c '^not ok ' <<<"$all")
 echo
+if [ "$skipped" -gt 0 ]; then
+	echo "Skipped:"
+	grep '^skip ' <<<"$all" | sed 's/^skip /  /'
+fi
 if [ "$failed" -gt 0 ]; then
 	echo "Failed:"
 	while read -r line; do
 		echo "  $line"
 		failure_log "$line"
 	done < <(grep '^not ok ' <<<"$all" | sed 's/^not ok //')
-fi
-if [ "$skipped" -gt 0 ]; then
-	echo "Skipped:"
-	grep '^skip ' <<<"$all" | sed 's/^skip /  /'
+	# The names once more, last, where a log cut to its tail shows
+	# them: with a guest that died, the first lines of its report.
+	echo "Failed, in short:"
+	while read -r line; do
+		echo "  $line"
+		case "$line" in
+		*": guest ran to the end")
+			failure_log "$line" >"$out/short.log"
+			grep -m 4 -E 'BUG|Oops|RIP|panic|WARNING|lockup|memory' \
+				"$out/short.log" || tail -n 4 "$out/short.log" ;;
+		esac
+	done < <(grep '^not ok ' <<<"$all" | sed 's/^not ok //' | head -n 12)
 fi
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
