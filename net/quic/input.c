@@ -847,9 +847,16 @@ static void quic_in_listen(struct sock *sk, struct sk_buff *skb)
 		return;
 	}
 	quic_in_addrs(skb, &local, &peer);
-	/* accept() may have made the connection since the lookup. */
+	/* accept() may have made the connection since the lookup. From the
+	 * listener's backlog this runs in process context, softirqs on: the
+	 * lookup needs RCU, and the child's spinlock, also taken by softirq,
+	 * must be taken with them off.
+	 */
+	rcu_read_lock();
 	child = quic_lookup_conn(sock_net(sk), h.dcid, h.dcid_len, &peer);
+	rcu_read_unlock();
 	if (child) {
+		local_bh_disable();
 		bh_lock_sock_nested(child);
 		if (!sock_owned_by_user(child)) {
 			if (child->sk_state != TCP_CLOSE)
@@ -861,6 +868,7 @@ static void quic_in_listen(struct sock *sk, struct sk_buff *skb)
 			quic_in_drop(sk, skb, QUIC_MIB_DROP_BACKLOG);
 		}
 		bh_unlock_sock(child);
+		local_bh_enable();
 		sock_put(child);
 		return;
 	}
