@@ -14,7 +14,8 @@
 # Every body is compared by SHA-256; one result line per transfer
 # (ktap.sh); the counters go to the log. Nothing asserts a time.
 #
-# QUIC_ECN_SIZE (default 1 MiB) sets the size of the file.
+# QUIC_ECN_SIZE (default 1 MiB) sets the size of the file; QUIC_ECN_FAMS
+# ("4 6") the address families.
 
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
@@ -40,7 +41,7 @@ cleanup() {
 trap cleanup EXIT
 
 names=()
-for fam in 4 6; do
+for fam in ${QUIC_ECN_FAMS:-4 6}; do
 	names+=("h3client from h3server, router marks CE IPv$fam"
 		"gtlsclient from h3server, router marks CE IPv$fam"
 		"h3client from h3server, router bleaches ECN IPv$fam")
@@ -150,7 +151,7 @@ transfer() {
 	fi
 }
 
-for fam in 4 6; do
+for fam in ${QUIC_ECN_FAMS:-4 6}; do
 	if [ $fam = 4 ]; then addr=$TOPO_S4 host=$TOPO_S4; else addr=$TOPO_S6 host="[$TOPO_S6]"; fi
 	port=$((port + 1))
 	ip netns exec "$TOPO_QS" "$h3/h3server" -d "$tmp/www" "$addr" $port \

@@ -18,7 +18,9 @@
 # asserts a time.
 #
 # QUIC_PATHS_SIZE (default 2 MiB) sets the size of the file;
-# QUIC_PATHS_ONLY (indices into cases[]) runs only some cases.
+# QUIC_PATHS_ONLY (indices into cases[]) runs only some cases;
+# QUIC_PATHS_FAMS ("4 6") and QUIC_PATHS_CLIENTS ("h3 gtls") narrow the
+# families and clients of every case (the debug kernel's run).
 
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
@@ -67,11 +69,19 @@ client_name() {
 	[ "$1" = h3 ] && echo h3client || echo gtlsclient
 }
 
+# want WORD LIST: is WORD one of the words of LIST?
+want() {
+	case " $2 " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
 fail_all() {
 	local i f k
-	for i in "${!cases[@]}"; do
+	for i in ${QUIC_PATHS_ONLY:-${!cases[@]}}; do
 		for f in ${fams[$i]}; do
+			want "$f" "${QUIC_PATHS_FAMS:-4 6}" || continue
 			for k in ${clients[$i]}; do
+				want "$k" "${QUIC_PATHS_CLIENTS:-h3 gtls}" || continue
 				result "not ok" $suite "$(client_name $k) from h3server IPv$f, ${cases[$i]} ($1)"
 				[ "$i" != $reorder_case ] ||
 					result "not ok" $suite "$(client_name $k) IPv$f: under 1.2x the file on the wire ($1)"
@@ -228,6 +238,7 @@ for i in ${QUIC_PATHS_ONLY:-${!cases[@]}}; do
 	idle=()
 	[ "${idles[$i]}" = 0 ] || idle=(--idle "${idles[$i]}")
 	for fam in ${fams[$i]}; do
+		want "$fam" "${QUIC_PATHS_FAMS:-4 6}" || continue
 		if [ $fam = 4 ]; then addr=$TOPO_S4 host=$TOPO_S4; else addr=$TOPO_S6 host="[$TOPO_S6]"; fi
 		port=$((port + 1))
 		# Not through the shell function: $! must be h3server itself.
@@ -238,6 +249,7 @@ for i in ${QUIC_PATHS_ONLY:-${!cases[@]}}; do
 		sleep 1
 
 		for k in ${clients[$i]}; do
+			want "$k" "${QUIC_PATHS_CLIENTS:-h3 gtls}" || continue
 			name="$(client_name $k) from h3server IPv$fam, ${cases[$i]}"
 			if [ $k = h3 ]; then
 				transfer $i "$name" timeout 300 \
