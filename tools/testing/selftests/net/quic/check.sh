@@ -248,15 +248,16 @@ if [ "$skipped" -gt 0 ]; then
 	grep '^skip ' <<<"$all" | sed 's/^skip /  /'
 fi
 if [ "$failed" -gt 0 ]; then
+	mapfile -t failures < <(grep '^not ok ' <<<"$all" | sed 's/^not ok //')
 	echo "Failed:"
-	while read -r line; do
+	for line in "${failures[@]}"; do
 		echo "  $line"
 		failure_log "$line"
-	done < <(grep '^not ok ' <<<"$all" | sed 's/^not ok //')
+	done
 	# The names once more, last, where a log cut to its tail shows
 	# them: with a guest that died, the first lines of its report.
 	echo "Failed, in short:"
-	while read -r line; do
+	for line in "${failures[@]:0:12}"; do
 		echo "  $line"
 		case "$line" in
 		*": guest ran to the end")
@@ -264,7 +265,7 @@ if [ "$failed" -gt 0 ]; then
 			grep -m 4 -E 'BUG|Oops|RIP|panic|WARNING|lockup|memory' \
 				"$out/short.log" || tail -n 4 "$out/short.log" ;;
 		esac
-	done < <(grep '^not ok ' <<<"$all" | sed 's/^not ok //' | head -n 12)
+	done
 fi
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
