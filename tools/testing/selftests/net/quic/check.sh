@@ -238,6 +238,21 @@ failure_log() {
 		/^(ok|not ok) / { p = 0 }' "$tdir/$suite.tap" | head -n 20
 }
 
+# failure_short "SUITE: guest ran to the end": the dead guest's report cut
+# to what names the bug (the first lines, the faulting RIP, the top of the
+# call trace), and the last test result the guest wrote before it died.
+failure_short() {
+	local suite=${1%%: *} tdir=$out
+	[ "$suite" = vm ] || tdir=$out/$suite
+	failure_log "$1" >"$out/short.log"
+	awk 'NR <= 2 || /kernel BUG at|skb_.*_panic|BUG:|general protection|invalid opcode|divide error|RIP: 0010/ { print; next }
+	     /Call Trace:/ { t = 1; next }
+	     t && /\+0x/ && t++ <= 8 { print }' "$out/short.log" | head -n 16
+	[ -s "$tdir/results" ] &&
+		echo "      last result before: $(tail -n 1 "$tdir/results")"
+	return 0
+}
+
 all=$(cat "$host_results"; echo "$run_results")
 passed=$(grep -c '^ok ' <<<"$all")
 skipped=$(grep -c '^skip ' <<<"$all")
@@ -261,9 +276,7 @@ if [ "$failed" -gt 0 ]; then
 		echo "  $line"
 		case "$line" in
 		*": guest ran to the end")
-			failure_log "$line" >"$out/short.log"
-			grep -m 4 -E 'BUG|Oops|RIP|panic|WARNING|lockup|memory' \
-				"$out/short.log" || tail -n 4 "$out/short.log" ;;
+			failure_short "$line" ;;
 		esac
 	done
 fi
