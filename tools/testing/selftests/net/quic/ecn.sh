@@ -114,7 +114,7 @@ topo_router tc qdisc del dev r1 clsact 2>/dev/null
 # client's count, which gtlsclient keeps to itself) or "bleach" (the
 # server's validation fails).
 transfer() {
-	local name=$1 what=$2 rc ok=1 ce cong failed
+	local name=$1 what=$2 rc ok=1 ce cong failed body=intact
 	shift 2
 	if [ "$what" = bleach ] && [ $tc_rewrites = 0 ]; then
 		echo "   skip $name: no tc clsact/pedit in this kernel"
@@ -135,7 +135,8 @@ transfer() {
 	cong=$(topo_grew QuicEcnCongestionEvents "$tmp/sb" "$tmp/sa")
 	failed=$(topo_grew QuicEcnValidationFailed "$tmp/sb" "$tmp/sa")
 	[ "$rc" = 0 ] || ok=0
-	[ "$(sha256sum <"$tmp/got/f.bin" 2>/dev/null | cut -d' ' -f1)" = "$sum" ] || ok=0
+	[ "$(sha256sum <"$tmp/got/f.bin" 2>/dev/null | cut -d' ' -f1)" = "$sum" ] ||
+		{ ok=0; body="$(stat -c %s "$tmp/got/f.bin" 2>/dev/null || echo 0) bytes, not intact"; }
 	if [ "$what" = ce ]; then
 		[ "${CLIENT_COUNTS:-1}" = 0 ] || [ "$ce" -ge 1 ] || ok=0
 		[ "$cong" -ge 1 ] && [ "$failed" = 0 ] || ok=0
@@ -146,7 +147,9 @@ transfer() {
 		echo "   ok   $name"
 		result ok $suite "$name"
 	else
-		echo "   FAIL $name: status $rc, client CE $ce, server CE events $cong, validation failures $failed"
+		echo "   FAIL $name: status $rc, body $body, client CE $ce, server CE events $cong, validation failures $failed"
+		awk -v n="-- $name" '$0 == n { p = 1 } p { print "        " $0 }' \
+			"$log" | tail -n 8
 		result "not ok" $suite "$name"
 	fi
 }
