@@ -65,6 +65,12 @@ for m in sch_netem sch_ingress cls_matchall act_pedit act_csum; do
 	modprobe -q $m 2>>"$log"
 done
 topo_up >>"$log" 2>&1 || fail_all "no topology (veth, netns)"
+# netem marks what it is handed: a GSO batch, which veth passes on whole,
+# would be marked all at once or not at all, so that a download could go
+# without a single mark. One datagram per skb from the server, as on a
+# wire.
+ip -n "$TOPO_QS" link set dev s0 gso_max_segs 1 >>"$log" 2>&1 ||
+	fail_all "no gso_max_segs"
 topo_cert "$tmp" 2>>"$log" || fail_all "no certificate"
 mkdir -p "$tmp/www" "$tmp/got"
 head -c "$size" /dev/urandom >"$tmp/www/f.bin"
