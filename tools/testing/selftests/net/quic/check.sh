@@ -245,7 +245,7 @@ failure_short() {
 	local suite=${1%%: *} tdir=$out
 	[ "$suite" = vm ] || tdir=$out/$suite
 	failure_log "$1" >"$out/short.log"
-	awk 'NR <= 2 || /kernel BUG at|skb_.*_panic|BUG:|general protection|invalid opcode|divide error|RIP: 0010/ { print; next }
+	awk 'NR <= 2 || /kernel BUG at|skb_.*_panic|BUG:|UBSAN:|general protection|invalid opcode|divide error|RIP: 0010/ { print; next }
 	     /Call Trace:/ { t = 1; next }
 	     t && /\+0x/ && t++ <= 8 { print }' "$out/short.log" | head -n 16
 	[ -s "$tdir/results" ] &&
