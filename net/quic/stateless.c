@@ -272,17 +272,24 @@ static struct quic_refusal *quic_refusal_pop(struct quic_net *qn)
 static void quic_refusal_work(struct work_struct *work)
 {
 	struct quic_net *qn = container_of(work, struct quic_net, refuse_work);
-	u8 buf[QUIC_STATELESS_REFUSE_LEN];
 	struct quic_refusal *r;
+	u8 *buf;
 	int n;
 
+	/* Not on the stack: the AEAD maps the packet through a scatterlist,
+	 * which cannot take a vmalloc'ed stack (CONFIG_VMAP_STACK).
+	 * Without memory the refusals go unsent, as a lost datagram.
+	 */
+	buf = kmalloc(QUIC_STATELESS_REFUSE_LEN, GFP_KERNEL);
 	while ((r = quic_refusal_pop(qn))) {
-		n = quic_refusal_build(r, buf, sizeof(buf));
+		n = buf ? quic_refusal_build(r, buf, QUIC_STATELESS_REFUSE_LEN) :
+			  -ENOMEM;
 		if (n > 0)
 			quic_stateless_send(r->us, buf, n, &r->local, &r->peer);
 		quic_udp_sock_put(r->us);
 		kfree(r);
 	}
+	kfree(buf);
 }
 
 /**
