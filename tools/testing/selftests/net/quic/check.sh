@@ -215,16 +215,21 @@ done
 # failure_log "SUITE: TEST": what the kselftest harness printed about a
 # failed test (its "# file:line:test:Expected ..." lines), from the TAP
 # file of its run, so that the closing summary says why.
+# guest_dir SUITE: where vm_run put the verdicts of the boot named SUITE.
+guest_dir() {
+	if [ "$1" = vm ]; then echo "$out"; else echo "$out/$1"; fi
+}
+
 failure_log() {
 	local suite=${1%%: *} test=${1#*: } tdir=$out
 	# A guest that died: the kernel's report, from vm/run.
 	case "$test" in
 	"guest ran to the end")
-		[ "$suite" = vm ] || tdir=$out/$suite
+		tdir=$(guest_dir "$suite")
 		[ -s "$tdir/oops.log" ] && sed 's/^/      /' "$tdir/oops.log"
 		return 0 ;;
 	"kernel log free of"*)
-		[ "$suite" = vm ] || tdir=$out/$suite
+		tdir=$(guest_dir "$suite")
 		[ -s "$tdir/kernel-bad.log" ] &&
 			head -n 20 "$tdir/kernel-bad.log" | sed 's/^/      /'
 		return 0 ;;
@@ -242,8 +247,8 @@ failure_log() {
 # to what names the bug (the first lines, the faulting RIP, the top of the
 # call trace), and the last test result the guest wrote before it died.
 failure_short() {
-	local suite=${1%%: *} tdir=$out
-	[ "$suite" = vm ] || tdir=$out/$suite
+	local tdir
+	tdir=$(guest_dir "${1%%: *}")
 	failure_log "$1" >"$out/short.log"
 	awk 'NR <= 2 || /kernel BUG at|skb_.*_panic|BUG:|UBSAN:|general protection|invalid opcode|divide error|RIP: 0010/ { print; next }
 	     /Call Trace:/ { t = 1; next }
