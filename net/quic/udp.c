@@ -536,15 +536,68 @@ void quic_udp_net_exit(struct net *net)
 		WARN_ON_ONCE(!hlist_empty(&qn->udp_socks[i]));
 }
 
+/* The UDP core tests for encapsulation sockets behind static keys
+ * (udp_encap_needed_key, and udpv6_encap_needed_key for IPv6), which
+ * each encapsulation socket holds. Left to our shared sockets, the keys
+ * would go from off to on and back each time the first QUIC socket of
+ * the host binds and its last one closes: every flip rewrites each site
+ * of the key in the kernel's text, with rounds of IPIs to every CPU, and
+ * a client that opens and closes one connection at a time would pay that
+ * for each. These unbound UDP sockets, one per family, hold the keys on
+ * from module load to unload instead; they receive nothing and take no
+ * port.
+ */
+static struct socket *quic_udp_keys[2];
+
+static void quic_udp_keys_put(void)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(quic_udp_keys); i++) {
+		if (quic_udp_keys[i])
+			sock_release(quic_udp_keys[i]);
+		quic_udp_keys[i] = NULL;
+	}
+}
+
+static int quic_udp_keys_hold(void)
+{
+	static const int families[] = { AF_INET, AF_INET6 };
+	struct socket *sock;
+	int err, i;
+
+	for (i = 0; i < ARRAY_SIZE(families); i++) {
+		err = sock_create_kern(&init_net, families[i], SOCK_DGRAM,
+				       IPPROTO_UDP, &sock);
+		/* Without IPv6 (ipv6.disable=1) there is no IPv6 key. */
+		if (err == -EAFNOSUPPORT && families[i] == AF_INET6)
+			continue;
+		if (err) {
+			quic_udp_keys_put();
+			return err;
+		}
+		udp_tunnel_encap_enable(sock->sk);
+		quic_udp_keys[i] = sock;
+	}
+	return 0;
+}
+
 /**
  * quic_udp_init() - module-wide setup of the UDP socket layer
  *
- * Return: 0 or -ENOMEM.
+ * Return: 0, -ENOMEM, or the error of creating a UDP socket.
  */
 int quic_udp_init(void)
 {
+	int err;
+
 	quic_udp_wq = alloc_workqueue("quic_udp", 0, 0);
-	return quic_udp_wq ? 0 : -ENOMEM;
+	if (!quic_udp_wq)
+		return -ENOMEM;
+	err = quic_udp_keys_hold();
+	if (err)
+		destroy_workqueue(quic_udp_wq);
+	return err;
 }
 
 /**
@@ -553,4 +606,5 @@ int quic_udp_init(void)
 void quic_udp_exit(void)
 {
 	destroy_workqueue(quic_udp_wq);
+	quic_udp_keys_put();
 }
