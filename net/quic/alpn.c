@@ -179,13 +179,16 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_alpn_client_hello);
  * (a client may send the pieces of its ClientHello in any order) and
  * reads the ClientHello it starts. Another frame type ends the walk.
  *
- * Return: as quic_alpn_client_hello(); QUIC_ALPN_HELLO_UNKNOWN when no
- * CRYPTO frame at offset 0 is found; -EBADMSG also for a CRYPTO frame
- * that does not fit the payload.
+ * Return: as quic_alpn_client_hello(); QUIC_ALPN_HELLO_ABSENT when the
+ * walk ends, at the end of the payload or at a CONNECTION_CLOSE, without
+ * a CRYPTO frame (a client closing an attempt it gave up on); otherwise
+ * QUIC_ALPN_HELLO_UNKNOWN when no CRYPTO frame at offset 0 is found;
+ * -EBADMSG also for a CRYPTO frame that does not fit the payload.
  */
 int quic_alpn_initial_frames(const u8 *frames, u32 len, const u8 **list,
 			     u32 *list_len)
 {
+	bool crypto = false;
 	u64 offset, n;
 	u8 type;
 
@@ -194,17 +197,20 @@ int quic_alpn_initial_frames(const u8 *frames, u32 len, const u8 **list,
 		len--;
 		if (type == QUIC_FRAME_PADDING || type == QUIC_FRAME_PING)
 			continue;
+		if (type == QUIC_FRAME_CONNECTION_CLOSE && !crypto)
+			return QUIC_ALPN_HELLO_ABSENT;
 		if (type != QUIC_FRAME_CRYPTO)
-			break;
+			return QUIC_ALPN_HELLO_UNKNOWN;
 		if (!quic_varint_get(&frames, &len, &offset) ||
 		    !quic_varint_get(&frames, &len, &n) || n > len)
 			return -EBADMSG;
 		if (!offset)
 			return quic_alpn_client_hello(frames, n, list, list_len);
+		crypto = true;
 		frames += n;
 		len -= n;
 	}
-	return QUIC_ALPN_HELLO_UNKNOWN;
+	return crypto ? QUIC_ALPN_HELLO_UNKNOWN : QUIC_ALPN_HELLO_ABSENT;
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_alpn_initial_frames);
 

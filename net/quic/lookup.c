@@ -582,6 +582,13 @@ static int quic_lookup_hello(struct net *net, struct hlist_head *head,
 	case QUIC_ALPN_HELLO_UNKNOWN:
 		ret = 0;
 		goto out;
+	case QUIC_ALPN_HELLO_ABSENT:
+		/* No listener would make a connection of it, and any that
+		 * took it would wake its accept() for nothing.
+		 */
+		QUIC_INC_STATS(net, QUIC_MIB_DROP_NOCONN);
+		ret = -ENOENT;
+		goto out;
 	default:
 		QUIC_INC_STATS(net, QUIC_MIB_DROP_MALFORMED);
 		goto out;
@@ -646,7 +653,8 @@ static struct sock *quic_lookup_pick(struct quic_lookup_net *ln,
  * 7.4): the first protocol of the client's list that a set holds; no ALPN
  * extension, the listener without ALPN; no ClientHello at offset 0, or
  * one cut off before its ALPN, any. A malformed or undecryptable Initial,
- * or one that no set matches, is counted and dropped. Without @pkt any
+ * one without CRYPTO data (a client's close), or one that no set matches,
+ * is counted and dropped. Without @pkt any
  * candidate will do. Within the chosen set, quic_lookup_pick(). With no
  * candidate, a listener of @port on another UDP socket takes the packet.
  *

@@ -25,11 +25,15 @@
  *	extension
  * @QUIC_ALPN_HELLO_UNKNOWN: no CRYPTO frame at offset 0, or the bytes end
  *	(the ClientHello spans packets) before the extensions are read
+ * @QUIC_ALPN_HELLO_ABSENT: the Initial has no CRYPTO frame at all, only
+ *	PADDING and PING up to its end or to a CONNECTION_CLOSE: it cannot
+ *	begin a connection
  */
 enum quic_alpn_hello {
 	QUIC_ALPN_HELLO_LIST,
 	QUIC_ALPN_HELLO_NONE,
 	QUIC_ALPN_HELLO_UNKNOWN,
+	QUIC_ALPN_HELLO_ABSENT,
 };
 
 int quic_alpn_client_hello(const u8 *msg, u32 len, const u8 **list,

@@ -264,7 +264,16 @@ static int alpn_initial_frames(struct quic_test *t)
 		ret = expect_frames(t, "cut frame", f, 11 + n - 1, -EBADMSG);
 	if (!ret)
 		ret = expect_frames(t, "padding only", f + 11 + n, 100,
-				    QUIC_ALPN_HELLO_UNKNOWN);
+				    QUIC_ALPN_HELLO_ABSENT);
+	if (!ret) {
+		/* PING, CONNECTION_CLOSE: a client's close */
+		f[11 + n] = QUIC_FRAME_PING;
+		f[12 + n] = QUIC_FRAME_CONNECTION_CLOSE;
+		ret = expect_frames(t, "close", f + 11 + n, 100,
+				    QUIC_ALPN_HELLO_ABSENT);
+		f[11 + n] = 0;
+		f[12 + n] = 0;
+	}
 	if (!ret)
 		ret = expect_frames(t, "later piece only", f, 7,
 				    QUIC_ALPN_HELLO_UNKNOWN);
