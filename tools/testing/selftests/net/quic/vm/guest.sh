@@ -21,6 +21,17 @@ for m in $LOAD_MODULES; do
 	fi
 done
 
+# QEMU's TCG (Debian 12's 7.2) can trip over kernel text that one vCPU
+# patches while another runs it: a static key flipped during the tests
+# has ended guests with "int3: 0000 [#1]" in __dev_queue_xmit() (the tc
+# egress key) and soft lockups in udp_destroy_sock() (the UDP encap key,
+# which quic.ko now holds itself). migrate.sh and ecn.sh add and remove
+# clsact qdiscs, which flip the tc ingress and egress keys: a clsact
+# qdisc on lo holds them on for the whole run instead.
+if tc qdisc add dev lo clsact 2>>"$OUT/guest.log"; then
+	echo "vm: tc ingress/egress keys held (clsact on lo)" >>"$OUT/guest.log"
+fi
+
 "${CMD[@]}"
 echo "$?" >"$OUT/rc"
 
