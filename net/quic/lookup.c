@@ -654,9 +654,9 @@ static struct sock *quic_lookup_pick(struct quic_lookup_net *ln,
  * extension, the listener without ALPN; no ClientHello at offset 0, or
  * one cut off before its ALPN, any. A malformed or undecryptable Initial,
  * one without CRYPTO data (a client's close), or one that no set matches,
- * is counted and dropped. Without @pkt any
- * candidate will do. Within the chosen set, quic_lookup_pick(). With no
- * candidate, a listener of @port on another UDP socket takes the packet.
+ * is counted and dropped. Without @pkt any candidate will do. Within the
+ * chosen set, quic_lookup_pick(). With no candidate, a listener of @port
+ * on another UDP socket takes the packet.
  *
  * Return: the socket with a reference held, or NULL.
  */
