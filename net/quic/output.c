@@ -576,19 +576,18 @@ static u32 quic_out_data(struct sock *sk, struct quic_outq *q, u8 *buf,
 
 	while ((ch = quic_outq_peek(q))) {
 		memset(&f, 0, sizeof(f));
-		if (ch->id == QUIC_OUTQ_CRYPTO) {
+		if (ch->id == QUIC_OUTQ_CRYPTO)
 			n = quic_frame_crypto_fit(ch->offset, room - used,
 						  ch->len);
-			f.type = QUIC_FRAME_CRYPTO;
-		} else {
+		else
 			n = quic_frame_stream_fit(ch->id, ch->offset, true,
 						  room - used, ch->len);
-			f.type = quic_frame_stream_type(ch->offset, true,
-							ch->fin);
-		}
 		if (n < (int)ch->len &&
 		    (n <= 0 || quic_out_chunk_split(sk, q, ch, n)))
 			break;	/* for the next packet */
+		/* After the cut: the FIN went with the chunk's tail. */
+		f.type = ch->id == QUIC_OUTQ_CRYPTO ? QUIC_FRAME_CRYPTO :
+			 quic_frame_stream_type(ch->offset, true, ch->fin);
 		f.data.id = ch->id;
 		f.data.offset = ch->offset;
 		f.data.data = ch->data;

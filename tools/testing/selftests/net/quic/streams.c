@@ -294,6 +294,111 @@ TEST_F(streams, fin)
 	EXPECT_EQ(0, memcmp(it.buf, "pong", 4));
 }
 
+/* Set the MTU of lo (in the test's own namespace); 0 or -1. */
+static int lo_mtu(int mtu)
+{
+	struct ifreq ifr = { .ifr_name = "lo", .ifr_mtu = mtu };
+	int fd = socket(AF_INET, SOCK_DGRAM, 0), ret;
+
+	if (fd < 0)
+		return -1;
+	ret = ioctl(fd, SIOCSIFMTU, &ifr);
+	close(fd);
+	return ret;
+}
+
+/*
+ * Wait until the client sends datagrams larger than @size: its path MTU
+ * search confirmed them. A DATAGRAM frame of @size is refused with
+ * EMSGSIZE until then (socket-api.md 5.5); small ones keep packets, and
+ * so the search, going. 0, or -1 if it never happened.
+ */
+static int wait_dgram_size(int cfd, int sfd, size_t size)
+{
+	static char buf[16384];
+	struct item it;
+	int i;
+
+	for (i = 0; i < 600; i++) {
+		if (quic_sendmsg(cfd, buf, size, -1,
+				 MSG_QUIC_DATAGRAM | MSG_DONTWAIT) == (ssize_t)size)
+			return 0;
+		if (errno != EMSGSIZE && errno != EAGAIN)
+			return -1;
+		quic_sendmsg(cfd, buf, 64, -1, MSG_QUIC_DATAGRAM | MSG_DONTWAIT);
+		while (get_item(sfd, &it, MSG_DONTWAIT) >= 0)
+			;
+		usleep(50000);
+	}
+	return -1;
+}
+
+/*
+ * The last chunk of a stream, queued for a large datagram size and cut
+ * when the path falls back to 1200 bytes, keeps its FIN on its last piece.
+ * The client's datagrams grow past 8000 bytes (lo's MTU is 65536), lo
+ * shrinks to 1500 bytes, and 256 KiB and the FIN are sent: the first
+ * datagrams are too big to leave, the sender falls back at a PTO and cuts
+ * every chunk. Before, the first piece of the last chunk went out with
+ * the FIN and the server closed with FINAL_SIZE_ERROR.
+ */
+TEST(fin_after_mtu_fallback)
+{
+	struct timeval tv = { .tv_sec = 120 };
+	static const int fams[] = { AF_INET, AF_INET6 };
+	struct quic_transport_param tp = {
+		.max_datagram_frame_size = 65535,
+	};
+	static unsigned char out[256 << 10], in[(256 << 10) + 1];
+	uint32_t flags;
+	unsigned int f;
+	int cfd, sfd, ret;
+	size_t got;
+	int64_t sid;
+	ssize_t n;
+
+	ASSERT_EQ(0, own_netns());
+	ASSERT_EQ(0, quic_pair_write_psk(PSK_FILE));
+	fill_random(out, sizeof(out));
+	for (f = 0; f < ARRAY_SIZE(fams); f++) {
+		ASSERT_EQ(0, lo_mtu(65536));
+		ret = quic_pair_open(fams[f], PSK_FILE, &tp, &cfd, &sfd);
+		ASSERT_EQ(0, ret) {
+			TH_LOG("handshake: %s", strerror(-ret));
+		}
+		ASSERT_EQ(0, wait_dgram_size(cfd, sfd, 8000)) {
+			TH_LOG("family %d: datagrams never grew", fams[f]);
+		}
+		ASSERT_EQ(0, lo_mtu(1500));
+		ASSERT_EQ(0, setsockopt(sfd, SOL_SOCKET, SO_RCVTIMEO, &tv,
+					sizeof(tv)));
+		ASSERT_EQ((ssize_t)sizeof(out),
+			  quic_sendmsg(cfd, out, sizeof(out), -1,
+				       MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_FIN));
+		for (got = 0;;) {
+			flags = 0;
+			n = quic_recvmsg(sfd, in + got, sizeof(in) - got, &sid,
+					 &flags);
+			if (n < 0 || (flags & MSG_QUIC_STREAM_FIN))
+				break;
+			if (flags & (MSG_QUIC_DATAGRAM | MSG_QUIC_NOTIFICATION))
+				continue;
+			got += n;
+		}
+		EXPECT_LE(0, n) {
+			TH_LOG("family %d: read %zu bytes, then %s", fams[f],
+			       got, strerror(errno));
+		}
+		if (n > 0)
+			got += n;
+		EXPECT_EQ(sizeof(out), got);
+		EXPECT_EQ(0, memcmp(in, out, sizeof(out)));
+		close(cfd);
+		close(sfd);
+	}
+	unlink(PSK_FILE);
+}
+
 /* The queue ioctls on a connection: data that arrived and is not read
  * shows in the receiver's SIOCINQ, and once it arrived nothing is left
  * unsent at the sender (SIOCOUTQNSD).
