@@ -85,8 +85,14 @@
  * STREAM frame header and a small ACK or flow-control frame.
  */
 #define QUIC_OUT_STREAM_OVERHEAD	(1 + QUIC_CONN_CID_LEN + 4 + 16 + 21 + 40)
-/* Largest piece of CRYPTO data kept as one unit for (re)transmission. */
-#define QUIC_OUT_CRYPTO_CHUNK		1000
+/* Largest piece of CRYPTO data kept as one unit for (re)transmission:
+ * a chunk of it is a 1 KiB allocation, and fits any Initial packet.
+ */
+#define QUIC_OUT_CRYPTO_CHUNK		(1024 - sizeof(struct quic_outq_chunk))
+/* CRYPTO bytes one level holds until the peer acknowledges them: a TLS
+ * flight with a long certificate chain is a few tens of KB.
+ */
+#define QUIC_OUT_CRYPTO_MAX		SZ_64K
 /* Least STREAM chunk: a full packet's worth at the least datagram size. */
 #define QUIC_OUT_STREAM_CHUNK		1000
 /* Frames a sent-packet record holds in itself; more go to extensions. */
@@ -536,6 +542,19 @@ static u32 quic_out_cid(struct sock *sk, u8 *buf, u32 room,
 	return used;
 }
 
+/* Charge (@sign 1) or uncharge (-1) a queued chunk's allocation to the
+ * socket's send buffer: STREAM and CRYPTO data alike, from queueing to
+ * delivery (quic_out_chunk_gone()). @cap never changes, so neither does
+ * the charge.
+ */
+static void quic_out_chunk_charge(struct sock *sk,
+				  const struct quic_outq_chunk *ch, int sign)
+{
+	sk_wmem_queued_add(sk, sign *
+			   (int)kmalloc_size_roundup(struct_size(ch, data,
+								 ch->cap)));
+}
+
 /* A chunk too large for any packet now (the datagram size fell back
  * after a black hole, quic_out_pmtu_check()): cut it where @n bytes fit.
  * Return 0 if cut, else the chunk waits for a packet of its own.
@@ -552,10 +571,10 @@ static int quic_out_chunk_split(struct sock *sk, struct quic_outq *q,
 		return -EAGAIN;	/* a packet of its own takes it */
 	if (quic_outq_split(q, ch, n, GFP_ATOMIC | __GFP_NOWARN))
 		return -ENOMEM;
+	tail = list_next_entry(ch, list);
+	quic_out_chunk_charge(sk, tail, 1);
 	if (ch->id == QUIC_OUTQ_CRYPTO)
 		return 0;
-	tail = list_next_entry(ch, list);
-	sk_wmem_queued_add(sk, sizeof(*tail) + tail->cap);
 	st = quic_stream_find(&c->streams, ch->id);
 	if (st)
 		quic_stream_out_hold(st);
@@ -1607,11 +1626,40 @@ void quic_output_pace_timeout(struct sock *sk)
 }
 
 /**
+ * quic_output_crypto_room() - whether a level takes @len more CRYPTO bytes
+ * @sk: the socket, locked
+ * @level: QUIC_CRYPTO_INITIAL, _HANDSHAKE or _APP
+ * @len: the bytes of one TLS message
+ *
+ * CRYPTO data is charged to the send buffer like STREAM data, and a level
+ * holds at most %QUIC_OUT_CRYPTO_MAX bytes the peer has not acknowledged:
+ * a handshake nobody answers pins no more. A message is taken whole, so
+ * one may take the send buffer beyond sk_sndbuf when it is the first
+ * thing queued.
+ *
+ * Return: 0 if it fits now, -EAGAIN if it will once the peer acknowledges
+ * what is queued, -EMSGSIZE if it never will.
+ */
+int quic_output_crypto_room(struct sock *sk, u8 level, u32 len)
+{
+	struct quic_outq *q = &quic_sk(sk)->conn.space[level].out;
+
+	if (len > QUIC_OUT_CRYPTO_MAX)
+		return -EMSGSIZE;
+	if (q->crypto + len > QUIC_OUT_CRYPTO_MAX)
+		return -EAGAIN;
+	if (sk->sk_wmem_queued &&
+	    sk->sk_wmem_queued + len > READ_ONCE(sk->sk_sndbuf))
+		return -EAGAIN;
+	return 0;
+}
+
+/**
  * quic_output_crypto() - queue handshake data of one level
  * @sk: the socket, locked
  * @level: QUIC_CRYPTO_INITIAL, _HANDSHAKE or _APP, its send key ready
  * @from: the bytes
- * @len: their number
+ * @len: their number, taken by quic_output_crypto_room()
  *
  * Return: 0 or a negative errno (nothing queued then).
  */
@@ -1622,15 +1670,18 @@ int quic_output_crypto(struct sock *sk, u8 level, struct iov_iter *from,
 	struct quic_outq_chunk *ch, *tmp;
 	u64 off = s->crypto_send_off;
 	LIST_HEAD(chunks);
+	int err = -ENOMEM;
 	u32 n;
 
 	while (len) {
 		n = min_t(u32, len, QUIC_OUT_CRYPTO_CHUNK);
 		ch = quic_outq_chunk_alloc(QUIC_OUTQ_CRYPTO, off, n, n,
-					   GFP_KERNEL);
+					   GFP_KERNEL_ACCOUNT);
 		if (!ch)
 			goto err;
 		list_add_tail(&ch->list, &chunks);
+		quic_out_chunk_charge(sk, ch, 1);
+		err = -EFAULT;
 		if (copy_from_iter(ch->data, n, from) != n)
 			goto err;
 		off += n;
@@ -1645,9 +1696,11 @@ int quic_output_crypto(struct sock *sk, u8 level, struct iov_iter *from,
 		quic_sk(sk)->conn.fin_pending = 0;
 	return 0;
 err:
-	list_for_each_entry_safe(ch, tmp, &chunks, list)
+	list_for_each_entry_safe(ch, tmp, &chunks, list) {
+		quic_out_chunk_charge(sk, ch, -1);
 		kfree(ch);
-	return -EFAULT;
+	}
+	return err;
 }
 
 /* Send a CONNECTION_CLOSE of @f once, at the highest level with a send
@@ -1775,10 +1828,10 @@ static void quic_out_chunk_gone(struct sock *sk, struct quic_outq_chunk *ch,
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_stream *st;
 
+	quic_out_chunk_charge(sk, ch, -1);
+	sk->sk_write_space(sk);
 	if (ch->id == QUIC_OUTQ_CRYPTO)
 		return;
-	sk_wmem_queued_add(sk, -(int)(sizeof(*ch) + ch->cap));
-	sk->sk_write_space(sk);
 	st = quic_stream_find(&c->streams, ch->id);
 	if (!st || !quic_stream_out_put(st) || !acked ||
 	    st->send_state != QUIC_STREAM_SEND_STATE_SENT)
@@ -1800,9 +1853,9 @@ static struct quic_outq_chunk *quic_out_chunk_new(struct sock *sk, s64 id,
 	struct quic_outq_chunk *ch;
 
 	ch = quic_outq_chunk_alloc(id, off, n, quic_outq_stream_room(n, full),
-				   GFP_KERNEL);
+				   GFP_KERNEL_ACCOUNT);
 	if (ch)
-		sk_wmem_queued_add(sk, sizeof(*ch) + ch->cap);
+		quic_out_chunk_charge(sk, ch, 1);
 	return ch;
 }
 
@@ -1872,7 +1925,7 @@ err:
 	err = -EFAULT;
 free:
 	list_for_each_entry_safe(ch, tmp, &chunks, list) {
-		sk_wmem_queued_add(sk, -(int)(sizeof(*ch) + ch->cap));
+		quic_out_chunk_charge(sk, ch, -1);
 		kfree(ch);
 	}
 	return err;

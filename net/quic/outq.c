@@ -20,6 +20,7 @@ void quic_outq_init(struct quic_outq *q)
 	q->next = &q->chunks;
 	q->unsent = 0;
 	q->bytes = 0;
+	q->crypto = 0;
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_outq_init);
 
@@ -96,6 +97,8 @@ void quic_outq_add(struct quic_outq *q, struct quic_outq_chunk *ch)
 		q->next = &ch->list;
 	q->unsent += ch->len;
 	q->bytes += ch->len;
+	if (ch->id == QUIC_OUTQ_CRYPTO)
+		q->crypto += ch->len;
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_outq_add);
 
@@ -195,6 +198,8 @@ static void quic_outq_unlink(struct quic_outq *q, struct quic_outq_chunk *ch)
 	if (!ch->sent)
 		q->unsent -= ch->len;
 	q->bytes -= ch->len;
+	if (ch->id == QUIC_OUTQ_CRYPTO)
+		q->crypto -= ch->len;
 	list_del_init(&ch->list);
 	list_del_init(&ch->lost);
 	ch->acked = 1;

@@ -960,6 +960,7 @@ static int quic_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	bool hs = false, has_sinfo = false;
 	struct quic_pnspace *s;
 	struct cmsghdr *cmsg;
+	long timeo;
 	int err;
 
 	if (msg->msg_flags & ~QUIC_SEND_FLAGS)
@@ -997,19 +998,31 @@ static int quic_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	}
 
 	lock_sock(sk);
-	err = -EPIPE;
-	if (!quic_is_conn(sk))
-		goto out;
-	err = -EINVAL;
-	if (info.crypto_level != QUIC_CRYPTO_INITIAL &&
-	    info.crypto_level != QUIC_CRYPTO_HANDSHAKE &&
-	    info.crypto_level != QUIC_CRYPTO_APP)
-		goto out;
-	s = &quic_sk(sk)->conn.space[info.crypto_level];
-	if (s->discarded || !quic_crypto_ready(&s->tx))
-		goto out;
-	err = -EMSGSIZE;
-	if (!len || len > INT_MAX)
+	timeo = sock_sndtimeo(sk, msg->msg_flags & MSG_DONTWAIT);
+	for (;;) {
+		err = -EPIPE;
+		if (!quic_is_conn(sk))
+			goto out;
+		err = -EINVAL;
+		if (info.crypto_level != QUIC_CRYPTO_INITIAL &&
+		    info.crypto_level != QUIC_CRYPTO_HANDSHAKE &&
+		    info.crypto_level != QUIC_CRYPTO_APP)
+			goto out;
+		s = &quic_sk(sk)->conn.space[info.crypto_level];
+		if (s->discarded || !quic_crypto_ready(&s->tx))
+			goto out;
+		err = -EMSGSIZE;
+		if (!len || len > INT_MAX)
+			goto out;
+		err = quic_output_crypto_room(sk, info.crypto_level, len);
+		if (err != -EAGAIN)
+			break;
+		/* socket-api.md 3 (b): a blocking call queues it all. */
+		err = quic_sock_send_wait(sk, &timeo, -EAGAIN);
+		if (err)
+			goto out;
+	}
+	if (err)
 		goto out;
 	err = quic_output_crypto(sk, info.crypto_level, &msg->msg_iter, len);
 	if (err)

@@ -18,6 +18,7 @@ struct quic_sent_pkt;
 struct quic_stream;
 struct sock;
 
+int quic_output_crypto_room(struct sock *sk, u8 level, u32 len);
 int quic_output_crypto(struct sock *sk, u8 level, struct iov_iter *from,
 		       u32 len);
 void quic_output_flush(struct sock *sk, gfp_t gfp);

@@ -62,6 +62,7 @@ struct quic_outq_chunk {
  * @next: the send cursor: the first chunk never sent, or @chunks
  * @unsent: bytes of the chunks never sent (SIOCOUTQNSD)
  * @bytes: bytes of all chunks queued
+ * @crypto: bytes of the CRYPTO chunks queued (of @bytes)
  */
 struct quic_outq {
 	struct list_head	chunks;
@@ -69,6 +70,7 @@ struct quic_outq {
 	struct list_head	*next;
 	u64			unsent;
 	u64			bytes;
+	u64			crypto;
 };
 
 /**

@@ -587,6 +587,97 @@ TEST_F(quic_sock, send_recv_not_yet)
 	EXPECT_EQ(ENOTCONN, errno);
 }
 
+/* Send @n iovecs of handshake data at @level (socket-api.md 3 (b)). */
+static ssize_t hs_send(int fd, struct iovec *iov, int n, int level,
+		       int flags)
+{
+	struct quic_handshake_info info = { .crypto_level = level };
+	char ctl[CMSG_SPACE(sizeof(info))] = {};
+	struct msghdr m = {
+		.msg_iov = iov, .msg_iovlen = n,
+		.msg_control = ctl, .msg_controllen = sizeof(ctl),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+
+	c->cmsg_level = SOL_QUIC;
+	c->cmsg_type = QUIC_HANDSHAKE_INFO;
+	c->cmsg_len = CMSG_LEN(sizeof(info));
+	memcpy(CMSG_DATA(c), &info, sizeof(info));
+	return sendmsg(fd, &m, flags | MSG_NOSIGNAL);
+}
+
+/*
+ * Handshake data toward a peer that never answers is charged to the send
+ * buffer and bounded per level: a message larger than a level holds fails
+ * with EMSGSIZE, later ones find no room (EAGAIN, at once or after
+ * SO_SNDTIMEO), and neither SIOCOUTQ nor the kernel's unreclaimable slab
+ * grows with what was offered (64 MiB here; before, every byte was queued
+ * and pinned until close()).
+ */
+TEST_F(quic_sock, handshake_data_bounded)
+{
+	struct timeval tv = { .tv_usec = 200000 };
+	struct sockaddr_storage ss;
+	static char big[1 << 20];
+	struct iovec iov[64];
+	long slab0, slab1;
+	ssize_t n, total = 0;
+	socklen_t len;
+	int sink, i, val;
+
+	/* A UDP socket that takes the Initials and never answers. */
+	sink = socket(variant->family, SOCK_DGRAM, 0);
+	ASSERT_GE(sink, 0);
+	ASSERT_EQ(0, bind_err(sink, variant->family, loopback(variant->family),
+			      0));
+	len = make_addr(&ss, variant->family, loopback(variant->family),
+			local_port(sink));
+	ASSERT_EQ(0, connect(self->fd, (struct sockaddr *)&ss, len));
+	slab0 = proc_value("/proc/meminfo", "SUnreclaim:", 1);
+	ASSERT_LT(0, slab0);
+
+	for (i = 0; i < 64; i++) {
+		iov[i].iov_base = big;
+		iov[i].iov_len = sizeof(big);
+	}
+	EXPECT_EQ(-1, hs_send(self->fd, iov, 64, QUIC_CRYPTO_INITIAL,
+			      MSG_DONTWAIT));
+	EXPECT_EQ(EMSGSIZE, errno);
+	EXPECT_EQ(-1, hs_send(self->fd, iov, 1, QUIC_CRYPTO_INITIAL,
+			      MSG_DONTWAIT));
+	EXPECT_EQ(EMSGSIZE, errno);
+
+	/* 16 KiB messages until the level is full. */
+	iov[0].iov_len = 16384;
+	for (i = 0; i < 64; i++) {
+		n = hs_send(self->fd, iov, 1, QUIC_CRYPTO_INITIAL,
+			    MSG_DONTWAIT);
+		if (n < 0)
+			break;
+		EXPECT_EQ(16384, n);
+		total += n;
+	}
+	EXPECT_EQ(EAGAIN, errno);
+	EXPECT_LE(16384, total);
+	EXPECT_GE(65536, total);
+	/* A blocking one waits for an acknowledgment that never comes. */
+	ASSERT_EQ(0, setsockopt(self->fd, SOL_SOCKET, SO_SNDTIMEO, &tv,
+				sizeof(tv)));
+	EXPECT_EQ(-1, hs_send(self->fd, iov, 1, QUIC_CRYPTO_INITIAL, 0));
+	EXPECT_EQ(EAGAIN, errno);
+
+	/* Charged: some send memory in use, within twice the bytes taken. */
+	val = -1;
+	EXPECT_EQ(0, ioctl(self->fd, SIOCOUTQ, &val));
+	EXPECT_LT(0, val);
+	EXPECT_GE(2 * total, val);
+	slab1 = proc_value("/proc/meminfo", "SUnreclaim:", 1);
+	EXPECT_GT(slab0 + 16384, slab1) {
+		TH_LOG("unreclaimable slab %ld kB -> %ld kB", slab0, slab1);
+	}
+	EXPECT_EQ(0, close(sink));
+}
+
 /* shutdown() of a socket with no connection: ENOTCONN (socket-api.md
  * 5.7). The queue ioctls of a socket without a connection give 0, of a
  * listener EINVAL; streams.c checks them on a connection.
