@@ -741,14 +741,17 @@ static int quic_shutdown(struct socket *sock, int how)
 	return quic_conn_shutdown(sock->sk, how);
 }
 
-/* Room to queue on @st: flow-control credit and send buffer. */
+/* Room to queue on @st: flow-control credit and send buffer space (the
+ * chunks' own overhead may take the send buffer a little beyond it).
+ */
 static u64 quic_sock_stream_room(struct sock *sk, struct quic_stream *st)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
+	int space = READ_ONCE(sk->sk_sndbuf) - sk->sk_wmem_queued;
 
-	if (sk->sk_wmem_queued >= READ_ONCE(sk->sk_sndbuf))
+	if (space <= 0)
 		return 0;
-	return quic_stream_send_credit(&c->streams, st);
+	return min_t(u64, space, quic_stream_send_credit(&c->streams, st));
 }
 
 /* Sleep until woken or @timeo runs out. The caller checks what it waits

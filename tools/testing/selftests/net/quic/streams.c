@@ -399,6 +399,51 @@ TEST(fin_after_mtu_fallback)
 	unlink(PSK_FILE);
 }
 
+/*
+ * A sender whose peer grants far more credit than its send buffer holds
+ * queues no more than the send buffer per call: one non-blocking
+ * sendmsg() of 32 MiB, with 256 MiB of stream credit and a 128 KiB send
+ * buffer, takes at most the buffer, and SIOCOUTQ stays within twice it
+ * (the chunks' own overhead). Before, the whole 32 MiB was queued.
+ */
+TEST(send_within_sndbuf)
+{
+	struct quic_transport_param tp = {
+		.max_data = 536870911,
+		.max_stream_data_bidi_local = 268435455,
+		.max_stream_data_bidi_remote = 268435455,
+		.max_stream_data_uni = 268435455,
+	};
+	size_t big = 32 << 20;
+	int cfd, sfd, ret, val = 65536;
+	socklen_t len = sizeof(val);
+	char *buf;
+	ssize_t n;
+
+	buf = calloc(1, big);
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, quic_pair_write_psk(PSK_FILE));
+	ret = quic_pair_open(AF_INET, PSK_FILE, &tp, &cfd, &sfd);
+	ASSERT_EQ(0, ret) {
+		TH_LOG("handshake: %s", strerror(-ret));
+	}
+	ASSERT_EQ(0, setsockopt(cfd, SOL_SOCKET, SO_SNDBUF, &val, sizeof(val)));
+	ASSERT_EQ(0, getsockopt(cfd, SOL_SOCKET, SO_SNDBUF, &val, &len));
+	n = quic_sendmsg(cfd, buf, big, -1,
+			 MSG_QUIC_STREAM_NEW | MSG_DONTWAIT);
+	EXPECT_LT(0, n);
+	EXPECT_GE(val, n);
+	n = -1;
+	EXPECT_EQ(0, ioctl(cfd, SIOCOUTQ, &n));
+	EXPECT_GE(2 * val, n) {
+		TH_LOG("SIOCOUTQ %zd, SO_SNDBUF %d", n, val);
+	}
+	close(cfd);
+	close(sfd);
+	unlink(PSK_FILE);
+	free(buf);
+}
+
 /* The queue ioctls on a connection: data that arrived and is not read
  * shows in the receiver's SIOCINQ, and once it arrived nothing is left
  * unsent at the sender (SIOCOUTQNSD).
