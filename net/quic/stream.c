@@ -157,6 +157,7 @@ static void quic_stream_free(struct quic_stream_table *t,
 {
 	if (s->retired)
 		t->kind[s->id & QUIC_STREAM_TYPE_MASK].lingering--;
+	t->kind[s->id & QUIC_STREAM_TYPE_MASK].live--;
 	quic_stream_purge(t, s);
 	hlist_del(&s->node);
 	list_del(&s->rx_node);
@@ -285,6 +286,7 @@ static struct quic_stream *quic_stream_new(struct quic_stream_table *t,
 	s->recv.window = rwin;
 	s->recv.window_max = max(rwin, t->stream_window_max);
 	hlist_add_head(&s->node, &t->buckets[quic_stream_bucket(t, id)]);
+	t->kind[id & QUIC_STREAM_TYPE_MASK].live++;
 	t->count++;
 	return s;
 }
@@ -378,7 +380,9 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_release);
  * @open, @open on a stream that has sent data, a finished or reset
  * stream), -ENOSTR (the stream was closed and freed), -EAGAIN (beyond the
  * peer's stream limit: wait for MAX_STREAMS; see
- * quic_stream_streams_blocked()) or -ENOMEM.
+ * quic_stream_streams_blocked()), -ENOBUFS (more than
+ * %QUIC_STREAM_LOCAL_LIVE streams of the type would be allocated) or
+ * -ENOMEM.
  */
 struct quic_stream *quic_stream_send_get(struct quic_stream_table *t, s64 id,
 					 bool uni, bool open)
@@ -416,6 +420,8 @@ struct quic_stream *quic_stream_send_get(struct quic_stream_table *t, s64 id,
 		return ERR_PTR(-EINVAL);
 	if ((u64)id >> 2 >= k->limit)
 		return ERR_PTR(-EAGAIN);
+	if (((u64)id >> 2) - k->next >= QUIC_STREAM_LOCAL_LIVE - k->live)
+		return ERR_PTR(-ENOBUFS);
 	return quic_stream_open_upto(t, id);
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_send_get);

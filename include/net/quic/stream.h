@@ -38,6 +38,10 @@
 /* Largest stream offset and stream count (RFC 9000, sections 4.5, 4.6). */
 #define QUIC_STREAM_MAX_OFFSET	(BIT_ULL(62) - 1)
 #define QUIC_STREAM_MAX_COUNT	BIT_ULL(60)
+/* Our streams of one type allocated at once, whatever the peer allows:
+ * opening an ID opens every lower one, and a peer may allow 2^60.
+ */
+#define QUIC_STREAM_LOCAL_LIVE	8192
 
 /**
  * struct quic_stream_params - flow-control transport parameters of one side
@@ -149,6 +153,7 @@ struct quic_stream {
  * @lingering: retired streams still allocated, kept for unread data
  * @target: for the peer's types, how many may be open at once
  * @blocked_at: @limit when we last asked for STREAMS_BLOCKED, or U64_MAX
+ * @live: streams of this type allocated now
  */
 struct quic_stream_kind {
 	u64 next;
@@ -157,6 +162,7 @@ struct quic_stream_kind {
 	u64 lingering;
 	u64 target;
 	u64 blocked_at;
+	u64 live;
 };
 
 /**

@@ -272,6 +272,46 @@ out:
 	return ret;
 }
 
+/* A peer that allows 2^60 streams: opening our stream n opens n streams,
+ * and at most QUIC_STREAM_LOCAL_LIVE of a type are allocated at once.
+ */
+static int stream_local_live(struct quic_test *t)
+{
+	struct quic_stream_params p = test_params;
+	s64 last = (QUIC_STREAM_LOCAL_LIVE - 1) * 4;
+	struct quic_stream *a;
+	struct fixture *f;
+	int ret;
+
+	p.max_streams_bidi = QUIC_STREAM_MAX_COUNT;
+	f = fx_new(false, &p);
+	if (!f)
+		return -ENOMEM;
+	ret = quic_test_fail(t, "far beyond the cap");
+	a = quic_stream_send_get(&f->t, QUIC_STREAM_MAX_OFFSET & ~3ULL, false,
+				 true);
+	if (PTR_ERR(a) != -ENOBUFS || f->t.count)
+		goto out;
+	if (PTR_ERR(quic_stream_send_get(&f->t, last + 4, false, true)) !=
+	    -ENOBUFS || f->t.count)
+		goto out;
+	ret = quic_test_fail(t, "up to the cap");
+	a = quic_stream_send_get(&f->t, last, false, true);
+	if (IS_ERR(a) || f->t.count != QUIC_STREAM_LOCAL_LIVE)
+		goto out;
+	ret = quic_test_fail(t, "one more");
+	if (PTR_ERR(quic_stream_send_get(&f->t, -1, false, true)) != -ENOBUFS)
+		goto out;
+	ret = quic_test_fail(t, "the other type");
+	a = quic_stream_send_get(&f->t, -1, true, true);
+	if (IS_ERR(a))
+		goto out;
+	ret = 0;
+out:
+	fx_free(f);
+	return ret;
+}
+
 /* Close a peer bidi stream in full: FIN received and read, FIN acked. */
 static int close_peer_bidi(struct fixture *f, struct quic_stream *s)
 {
@@ -1471,6 +1511,7 @@ static const struct quic_test_case quic_stream_cases[] = {
 	QUIC_TEST_CASE(stream_id_parity),
 	QUIC_TEST_CASE(stream_implicit_open),
 	QUIC_TEST_CASE(stream_limits),
+	QUIC_TEST_CASE(stream_local_live),
 	QUIC_TEST_CASE(stream_max_streams_update),
 	QUIC_TEST_CASE(stream_state_errors),
 	QUIC_TEST_CASE(stream_state_machines),
