@@ -95,6 +95,8 @@
 #define QUIC_OUT_CRYPTO_MAX		SZ_64K
 /* Least STREAM chunk: a full packet's worth at the least datagram size. */
 #define QUIC_OUT_STREAM_CHUNK		1000
+/* Records of packets that are not ack-eliciting kept per space. */
+#define QUIC_OUT_ACK_ONLY_RECORDS	512
 /* Frames a sent-packet record holds in itself; more go to extensions. */
 #define QUIC_OUT_REC_ITEMS		4
 #define QUIC_OUT_EXT_ITEMS		15
@@ -834,9 +836,17 @@ static int quic_out_seal(struct sock *sk, u8 level, u8 *p, u32 room,
 	if (early)
 		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_0RTT_OUT);
 	/* Every packet but a CONNECTION_CLOSE is recorded, so that an ACK
-	 * of an ACK-only packet is not taken for an ACK of one never sent.
+	 * of an ACK-only packet is not taken for an ACK of one never sent,
+	 * and acknowledges the ranges it carried. A peer that never
+	 * acknowledges makes us keep only so many ACK-only records; later
+	 * ones are counted as sent and dropped.
 	 */
-	if (rec) {
+	if (rec && !eliciting &&
+	    s->sent.others >= QUIC_OUT_ACK_ONLY_RECORDS) {
+		if (quic_sent_skip(&s->sent, pn))
+			return -EINVAL;
+		quic_output_pkt_free(sk, &rec->sent);
+	} else if (rec) {
 		now_ns = ktime_get_ns();
 		rec->level = early ? QUIC_CRYPTO_APP : level;
 		rec->sent.pn = pn;

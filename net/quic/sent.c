@@ -26,6 +26,7 @@ void quic_sent_init(struct quic_sent *s)
 	s->tree = RB_ROOT;
 	s->bytes_in_flight = 0;
 	s->eliciting_in_flight = 0;
+	s->others = 0;
 	s->next_pn = 0;
 	s->largest_acked = 0;
 	s->last_eliciting_time = 0;
@@ -61,6 +62,8 @@ int quic_sent_add(struct quic_sent *s, struct quic_sent_pkt *pkt)
 	list_add_tail(&pkt->list, &s->head);
 	rb_add(&pkt->node, &s->tree, quic_sent_less);
 	s->next_pn = pkt->pn + 1;
+	if (!pkt->ack_eliciting)
+		s->others++;
 	if (pkt->in_flight) {
 		s->bytes_in_flight += pkt->size;
 		if (pkt->ack_eliciting) {
@@ -72,9 +75,31 @@ int quic_sent_add(struct quic_sent *s, struct quic_sent_pkt *pkt)
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_sent_add);
 
+/**
+ * quic_sent_skip() - a packet was sent and is not stored
+ * @s: the store
+ * @pn: its packet number, in the order quic_sent_add() wants
+ *
+ * For a packet that is not ack-eliciting when the store holds enough of
+ * those: an ACK of it is then no protocol violation, and acknowledges
+ * nothing stored.
+ *
+ * Return: 0, or -EINVAL if @pn is out of order (a caller bug).
+ */
+int quic_sent_skip(struct quic_sent *s, u64 pn)
+{
+	if (pn > QUIC_VARINT_MAX || (s->next_pn && pn < s->next_pn))
+		return -EINVAL;
+	s->next_pn = pn + 1;
+	return 0;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_sent_skip);
+
 static void quic_sent_list_del(struct quic_sent *s, struct quic_sent_pkt *pkt)
 {
 	list_del(&pkt->list);
+	if (!pkt->ack_eliciting)
+		s->others--;
 	if (pkt->in_flight) {
 		s->bytes_in_flight -= pkt->size;
 		if (pkt->ack_eliciting)

@@ -57,6 +57,7 @@ struct quic_sent_pkt {
  * @tree: the same packets by packet number
  * @bytes_in_flight: sum of @size over stored packets that are in flight
  * @eliciting_in_flight: stored packets both ack-eliciting and in flight
+ * @others: stored packets that are not ack-eliciting
  * @next_pn: the largest packet number ever added, plus one (0: none yet)
  * @largest_acked: the largest packet number ever acknowledged, if
  *	@any_acked
@@ -72,6 +73,7 @@ struct quic_sent {
 	struct rb_root tree;
 	u64 bytes_in_flight;
 	u32 eliciting_in_flight;
+	u32 others;
 	u64 next_pn;
 	u64 largest_acked;
 	u64 last_eliciting_time;
@@ -89,6 +91,7 @@ typedef void (*quic_sent_cb)(void *ctx, struct quic_sent_pkt *pkt);
 
 void quic_sent_init(struct quic_sent *s);
 int quic_sent_add(struct quic_sent *s, struct quic_sent_pkt *pkt);
+int quic_sent_skip(struct quic_sent *s, u64 pn);
 int quic_sent_on_ack(struct quic_sent *s, const struct quic_ack_range *ranges,
 		     u32 n, quic_sent_cb cb, void *ctx);
 u32 quic_sent_detect_lost(struct quic_sent *s, u64 largest_acked,

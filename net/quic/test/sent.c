@@ -392,6 +392,35 @@ static int sent_add_order(struct quic_test *t)
 	return err ?: check_store(t, &s, want, 2);
 }
 
+/* A packet sent and not stored: later numbers go on, an ACK of it is no
+ * protocol violation, and only stored non-eliciting packets are counted.
+ */
+static int sent_skip(struct quic_test *t)
+{
+	static const struct quic_ack_range ack[] = { { 4, 4 } };
+	static const struct quic_ack_range far[] = { { 5, 5 } };
+	struct quic_sent_pkt a = { .pn = 1, .sent_time = 1 };
+	struct quic_sent_pkt b = { .pn = 2, .sent_time = 2,
+				   .ack_eliciting = 1, .in_flight = 1 };
+	struct rec r = {};
+	struct quic_sent s;
+
+	quic_sent_init(&s);
+	if (quic_sent_add(&s, &a) || quic_sent_add(&s, &b) || s.others != 1)
+		return quic_test_fail(t, "others %u, want 1", s.others);
+	if (quic_sent_skip(&s, 2) != -EINVAL || quic_sent_skip(&s, 4) ||
+	    s.next_pn != 5 || s.others != 1)
+		return quic_test_fail(t, "skip out of order or not counted");
+	if (quic_sent_on_ack(&s, ack, 1, rec_cb, &r) != 0)
+		return quic_test_fail(t, "ACK of a skipped packet refused");
+	if (quic_sent_on_ack(&s, far, 1, rec_cb, &r) != -EPROTO)
+		return quic_test_fail(t, "ACK beyond the skipped packet taken");
+	quic_sent_remove_all(&s, rec_cb, &r);
+	if (s.others || quic_sent_skip(&s, 1ULL << 62) != -EINVAL)
+		return quic_test_fail(t, "others %u after removal", s.others);
+	return 0;
+}
+
 /* Mixed packets: in flight or not, eliciting or not; callbacks free them. */
 static int sent_bytes_in_flight(struct quic_test *t)
 {
@@ -556,6 +585,7 @@ static const struct quic_test_case quic_sent_cases[] = {
 	QUIC_TEST_CASE(sent_lost_packet_threshold),
 	QUIC_TEST_CASE(sent_lost_time_threshold),
 	QUIC_TEST_CASE(sent_add_order),
+	QUIC_TEST_CASE(sent_skip),
 	QUIC_TEST_CASE(sent_bytes_in_flight),
 	QUIC_TEST_CASE(sent_ack_end_to_end),
 };
