@@ -52,6 +52,7 @@ static const struct quic_test_suite *const quic_test_suites[] = {
 	&quic_cong_suite,
 	&quic_pmtu_suite,
 	&quic_outq_suite,
+	&quic_reasm_suite,
 	&quic_token_suite,
 	&quic_alpn_suite,
 	&quic_ecn_suite,

@@ -60,6 +60,7 @@ extern const struct quic_test_suite quic_recovery_suite;
 extern const struct quic_test_suite quic_cong_suite;
 extern const struct quic_test_suite quic_pmtu_suite;
 extern const struct quic_test_suite quic_outq_suite;
+extern const struct quic_test_suite quic_reasm_suite;
 extern const struct quic_test_suite quic_token_suite;
 extern const struct quic_test_suite quic_alpn_suite;
 extern const struct quic_test_suite quic_ecn_suite;
