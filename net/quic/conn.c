@@ -49,6 +49,20 @@
 /* ... and at most this without an idle timeout (TCP's RTO max is 120 s). */
 #define QUIC_CONN_PTO_MAX_US		(60ULL * USEC_PER_SEC)
 
+/* Received CRYPTO data waiting for a gap to fill is charged to the
+ * receive buffer, as received stream data is. The reassembly bounds it
+ * itself (its cap and piece limit), so the charge is never refused: a
+ * small receive buffer must not stall a handshake whose next bytes are
+ * the ones missing.
+ */
+static int quic_conn_crypto_charge(void *ctx, int bytes)
+{
+	struct sock *sk = ctx;
+
+	atomic_add(bytes, &sk->sk_rmem_alloc);
+	return 0;
+}
+
 /**
  * quic_conn_init() - set up the connection state of a new socket
  * @sk: the socket
@@ -64,6 +78,10 @@ void quic_conn_init(struct sock *sk)
 		quic_sent_init(&c->space[i].sent);
 		quic_outq_init(&c->space[i].out);
 		skb_queue_head_init(&c->space[i].parked);
+		quic_reasm_init(&c->space[i].crypto_in,
+				i == QUIC_CRYPTO_APP ? QUIC_TICKET_MAX_LEN :
+				QUIC_CONN_CRYPTO_MAX,
+				quic_conn_crypto_charge, sk);
 	}
 	INIT_LIST_HEAD(&c->requests);
 	skb_queue_head_init(&c->events);
@@ -132,6 +150,7 @@ void quic_conn_discard_space(struct sock *sk, u8 level)
 	s->ack_pending = false;
 	quic_output_discard(sk, level);
 	skb_queue_purge(&s->parked);
+	quic_reasm_free(&s->crypto_in);
 	quic_key_discard(sk);
 }
 
@@ -208,54 +227,59 @@ void quic_conn_free(struct sock *sk)
  * at most QUIC_TICKET_MAX_LEN of them, until they hold one TLS message
  * (the server's NewSessionTicket): QUIC_SOCKOPT_SESSION_TICKET then
  * returns it and QUIC_EVENT_NEW_SESSION_TICKET carries it. Anything else
- * (a server's, a second message, one too long) is dropped.
+ * (a server's, a second message, one too long) is dropped. Bytes that
+ * arrive ahead of a gap wait in the level's reassembly (RFC 9000 7.5).
  *
- * Return: 0, or 1 if the packet must not be acknowledged (data ahead of
- * what arrived, or no memory: the peer sends it again).
+ * Return: 0, or 1 if the packet must not be acknowledged (no memory: the
+ * peer sends it again).
  */
 int quic_conn_crypto_app(struct sock *sk, const struct quic_frame *f)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_pnspace *s = &c->space[QUIC_CRYPTO_APP];
+	struct quic_reasm *r = &c->space[QUIC_CRYPTO_APP].crypto_in;
 	u64 end = f->data.offset + f->data.len;
-	u32 skip, need;
+	const u8 *data;
+	u32 n, need;
+	int ret = 0;
 
-	if (c->is_server || c->ticket_done || end <= s->crypto_recv_off)
+	if (c->is_server || c->ticket_done)
 		return 0;
-	/* Data beyond what is kept is acknowledged and dropped; a gap
-	 * below it is not acknowledged, so that it comes again in order.
-	 */
+	/* Data beyond what is kept is acknowledged and dropped. */
 	if (f->data.offset >= QUIC_TICKET_MAX_LEN)
 		return 0;
-	if (f->data.offset > s->crypto_recv_off)
-		return 1;
-	if (end > QUIC_TICKET_MAX_LEN)
-		goto give_up;
-	if (!c->ticket_buf) {
-		c->ticket_buf = kmalloc(QUIC_TICKET_MAX_LEN,
-					GFP_ATOMIC | __GFP_NOWARN);
-		if (!c->ticket_buf)
-			return 1;
+	end = min_t(u64, end, QUIC_TICKET_MAX_LEN);
+	/* Within the cap: only -ENOBUFS or -ENOMEM. */
+	if (quic_reasm_add(r, f->data.offset, f->data.data,
+			   end - f->data.offset))
+		ret = 1;
+	while ((n = quic_reasm_peek(r, &data))) {
+		if (!c->ticket_buf) {
+			c->ticket_buf = kmalloc(QUIC_TICKET_MAX_LEN,
+						GFP_ATOMIC | __GFP_NOWARN);
+			if (!c->ticket_buf)
+				return 1;
+		}
+		memcpy(c->ticket_buf + quic_reasm_offset(r), data, n);
+		quic_reasm_pull(r, n);
 	}
-	skip = s->crypto_recv_off - f->data.offset;
-	memcpy(c->ticket_buf + s->crypto_recv_off, f->data.data + skip,
-	       f->data.len - skip);
-	s->crypto_recv_off = end;
 	/* A handshake message: type (1), length (3), body. */
+	end = quic_reasm_offset(r);
 	if (end < 4)
-		return 0;
+		return ret;
 	need = 4 + get_unaligned_be24(c->ticket_buf + 1);
 	if (need > QUIC_TICKET_MAX_LEN)
 		goto give_up;
 	if (end < need)
-		return 0;
+		return ret;
 	c->ticket_done = 1;
+	quic_reasm_free(r);
 	quic_event_put(sk, QUIC_EVENT_NEW_SESSION_TICKET, c->ticket_buf, need);
 	quic_sock_opts_take_ticket(&quic_sk(sk)->opts, c->ticket_buf, need);
 	c->ticket_buf = NULL;
 	return 0;
 give_up:	/* too long to be kept: nothing is */
 	c->ticket_done = 1;
+	quic_reasm_free(r);
 	kfree(c->ticket_buf);
 	c->ticket_buf = NULL;
 	return 0;

@@ -42,8 +42,6 @@
 #include <net/quic/version.h>
 
 #define QUIC_IN_ACK_RANGES	16
-/* CRYPTO data accepted beyond what was delivered (RFC 9000 7.5). */
-#define QUIC_IN_CRYPTO_MAX	65536
 
 /* The sender of a datagram, its ECN bits and the UDP socket it arrived
  * on (compared, never used: it may be gone by the time the datagram is
@@ -96,39 +94,72 @@ static void quic_in_error(struct sock *sk, u32 err)
 	quic_conn_closed(sk, err);
 }
 
-/* CRYPTO at Initial or Handshake: deliver in order to the receive queue.
- * Return 0, 1 if the packet must not be acknowledged (data ahead of what
- * was delivered, or no room), or a transport error.
+/* Bytes of the receive buffer that CRYPTO data waiting for a gap holds. */
+static u32 quic_in_crypto_held(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	u32 held = 0;
+	int i;
+
+	for (i = 0; i < QUIC_PNSPACE_NUM; i++)
+		held += c->space[i].crypto_in.mem;
+	return held;
+}
+
+/* Queue the in-order CRYPTO data of @level for the handshake reader, one
+ * skb per piece of the reassembly (socket-api.md 4.3 c: one contiguous
+ * chunk per recvmsg()). The receive queue takes it while the buffer,
+ * without the data still waiting for a gap, has room. Return false if
+ * in-order data is left behind (no room or no memory).
+ */
+static bool quic_in_crypto_deliver(struct sock *sk, u8 level)
+{
+	struct quic_reasm *r = &quic_sk(sk)->conn.space[level].crypto_in;
+	struct sk_buff *skb;
+	bool queued = false;
+	const u8 *data;
+	u32 n;
+
+	while ((n = quic_reasm_peek(r, &data))) {
+		if ((s64)atomic_read(&sk->sk_rmem_alloc) -
+		    quic_in_crypto_held(sk) > READ_ONCE(sk->sk_rcvbuf))
+			break;
+		skb = alloc_skb(n, GFP_ATOMIC | __GFP_NOWARN);
+		if (!skb)
+			break;
+		skb_put_data(skb, data, n);
+		QUIC_CRYPTO_CB(skb)->level = level;
+		quic_reasm_pull(r, n);
+		skb_set_owner_r(skb, sk);
+		skb_queue_tail(&sk->sk_receive_queue, skb);
+		queued = true;
+	}
+	if (queued)
+		sk->sk_data_ready(sk);
+	return !n;
+}
+
+/* CRYPTO at Initial or Handshake: reassembled (RFC 9000 7.5), delivered
+ * in order to the receive queue. Return 0, 1 if the packet must not be
+ * acknowledged (no room or no memory: the peer sends it again, and that
+ * delivers what waits), or a transport error.
  */
 static int quic_in_crypto(struct sock *sk, u8 level, const struct quic_frame *f)
 {
 	struct quic_pnspace *s = &quic_sk(sk)->conn.space[level];
-	u64 end = f->data.offset + f->data.len;
-	struct sk_buff *skb;
-	u32 skip, len;
+	int err;
 
 	if (level == QUIC_CRYPTO_APP)
 		return quic_conn_crypto_app(sk, f);
-	if (end > s->crypto_recv_off + QUIC_IN_CRYPTO_MAX)
-		return QUIC_TRANSPORT_ERROR_CRYPTO_BUF_EXCEEDED;
-	if (end <= s->crypto_recv_off)
+	if (s->discarded)
 		return 0;
-	if (f->data.offset > s->crypto_recv_off)
-		return 1;	/* ahead: let the peer send it again */
-	skip = s->crypto_recv_off - f->data.offset;
-	len = f->data.len - skip;
-	if (atomic_read(&sk->sk_rmem_alloc) > READ_ONCE(sk->sk_rcvbuf))
+	err = quic_reasm_add(&s->crypto_in, f->data.offset, f->data.data,
+			     f->data.len);
+	if (err == -EPROTO)
+		return QUIC_TRANSPORT_ERROR_CRYPTO_BUF_EXCEEDED;
+	if (!quic_in_crypto_deliver(sk, level))
 		return 1;
-	skb = alloc_skb(len, GFP_ATOMIC);
-	if (!skb)
-		return 1;
-	skb_put_data(skb, f->data.data + skip, len);
-	QUIC_CRYPTO_CB(skb)->level = level;
-	skb_set_owner_r(skb, sk);
-	skb_queue_tail(&sk->sk_receive_queue, skb);
-	s->crypto_recv_off = end;
-	sk->sk_data_ready(sk);
-	return 0;
+	return err ? 1 : 0;
 }
 
 /* STREAM_UPDATE events of the receiving part (socket-api.md 5.5): first

@@ -668,7 +668,7 @@ static bool quic_accept_valid(struct sock *nsk)
 
 	return nsk->sk_state != TCP_CLOSE &&
 	       quic_ackrange_largest(&s->recv, &largest) &&
-	       s->crypto_recv_off;
+	       quic_reasm_offset(&s->crypto_in);
 }
 
 /* Tear down a socket accept() made and does not hand out; locked. */

@@ -28,6 +28,7 @@
 #include <net/quic/ecn.h>
 #include <net/quic/outq.h>
 #include <net/quic/pmtu.h>
+#include <net/quic/reasm.h>
 #include <net/quic/recovery.h>
 #include <net/quic/sent.h>
 #include <net/quic/stream.h>
@@ -58,6 +59,14 @@ struct sock;
 #define QUIC_CONN_MSD_PENDING		8
 /* Packets of a level kept while its receive key is missing. */
 #define QUIC_CONN_MAX_PARKED		32
+/* CRYPTO data of the Initial and Handshake levels buffered beyond what
+ * was delivered (RFC 9000 7.5 asks for at least 4096 bytes): a server's
+ * Handshake flight is its certificate chain, commonly 3 to 12 KB and a
+ * few tens of KB with long chains or large keys; 64 KiB takes any such
+ * flight whole, in whatever order its packets arrive. At most about
+ * twice this is held per level (reasm.h), and only during the handshake.
+ */
+#define QUIC_CONN_CRYPTO_MAX		65536
 /* Requests and parked datagrams a listener keeps per request. */
 #define QUIC_CONN_REQ_MAX_SKBS		8
 
@@ -74,7 +83,8 @@ struct sock;
  * @parked: packets received before @rx was ready
  * @next_pn: the next packet number to send
  * @crypto_send_off: CRYPTO stream offset for the next bytes queued
- * @crypto_recv_off: CRYPTO stream offset expected next
+ * @crypto_in: CRYPTO data received and not yet delivered; its delivery
+ *	point is the CRYPTO stream offset delivered so far
  * @ack_pending: an ack-eliciting packet arrived since our last ACK
  * @ack_eliciting: ack-eliciting packets received since our last ACK;
  *	U8_MAX asks for an ACK at once (a packet arrived out of order)
@@ -94,7 +104,7 @@ struct quic_pnspace {
 	struct sk_buff_head	parked;
 	u64			next_pn;
 	u64			crypto_send_off;
-	u64			crypto_recv_off;
+	struct quic_reasm	crypto_in;
 	bool			ack_pending;
 	u8			ack_eliciting;
 	u32			rx_eliciting;
