@@ -722,7 +722,7 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_pnspace *s = &c->space[level];
-	bool ack_later, app = level == QUIC_CRYPTO_APP;
+	bool ack_later, acked = false, app = level == QUIC_CRYPTO_APP;
 	u32 used = 0;
 	int n;
 
@@ -733,6 +733,7 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 			used += n;
 			s->ack_pending = false;
 			s->ack_eliciting = 0;
+			acked = true;
 		}
 	}
 	if (app && c->handshake_done_pending && room - used >= 1 &&
@@ -773,9 +774,12 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 	/* A deferred ACK rides along with anything else sent, in front: a
 	 * peer then learns of our acknowledgment before our data, as
 	 * applications of the socket API expect their events (socket-api.md
-	 * 5.6).
+	 * 5.6). A probe (RFC 9002 6.2.4: it may carry any frame) repeats
+	 * our ACK of the space even when none is pending: a peer whose
+	 * flight reached us in part, and which lost our ACKs, learns what
+	 * to send again.
 	 */
-	if (ack_later && *eliciting) {
+	if ((ack_later || (c->probes && !acked)) && *eliciting) {
 		n = quic_out_ack(s, &c->ecn, level, buf + used, room - used);
 		if (n) {
 			quic_out_rotate(buf, used, n);
