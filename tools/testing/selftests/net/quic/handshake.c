@@ -6,7 +6,8 @@
  * client's first Initial, both ends run the TLS 1.3 handshake through
  * CRYPTO frames and reach ESTABLISHED, then close. The transfer test then
  * moves 1 MiB over one bidirectional stream (poll() reports it, a
- * non-blocking read after the FIN gives EAGAIN).
+ * non-blocking read after the FIN gives EAGAIN). handshake_reordered
+ * passes the server's Handshake flight out of order through a relay.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -676,6 +677,280 @@ TEST_F(hs, certificate)
 	ASSERT_EQ(0, quic_test_make_cert(CERT_FILE, KEY_FILE));
 	run_handshake(_metadata, self->lfd, self->cfd, variant->family,
 		      KEY_FILE, CERT_FILE, true);
+	unlink(KEY_FILE);
+	unlink(CERT_FILE);
+}
+
+/*
+ * A server flight that arrives out of order (RFC 9000 7.5). A relay
+ * between the client and the server holds the first datagram of the
+ * server's that begins with a Handshake packet, passes the next one, and
+ * lets the held one go only once the client has answered that one. The
+ * client must keep the data beyond the gap and acknowledge its packet at
+ * once, so its answer carries an ACK frame; a client that dropped the
+ * data and left the packet unacknowledged sent nothing until its PTO,
+ * a bare PING, and the server never learnt which piece was missing. A
+ * certificate with many names makes the flight several datagrams long.
+ */
+#define BIG_CERT_NAMES	100
+
+/* quic_test_make_cert()'s certificate, with BIG_CERT_NAMES more names. */
+static int make_big_cert(const char *cert_path, const char *key_path)
+{
+	unsigned int bits = GNUTLS_CURVE_TO_BITS(GNUTLS_ECC_CURVE_SECP256R1);
+	unsigned char serial[8] = { 0x04, 0x05, 0x06 };
+	time_t now = time(NULL);
+	gnutls_x509_privkey_t key;
+	gnutls_x509_crt_t crt;
+	gnutls_datum_t pem;
+	char name[64];
+	int ret, i;
+
+	if (gnutls_x509_privkey_init(&key))
+		return -1;
+	if (gnutls_x509_crt_init(&crt)) {
+		gnutls_x509_privkey_deinit(key);
+		return -1;
+	}
+	ret = gnutls_x509_privkey_generate(key, GNUTLS_PK_ECDSA, bits, 0);
+	ret = ret ?: gnutls_x509_crt_set_version(crt, 3);
+	ret = ret ?: gnutls_x509_crt_set_serial(crt, serial, sizeof(serial));
+	ret = ret ?: gnutls_x509_crt_set_activation_time(crt, now - 3600);
+	ret = ret ?: gnutls_x509_crt_set_expiration_time(crt, now + 86400);
+	ret = ret ?: gnutls_x509_crt_set_dn_by_oid(crt,
+			GNUTLS_OID_X520_COMMON_NAME, 0, "localhost", 9);
+	ret = ret ?: gnutls_x509_crt_set_subject_alt_name(crt,
+			GNUTLS_SAN_DNSNAME, "localhost", 9, GNUTLS_FSAN_SET);
+	for (i = 0; !ret && i < BIG_CERT_NAMES; i++) {
+		snprintf(name, sizeof(name),
+			 "name-%03d.a-long-flight.handshake.example", i);
+		ret = gnutls_x509_crt_set_subject_alt_name(crt, GNUTLS_SAN_DNSNAME,
+							   name, strlen(name),
+							   GNUTLS_FSAN_APPEND);
+	}
+	ret = ret ?: gnutls_x509_crt_set_key(crt, key);
+	ret = ret ?: gnutls_x509_crt_sign2(crt, crt, key, GNUTLS_DIG_SHA256, 0);
+	if (!ret && !gnutls_x509_crt_export2(crt, GNUTLS_X509_FMT_PEM, &pem)) {
+		ret = quic_test_write_file(cert_path, pem.data, pem.size);
+		gnutls_free(pem.data);
+	} else {
+		ret = -1;
+	}
+	if (!ret && !gnutls_x509_privkey_export2(key, GNUTLS_X509_FMT_PEM,
+						 &pem)) {
+		ret = quic_test_write_file(key_path, pem.data, pem.size);
+		gnutls_free(pem.data);
+	} else {
+		ret = -1;
+	}
+	gnutls_x509_crt_deinit(crt);
+	gnutls_x509_privkey_deinit(key);
+	return ret;
+}
+
+/* A QUIC variable-length integer at *@p of @b (@n bytes); -1 if cut. */
+static long long get_varint(const unsigned char *b, size_t n, size_t *p)
+{
+	size_t len, i;
+	long long v;
+
+	if (*p >= n)
+		return -1;
+	len = (size_t)1 << (b[*p] >> 6);
+	if (*p + len > n)
+		return -1;
+	v = b[*p] & 0x3f;
+	for (i = 1; i < len; i++)
+		v = v << 8 | b[*p + i];
+	*p += len;
+	return v;
+}
+
+#define LH_INITIAL	0
+#define LH_HANDSHAKE	2
+
+/* The Length field (RFC 9000 17.2) of the first QUIC v1 Handshake packet
+ * in datagram @b, among its coalesced long-header packets, or -1; only
+ * the first packet is looked at when @first.
+ */
+static long long handshake_len(const unsigned char *b, size_t n, bool first)
+{
+	size_t p, off = 0;
+	long long len, tok;
+	int type;
+
+	while (off + 7 <= n && (b[off] & 0x80)) {
+		type = (b[off] >> 4) & 3;
+		p = off + 5;
+		p += 1 + b[p];				/* DCID */
+		if (p >= n)
+			return -1;
+		p += 1 + b[p];				/* SCID */
+		if (type == LH_INITIAL) {
+			tok = get_varint(b, n, &p);
+			if (tok < 0)
+				return -1;
+			p += tok;
+		} else if (type != LH_HANDSHAKE) {
+			return -1;
+		}
+		len = get_varint(b, n, &p);
+		if (len < 0)
+			return -1;
+		if (type == LH_HANDSHAKE)
+			return len;
+		if (first)
+			return -1;
+		off = p + len;
+	}
+	return -1;
+}
+
+struct relay {
+	int u;		/* the client's peer */
+	int s;		/* connected to the server */
+	int stop[2];	/* pipe: written to end the relay */
+	struct sockaddr_storage client;
+	socklen_t clen;
+	unsigned char held[2048];
+	ssize_t held_len;
+	bool released;
+	long long answer;	/* Length of the client's answer, or -1 */
+	pthread_t th;
+};
+
+/* The relay's forwarding: see above. */
+static void *relay_main(void *p)
+{
+	int srv_hs = 0, cli_hs = 0, cli_hs_passed = -1;
+	struct relay *r = p;
+	unsigned char b[2048];
+	time_t deadline = 0;
+	ssize_t n;
+
+	r->answer = -1;
+	for (;;) {
+		/* Until the client acknowledged the server's Handshake packets
+		 * before the held one, the next one waits at the server end;
+		 * after it, everything does until the client answers (what
+		 * the server sends again meanwhile would fill the gap).
+		 */
+		bool wait = (r->held_len && cli_hs_passed < 0 && srv_hs &&
+			     !cli_hs) || (cli_hs_passed >= 0 && !r->released);
+		struct pollfd pfd[3] = {
+			{ .fd = r->u, .events = POLLIN },
+			{ .fd = wait ? -1 : r->s, .events = POLLIN },
+			{ .fd = r->stop[0], .events = POLLIN },
+		};
+
+		if (poll(pfd, 3, 100) < 0 || pfd[2].revents)
+			break;
+		/* A bound, in case no answer comes: the test fails then. */
+		if (r->held_len && !r->released && time(NULL) > deadline) {
+			sendto(r->u, r->held, r->held_len, 0,
+			       (struct sockaddr *)&r->client, r->clen);
+			r->released = true;
+		}
+		if (pfd[0].revents & POLLIN) {
+			r->clen = sizeof(r->client);
+			n = recvfrom(r->u, b, sizeof(b), 0,
+				     (struct sockaddr *)&r->client, &r->clen);
+			if (n <= 0)
+				continue;
+			send(r->s, b, n, 0);
+			if (handshake_len(b, n, false) < 0)
+				continue;
+			cli_hs++;
+			if (cli_hs_passed >= 0 && cli_hs > cli_hs_passed &&
+			    !r->released) {
+				r->answer = handshake_len(b, n, false);
+				sendto(r->u, r->held, r->held_len, 0,
+				       (struct sockaddr *)&r->client, r->clen);
+				r->released = true;
+			}
+		}
+		if (pfd[1].revents & POLLIN) {
+			n = recv(r->s, b, sizeof(b), 0);
+			if (n <= 0 || !r->clen)
+				continue;
+			if (!r->held_len && handshake_len(b, n, true) >= 0) {
+				memcpy(r->held, b, n);
+				r->held_len = n;
+				deadline = time(NULL) + WAIT_MS / 1000;
+				continue;
+			}
+			if (r->held_len && cli_hs_passed < 0)
+				cli_hs_passed = cli_hs;
+			if (handshake_len(b, n, false) >= 0)
+				srv_hs++;
+			sendto(r->u, b, n, 0, (struct sockaddr *)&r->client,
+			       r->clen);
+		}
+	}
+	return NULL;
+}
+
+TEST_F(hs, handshake_reordered)
+{
+	struct server_arg a = { .fd = -1, .key = KEY_FILE, .cert = CERT_FILE };
+	struct sockaddr_storage ss, rs;
+	socklen_t len, rlen;
+	struct relay r = {};
+	pthread_t th;
+	char c = 1;
+	int ret;
+
+	ASSERT_EQ(0, make_big_cert(CERT_FILE, KEY_FILE));
+	len = make_addr(&ss, variant->family, loopback(variant->family), 0);
+	ASSERT_EQ(0, bind(self->lfd, (struct sockaddr *)&ss, len));
+	ASSERT_EQ(0, getsockname(self->lfd, (struct sockaddr *)&ss, &len));
+	ASSERT_EQ(0, listen(self->lfd, 4));
+
+	r.u = socket(variant->family, SOCK_DGRAM, 0);
+	r.s = socket(variant->family, SOCK_DGRAM, 0);
+	ASSERT_LE(0, r.u);
+	ASSERT_LE(0, r.s);
+	rlen = make_addr(&rs, variant->family, loopback(variant->family), 0);
+	ASSERT_EQ(0, bind(r.u, (struct sockaddr *)&rs, rlen));
+	ASSERT_EQ(0, getsockname(r.u, (struct sockaddr *)&rs, &rlen));
+	ASSERT_EQ(0, connect(r.s, (struct sockaddr *)&ss, len));
+	ASSERT_EQ(0, pipe(r.stop));
+	ASSERT_EQ(0, pthread_create(&r.th, NULL, relay_main, &r));
+
+	ASSERT_EQ(0, pipe(a.done));
+	a.lfd = self->lfd;
+	ASSERT_EQ(0, pthread_create(&th, NULL, server_main, &a));
+	ASSERT_EQ(0, connect(self->cfd, (struct sockaddr *)&rs, rlen));
+	ret = quic_client_handshake(self->cfd, NULL, NULL, NULL);
+	EXPECT_EQ(0, ret) {
+		TH_LOG("client handshake: %s", strerror(-ret));
+	}
+	EXPECT_EQ(1, read(a.done[0], &c, 1));
+	pthread_join(th, NULL);
+	EXPECT_EQ(0, a.ret);
+	EXPECT_EQ(0, c);
+	ASSERT_EQ(1, write(r.stop[1], "x", 1));
+	pthread_join(r.th, NULL);
+
+	/* A datagram was held back and passed later ... */
+	EXPECT_TRUE(r.released);
+	/* ... after an answer that acknowledged the one after it: the
+	 * Handshake packet's Length is its 4-byte packet number, the
+	 * 16-byte tag and the frames, and an ACK frame takes at least 5
+	 * bytes where a bare PING takes 1.
+	 */
+	EXPECT_LE(4 + 16 + 5, r.answer) {
+		TH_LOG("the client's answer to the packet after a gap: Length %lld",
+		       r.answer);
+	}
+	if (a.fd >= 0)
+		close(a.fd);
+	close(a.done[0]);
+	close(a.done[1]);
+	close(r.stop[0]);
+	close(r.stop[1]);
+	close(r.u);
+	close(r.s);
 	unlink(KEY_FILE);
 	unlink(CERT_FILE);
 }
