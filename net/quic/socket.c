@@ -22,6 +22,7 @@
 #include <net/inet_common.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
+#include <net/ipv6_stubs.h>
 #include <net/route.h>
 #include <net/transp_v6.h>
 #include <asm/ioctls.h>
@@ -491,6 +492,55 @@ static __poll_t quic_poll(struct file *file, struct socket *sock,
 	return mask;
 }
 
+/* A socket bound to a wildcard address sends from the address its route
+ * to @peer picks: as TCP's connect() does, @local takes that address, so
+ * that getsockname() names the path in use (socket-api.md 5.1) and a
+ * CONNECTION_MIGRATION built from it is a real address. Without a route
+ * yet, @local stays the wildcard and each datagram picks its own.
+ */
+static void quic_sock_pick_source(struct sock *sk, const union quic_addr *peer,
+				  union quic_addr *local)
+{
+	struct net *net = sock_net(sk);
+	struct dst_entry *dst;
+	struct flowi6 fl6 = {};
+	struct flowi4 fl4 = {};
+	struct rtable *rt;
+
+	if (peer->sa.sa_family == AF_INET) {
+		if (local->v4.sin_addr.s_addr != htonl(INADDR_ANY))
+			return;
+		fl4.flowi4_oif = sk->sk_bound_dev_if;
+		fl4.flowi4_mark = sk->sk_mark;
+		fl4.flowi4_proto = IPPROTO_UDP;
+		fl4.daddr = peer->v4.sin_addr.s_addr;
+		fl4.fl4_dport = peer->v4.sin_port;
+		fl4.fl4_sport = local->v4.sin_port;
+		rt = ip_route_output_key(net, &fl4);
+		if (IS_ERR(rt))
+			return;
+		local->v4.sin_addr.s_addr = fl4.saddr;
+		ip_rt_put(rt);
+		return;
+	}
+	if (!ipv6_addr_any(&local->v6.sin6_addr))
+		return;
+	fl6.flowi6_oif = sk->sk_bound_dev_if;
+	if (!fl6.flowi6_oif &&
+	    __ipv6_addr_needs_scope_id(ipv6_addr_type(&peer->v6.sin6_addr)))
+		fl6.flowi6_oif = peer->v6.sin6_scope_id;
+	fl6.flowi6_mark = sk->sk_mark;
+	fl6.flowi6_proto = IPPROTO_UDP;
+	fl6.daddr = peer->v6.sin6_addr;
+	fl6.fl6_dport = peer->v6.sin6_port;
+	fl6.fl6_sport = local->v6.sin6_port;
+	dst = ipv6_stub->ipv6_dst_lookup_flow(net, NULL, &fl6, NULL);
+	if (IS_ERR(dst))
+		return;
+	local->v6.sin6_addr = fl6.saddr;
+	dst_release(dst);
+}
+
 static int quic_connect(struct socket *sock, struct sockaddr *uaddr,
 			int addr_len, int flags)
 {
@@ -523,11 +573,13 @@ static int quic_connect(struct socket *sock, struct sockaddr *uaddr,
 		c->local.v6.sin6_addr = sk->sk_v6_rcv_saddr;
 		c->local.v6.sin6_port = inet_sk(sk)->inet_sport;
 	}
+	quic_sock_pick_source(sk, &a, &c->local);
 	err = quic_conn_client_start(sk, &a);
 	if (err) {
 		memset(&c->scid, 0, sizeof(c->scid));
 		goto out;
 	}
+	quic_sock_set_local(sk, &c->local);
 	inet_sk_set_state(sk, TCP_SYN_RECV);
 	sock->state = SS_CONNECTED;
 out:
