@@ -3,8 +3,9 @@
  * The socket API contract of /work/shared/docs/socket-api.md, section by
  * section: every call sequence, flag, option, event and errno it states
  * for stream selection (5.2), stream limits and credit (5.3), recvmsg
- * (5.4), datagrams (5.5), events (5.6), tokens and session tickets (5.10),
- * the option direction table (6) and libquic's data helpers (8.3).
+ * (5.4), datagrams (5.5), events (5.6), migration (5.9), tokens and
+ * session tickets (5.10), the option direction table (6) and libquic's
+ * data helpers (8.3).
  *
  * Each test is named after its section and written to the contract, not
  * to what the kernel happens to do today. Tests of one endpoint's
@@ -364,6 +365,8 @@ struct rec {
 	struct quic_stream_update up[REC_UPDATES];
 	int nup;
 	uint64_t max_stream;	/* last QUIC_EVENT_STREAM_MAX_STREAM */
+	int nmig;		/* QUIC_EVENT_CONNECTION_MIGRATIONs */
+	uint8_t mig_local;	/* the last one's local_migration */
 	int datagrams;
 	int overflow;
 };
@@ -396,6 +399,10 @@ static void rec_item(struct rec *r, const struct item *it)
 			   it->n == 1 + sizeof(r->max_stream)) {
 			memcpy(&r->max_stream, it->buf + 1,
 			       sizeof(r->max_stream));
+		} else if (is_event(it, QUIC_EVENT_CONNECTION_MIGRATION) &&
+			   it->n == 2) {
+			r->mig_local = it->buf[1];
+			r->nmig++;
 		}
 		return;
 	}
@@ -1636,6 +1643,115 @@ static void both_open(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, ret) {
 		TH_LOG("handshake: %s", strerror(-ret));
 	}
+}
+
+/* ==== 5.9 migration ==== */
+
+/* @ss (of @len bytes) and @want name one address and port. */
+static bool addr_eq(const struct sockaddr_storage *ss, socklen_t len,
+		    const struct sockaddr_storage *want)
+{
+	const struct sockaddr_in6 *a6 = (const void *)ss;
+	const struct sockaddr_in6 *b6 = (const void *)want;
+	const struct sockaddr_in *a4 = (const void *)ss;
+	const struct sockaddr_in *b4 = (const void *)want;
+
+	if (ss->ss_family != want->ss_family)
+		return false;
+	if (ss->ss_family == AF_INET)
+		return len == sizeof(*a4) && a4->sin_port == b4->sin_port &&
+		       a4->sin_addr.s_addr == b4->sin_addr.s_addr;
+	return len == sizeof(*a6) && a6->sin6_port == b6->sin6_port &&
+	       !memcmp(&a6->sin6_addr, &b6->sin6_addr, sizeof(a6->sin6_addr));
+}
+
+static bool addr_any(const struct sockaddr_storage *ss)
+{
+	static const struct in6_addr any6 = IN6ADDR_ANY_INIT;
+
+	if (ss->ss_family == AF_INET)
+		return !((const struct sockaddr_in *)ss)->sin_addr.s_addr;
+	return !memcmp(&((const struct sockaddr_in6 *)ss)->sin6_addr, &any6,
+		       sizeof(any6));
+}
+
+static void set_port(struct sockaddr_storage *ss, int port)
+{
+	if (ss->ss_family == AF_INET)
+		((struct sockaddr_in *)ss)->sin_port = htons(port);
+	else
+		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
+}
+
+/*
+ * The draft's own connection test: a client that called connect() with
+ * no bind() moves to getsockname()'s address with the port plus one
+ * (5.1: getsockname() names the path in use, never the wildcard). The
+ * call returns 0 once the probe is queued; stream data still flows both
+ * ways; the client raises CONNECTION_MIGRATION with local_migration 1 and
+ * getsockname() gives the new port; the server, which sees its peer
+ * arrive from there and validates it, raises the event with
+ * local_migration 0 and getpeername() gives the client's new address
+ * (5.6). A port that happens to be taken is the next one's turn.
+ */
+TEST_F(both, s5_9_client_moves_to_next_port)
+{
+	struct conn_opts o = { .family = variant->family };
+	struct sockaddr_storage ss, got;
+	struct rec rc = {}, rs = {};
+	socklen_t len, glen;
+	int port, err, i;
+
+	o.cli.events = EV(QUIC_EVENT_CONNECTION_MIGRATION);
+	o.srv.events = EV(QUIC_EVENT_CONNECTION_MIGRATION);
+	both_open(_metadata, self, variant, &o);
+	len = sizeof(ss);
+	ASSERT_EQ(0, getsockname(self->cfd, (struct sockaddr *)&ss, &len));
+	EXPECT_FALSE(addr_any(&ss));
+	port = addr_port(&ss);
+	for (i = 1, err = EADDRINUSE; i <= 4 && err == EADDRINUSE; i++) {
+		set_port(&ss, port + i);
+		err = setopt_err(self->cfd, SOL_QUIC,
+				 QUIC_SOCKOPT_CONNECTION_MIGRATION, &ss, len);
+	}
+	ASSERT_EQ(0, err) {
+		TH_LOG("migration to port %d: %s", port + i - 1,
+		       strerror(err));
+	}
+	/* The old path or the new one: the data arrives either way. */
+	ASSERT_EQ(0, psend(self->cfd, "quic connection test14",
+			   MSG_SYN | MSG_FIN));
+	ASSERT_EQ(0, PUMP(self->sfd, &rs,
+			  rec_got(&rs, 0, "quic connection test14")));
+	ASSERT_EQ(0, qsend(self->sfd, "quic connection test14", 0, S_FIN));
+	ASSERT_EQ(0, PUMP(self->cfd, &rc,
+			  rec_got(&rc, 0, "quic connection test14") &&
+			  rc.nmig));
+	EXPECT_EQ(1, rc.nmig);
+	EXPECT_EQ(1, rc.mig_local);
+	glen = sizeof(got);
+	ASSERT_EQ(0, getsockname(self->cfd, (struct sockaddr *)&got, &glen));
+	EXPECT_TRUE(addr_eq(&got, glen, &ss)) {
+		TH_LOG("getsockname() port %d, want %d", addr_port(&got),
+		       addr_port(&ss));
+	}
+	/* Data from the new address: the server follows, validates it. */
+	ASSERT_EQ(0, psend(self->cfd, "client migration", MSG_SYN | MSG_FIN));
+	ASSERT_EQ(0, PUMP(self->sfd, &rs,
+			  rec_got(&rs, 4, "client migration") && rs.nmig));
+	EXPECT_EQ(1, rs.nmig);
+	EXPECT_EQ(0, rs.mig_local);
+	glen = sizeof(got);
+	ASSERT_EQ(0, getpeername(self->sfd, (struct sockaddr *)&got, &glen));
+	EXPECT_TRUE(addr_eq(&got, glen, &ss)) {
+		TH_LOG("getpeername() port %d, want %d", addr_port(&got),
+		       addr_port(&ss));
+	}
+	/* And back, on the new path. */
+	ASSERT_EQ(0, qsend(self->sfd, "client migration", 4, S_FIN));
+	ASSERT_EQ(0, PUMP(self->cfd, &rc,
+			  rec_got(&rc, 4, "client migration")));
+	EXPECT_EQ(1, rc.nmig);
 }
 
 /* ==== 5.10 TOKEN and SESSION_TICKET ==== */
