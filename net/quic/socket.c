@@ -282,7 +282,8 @@ void quic_sock_set_local(struct sock *sk, const union quic_addr *a)
  * server before the handshake, the address (of either family on an
  * AF_INET6 socket) is bound at once and offered as its preferred address.
  *
- * Return: 0, -EINVAL for a bad address (or a client before the
+ * Return: 0, -EINVAL for a bad address (a wildcard, multicast or
+ * broadcast one, the peer's own, or any on a client before the
  * handshake), -EPIPE on a socket that is not a connection, -EAGAIN while
  * a move is under way, or a bind error.
  */
@@ -302,12 +303,15 @@ int quic_sock_migrate(struct sock *sk, sockptr_t optval, unsigned int optlen)
 				min_t(unsigned int, optlen, sizeof(ss)), &a))
 		return -EINVAL;
 	if (a.sa.sa_family == AF_INET ?
-	    (!a.v4.sin_port || a.v4.sin_addr.s_addr == htonl(INADDR_ANY)) :
+	    (!a.v4.sin_port || a.v4.sin_addr.s_addr == htonl(INADDR_ANY) ||
+	     ipv4_is_lbcast(a.v4.sin_addr.s_addr) ||
+	     inet_addr_type_dev_table(sock_net(sk), NULL,
+				      a.v4.sin_addr.s_addr) == RTN_BROADCAST) :
 	    (!a.v6.sin6_port || ipv6_addr_any(&a.v6.sin6_addr)))
 		return -EINVAL;
 	if (!quic_is_conn(sk))
 		return -EPIPE;
-	if (!memcmp(&a, &c->local, sizeof(a)) ||
+	if (!memcmp(&a, &c->local, sizeof(a)) || quic_addr_equal(&a, &c->peer) ||
 	    (sk->sk_state == TCP_ESTABLISHED ?
 	     a.sa.sa_family != c->local.sa.sa_family : !c->is_server))
 		return -EINVAL;

@@ -17,6 +17,7 @@
 #include <linux/refcount.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
+#include <net/ipv6.h>
 #include <net/net_namespace.h>
 
 struct dst_cache;
@@ -33,6 +34,28 @@ union quic_addr {
 	struct sockaddr_in	v4;
 	struct sockaddr_in6	v6;
 };
+
+/**
+ * quic_addr_equal() - do @a and @b name one address and port?
+ * @a: an address
+ * @b: another
+ *
+ * The scope ID and the flow label are left out: an address a user gave
+ * may carry them where the one of a datagram does not.
+ *
+ * Return: true if family, address and port match.
+ */
+static inline bool quic_addr_equal(const union quic_addr *a,
+				   const union quic_addr *b)
+{
+	if (a->sa.sa_family != b->sa.sa_family)
+		return false;
+	if (a->sa.sa_family == AF_INET)
+		return a->v4.sin_port == b->v4.sin_port &&
+		       a->v4.sin_addr.s_addr == b->v4.sin_addr.s_addr;
+	return a->v6.sin6_port == b->v6.sin6_port &&
+	       ipv6_addr_equal(&a->v6.sin6_addr, &b->v6.sin6_addr);
+}
 
 /* Room quic_udp_xmit() needs in front of a QUIC packet. */
 #define QUIC_UDP_HEADROOM	(MAX_HEADER + sizeof(struct ipv6hdr) + \
