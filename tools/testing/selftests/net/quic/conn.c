@@ -720,6 +720,65 @@ TEST_F(conn, preferred_address)
 	EXPECT_EQ(0, memcmp(buf, "pong", 4));
 }
 
+/* Stream data from @fd within @ms: its length, or -1 (events skipped). */
+static ssize_t wait_data(int fd, void *buf, size_t len, int ms)
+{
+	int notif, i;
+	ssize_t n;
+
+	for (i = 0; i < ms / 50; i++) {
+		if (!wait_fd(fd, POLLIN, 50))
+			continue;
+		n = read_msg(fd, buf, len, &notif);
+		if (n == -EAGAIN || (n >= 0 && notif))
+			continue;
+		return n < 0 ? -1 : n;
+	}
+	return -1;
+}
+
+/* CONNECTION_MIGRATION to the peer's own address and port, or to a
+ * broadcast address, is a bad address: EINVAL, and nothing moves.
+ */
+TEST_F(conn, migration_to_peer_or_broadcast_einval)
+{
+	struct sockaddr_storage ss, got;
+	socklen_t len, glen;
+	char buf[16];
+
+	ASSERT_EQ(0, pair(_metadata, variant->family, NULL, &self->cfd,
+			  &self->sfd));
+	len = sizeof(ss);
+	ASSERT_EQ(0, getpeername(self->cfd, (struct sockaddr *)&ss, &len));
+	EXPECT_EQ(EINVAL, setopt_err(self->cfd, SOL_QUIC,
+				     QUIC_SOCKOPT_CONNECTION_MIGRATION,
+				     &ss, len));
+	len = sizeof(ss);
+	ASSERT_EQ(0, getpeername(self->sfd, (struct sockaddr *)&ss, &len));
+	EXPECT_EQ(EINVAL, setopt_err(self->sfd, SOL_QUIC,
+				     QUIC_SOCKOPT_CONNECTION_MIGRATION,
+				     &ss, len));
+	if (variant->family == AF_INET) {
+		/* lo's broadcast address, and the limited one */
+		len = make_addr(&ss, AF_INET, "127.255.255.255", 4433);
+		EXPECT_EQ(EINVAL, setopt_err(self->cfd, SOL_QUIC,
+					     QUIC_SOCKOPT_CONNECTION_MIGRATION,
+					     &ss, len));
+		len = make_addr(&ss, AF_INET, "255.255.255.255", 4433);
+		EXPECT_EQ(EINVAL, setopt_err(self->cfd, SOL_QUIC,
+					     QUIC_SOCKOPT_CONNECTION_MIGRATION,
+					     &ss, len));
+	}
+	len = sizeof(ss);
+	ASSERT_EQ(0, getpeername(self->cfd, (struct sockaddr *)&ss, &len));
+	glen = sizeof(got);
+	ASSERT_EQ(0, getsockname(self->cfd, (struct sockaddr *)&got, &glen));
+	EXPECT_NE(addr_port(&ss), addr_port(&got));
+	ASSERT_EQ(4, quic_sendmsg(self->cfd, "ping", 4, 0,
+				  MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_FIN));
+	EXPECT_EQ(4, wait_data(self->sfd, buf, sizeof(buf), 5000));
+}
+
 /* Many listeners, more than the namespace's listener hash has buckets:
  * each port still finds its own (seen by its Version Negotiation reply
  * to an unknown version), including after others closed.

@@ -823,8 +823,8 @@ TEST_F(quic_sock, quic_sockopt_not_yet)
 
 /*
  * CONNECTION_MIGRATION (socket-api.md 5.9): a bad address (the zero one
- * above, a wildcard, port 0, a multicast one, a short one) gives EINVAL;
- * a good one on a socket that is no connection, EPIPE.
+ * above, a wildcard, port 0, a multicast or broadcast one, a short one)
+ * gives EINVAL; a good one on a socket that is no connection, EPIPE.
  */
 TEST_F(quic_sock, quic_sockopt_migration_args)
 {
@@ -851,6 +851,19 @@ TEST_F(quic_sock, quic_sockopt_migration_args)
 		EXPECT_EQ(EINVAL, setopt_err(fd, SOL_QUIC,
 					     QUIC_SOCKOPT_CONNECTION_MIGRATION,
 					     &bad6, sizeof(bad6)));
+		/* ff02::1, and 255.255.255.255 v4-mapped */
+		bad6.sin6_addr.s6_addr[0] = 0xff;
+		bad6.sin6_addr.s6_addr[1] = 0x02;
+		bad6.sin6_addr.s6_addr[15] = 1;
+		EXPECT_EQ(EINVAL, setopt_err(fd, SOL_QUIC,
+					     QUIC_SOCKOPT_CONNECTION_MIGRATION,
+					     &bad6, sizeof(bad6)));
+		bad6.sin6_addr = in6addr_any;
+		bad6.sin6_addr.s6_addr32[2] = htonl(0xffff);
+		bad6.sin6_addr.s6_addr32[3] = htonl(INADDR_BROADCAST);
+		EXPECT_EQ(EINVAL, setopt_err(fd, SOL_QUIC,
+					     QUIC_SOCKOPT_CONNECTION_MIGRATION,
+					     &bad6, sizeof(bad6)));
 		EXPECT_EQ(EPIPE, setopt_err(fd, SOL_QUIC,
 					    QUIC_SOCKOPT_CONNECTION_MIGRATION,
 					    &sin6, sizeof(sin6)));
@@ -866,6 +879,14 @@ TEST_F(quic_sock, quic_sockopt_migration_args)
 				     QUIC_SOCKOPT_CONNECTION_MIGRATION,
 				     &bad, sizeof(bad)));
 	bad.sin_addr.s_addr = htonl(0xe0000001);	/* 224.0.0.1 */
+	EXPECT_EQ(EINVAL, setopt_err(fd, SOL_QUIC,
+				     QUIC_SOCKOPT_CONNECTION_MIGRATION,
+				     &bad, sizeof(bad)));
+	bad.sin_addr.s_addr = htonl(INADDR_BROADCAST);
+	EXPECT_EQ(EINVAL, setopt_err(fd, SOL_QUIC,
+				     QUIC_SOCKOPT_CONNECTION_MIGRATION,
+				     &bad, sizeof(bad)));
+	bad.sin_addr.s_addr = htonl(0x7fffffff);	/* lo's broadcast */
 	EXPECT_EQ(EINVAL, setopt_err(fd, SOL_QUIC,
 				     QUIC_SOCKOPT_CONNECTION_MIGRATION,
 				     &bad, sizeof(bad)));
