@@ -7,8 +7,8 @@
  * handshake, stream and datagram sendmsg/recvmsg of socket-api.md, poll,
  * shutdown, close, the queue ioctls, and the SOL_QUIC options that need a
  * connection; sockopt.c handles the others, conn.c the connection.
- * CONNECTION_MIGRATION before the handshake (a server's preferred
- * address) gives EOPNOTSUPP.
+ * CONNECTION_MIGRATION on an established server gives EOPNOTSUPP: only
+ * clients migrate (RFC 9000 9).
  */
 
 #include <linux/errno.h>
@@ -276,16 +276,19 @@ void quic_sock_set_local(struct sock *sk, const union quic_addr *a)
  * @optval: a sockaddr_in or sockaddr_in6
  * @optlen: its length (may be longer than the address)
  *
- * socket-api.md 5.9, on an established connection: the new local address
- * is bound (its shared UDP socket taken) and the path to the peer probed
+ * socket-api.md 5.9, on an established client: the new local address is
+ * bound (its shared UDP socket taken) and the path to the peer probed
  * from there (path.c); the call returns once the probe is queued. On a
  * server before the handshake, the address (of either family on an
  * AF_INET6 socket) is bound at once and offered as its preferred address.
+ * An established server does not move: RFC 9000 9 leaves migration to
+ * clients, which drop what comes from a server address they do not know.
  *
  * Return: 0, -EINVAL for a bad address (a wildcard, multicast or
  * broadcast one, the peer's own, or any on a client before the
- * handshake), -EPIPE on a socket that is not a connection, -EAGAIN while
- * a move is under way, or a bind error.
+ * handshake), -EPIPE on a socket that is not a connection, -EOPNOTSUPP on
+ * an established server, -EAGAIN while a move is under way, or a bind
+ * error.
  */
 int quic_sock_migrate(struct sock *sk, sockptr_t optval, unsigned int optlen)
 {
@@ -315,6 +318,8 @@ int quic_sock_migrate(struct sock *sk, sockptr_t optval, unsigned int optlen)
 	    (sk->sk_state == TCP_ESTABLISHED ?
 	     a.sa.sa_family != c->local.sa.sa_family : !c->is_server))
 		return -EINVAL;
+	if (sk->sk_state == TCP_ESTABLISHED && c->is_server)
+		return -EOPNOTSUPP;
 	if (a.sa.sa_family == AF_INET)
 		quic_udp_key_init(&key, AF_INET, &a.v4.sin_addr,
 				  a.v4.sin_port, false, sk->sk_bound_dev_if);
