@@ -620,6 +620,15 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 			s = &c->space[level];
 			if (s->discarded)
 				continue;
+			/* RFC 9000 9: servers do not move; a client drops
+			 * 1-RTT packets from an address it does not know.
+			 */
+			if (level == QUIC_CRYPTO_APP && !c->is_server &&
+			    !quic_path_peer_known(sk, &QUIC_IN_CB(skb)->peer)) {
+				QUIC_INC_STATS(sock_net(sk),
+					       QUIC_MIB_DROP_PEER_ADDR);
+				continue;
+			}
 			key = &s->rx;
 			park = !quic_crypto_ready(key);
 		}

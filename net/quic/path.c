@@ -164,6 +164,8 @@ static void quic_path_switch_peer(struct sock *sk)
 
 	if (quic_path_ip_changed(&c->peer, &p->new_peer))
 		quic_conn_path_reset(sk);
+	p->prev = c->peer;
+	p->preferred = 1;
 	c->peer = p->new_peer;
 	dst_cache_reset(&c->dst_cache);
 	p->preferring = 0;
@@ -249,6 +251,33 @@ void quic_path_peer_moved(struct sock *sk, const union quic_addr *from,
 	p->tries = 0;
 	p->validating = 1;
 	p->challenge_pending = 1;
+}
+
+/**
+ * quic_path_peer_known() - may a 1-RTT packet from @from be processed?
+ * @sk: the socket, locked
+ * @from: the address it came from
+ *
+ * A server follows its client (quic_path_peer_moved()). A client takes
+ * packets only from the server's address in use, from the preferred
+ * address it is validating, and, once it moved there, from the address
+ * it moved from, which the server leaves only when our packets reach its
+ * preferred one (RFC 9000 9.6). Servers do not migrate (RFC 9000 9):
+ * a client drops what comes from any other address, unanswered.
+ *
+ * Return: true to process the packet, false to drop it.
+ */
+bool quic_path_peer_known(struct sock *sk, const union quic_addr *from)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	const struct quic_path *p = c->path;
+
+	if (c->is_server || quic_addr_equal(from, &c->peer))
+		return true;
+	if (!p)
+		return false;
+	return (p->preferring && quic_addr_equal(from, &p->new_peer)) ||
+	       (p->preferred && quic_addr_equal(from, &p->prev));
 }
 
 /**

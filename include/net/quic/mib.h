@@ -69,6 +69,8 @@
  *	(RFC 9000 6.2)
  * @QUIC_MIB_VERSION_CHANGED: connections moved to another version by
  *	compatible version negotiation (RFC 9368 2.3), on either end
+ * @QUIC_MIB_DROP_PEER_ADDR: 1-RTT packets a client dropped because they
+ *	came from a server address it does not know (RFC 9000 9)
  * @QUIC_MIB_MAX: the number of counters
  */
 enum quic_mib_field {
@@ -104,6 +106,7 @@ enum quic_mib_field {
 	QUIC_MIB_ECN_FAILED,
 	QUIC_MIB_VN_RCVD,
 	QUIC_MIB_VERSION_CHANGED,
+	QUIC_MIB_DROP_PEER_ADDR,
 	QUIC_MIB_MAX
 };
 

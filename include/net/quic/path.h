@@ -19,8 +19,10 @@ struct quic_udp_sock;
 
 /**
  * struct quic_path - a path being validated, and a challenge to answer
- * @prev: while @validating: the peer address in use before it moved,
- *	validated, to go back to if the new one fails validation
+ * @prev: server, while @validating: the peer address in use before it
+ *	moved, validated, to go back to if the new one fails validation;
+ *	client, once @preferred: the server's address before it moved to
+ *	its preferred address
  * @new_local: while @migrating: the local address being moved to
  * @new_us: while @migrating: its UDP socket, referenced
  * @new_peer: while @preferring: the server's preferred address (client)
@@ -39,6 +41,8 @@ struct quic_udp_sock;
  * @resp_pref: server: the challenge to answer came to @pref_local, and
  *	the response leaves from there
  * @preferring: client: the path to @new_peer is being validated
+ * @preferred: client: it moved to the server's preferred address, from
+ *	@prev
  *
  * Allocated the first time a connection needs it: most never do.
  */
@@ -59,7 +63,8 @@ struct quic_path {
 			challenge_pending:1,
 			response_pending:1,
 			resp_pref:1,
-			preferring:1;
+			preferring:1,
+			preferred:1;
 };
 
 void quic_path_free(struct sock *sk);
@@ -69,6 +74,7 @@ void quic_path_challenge_rcvd(struct sock *sk, const u8 *data,
 void quic_path_response_rcvd(struct sock *sk, const u8 *data);
 void quic_path_peer_moved(struct sock *sk, const union quic_addr *from,
 			  u32 len);
+bool quic_path_peer_known(struct sock *sk, const union quic_addr *from);
 bool quic_path_challenge_lost(struct sock *sk);
 int quic_path_migrate(struct sock *sk, const union quic_addr *local,
 		      struct quic_udp_sock *us);
