@@ -5,8 +5,10 @@
  * QUIC_SOCKOPT_CONNECTION_ID get and set, NEW_CONNECTION_ID and
  * RETIRE_CONNECTION_ID seen through it and through CONNECTION_ID events,
  * the idle timeout, close codes and reason phrases, shutdown(), Stateless
- * Reset, Version Negotiation to a raw UDP socket, and the MIB counters of
- * connections opened and closed.
+ * Reset, Version Negotiation to a raw UDP socket, the MIB counters of
+ * connections opened and closed, and which end may move its address
+ * (RFC 9000 9): a server's preferred address, no established server, a
+ * client that drops packets from a server address it does not know.
  */
 
 #define _GNU_SOURCE
@@ -720,6 +722,21 @@ TEST_F(conn, preferred_address)
 	EXPECT_EQ(0, memcmp(buf, "pong", 4));
 }
 
+/* A free UDP port on @addr, written into *@ss: its length. */
+static socklen_t free_addr(int family, const char *addr,
+			   struct sockaddr_storage *ss)
+{
+	socklen_t len = make_addr(ss, family, addr, 0);
+	int u = socket(family, SOCK_DGRAM, IPPROTO_UDP);
+
+	if (u < 0 || bind(u, (struct sockaddr *)ss, len) ||
+	    getsockname(u, (struct sockaddr *)ss, &len))
+		len = 0;
+	if (u >= 0)
+		close(u);
+	return len;
+}
+
 /* Stream data from @fd within @ms: its length, or -1 (events skipped). */
 static ssize_t wait_data(int fd, void *buf, size_t len, int ms)
 {
@@ -735,6 +752,33 @@ static ssize_t wait_data(int fd, void *buf, size_t len, int ms)
 		return n < 0 ? -1 : n;
 	}
 	return -1;
+}
+
+/* RFC 9000 9: only a client moves its address, once established; a
+ * server offers a preferred address before the handshake instead. An
+ * established server's CONNECTION_MIGRATION fails with EOPNOTSUPP, to a
+ * good address as to its own, and the connection carries on where it
+ * was.
+ */
+TEST_F(conn, server_migration_eopnotsupp)
+{
+	struct sockaddr_storage ss, got;
+	socklen_t len, glen;
+	char buf[16];
+
+	ASSERT_EQ(0, pair(_metadata, variant->family, NULL, &self->cfd,
+			  &self->sfd));
+	len = free_addr(variant->family, loopback(variant->family), &ss);
+	ASSERT_LT(0, len);
+	EXPECT_EQ(EOPNOTSUPP, setopt_err(self->sfd, SOL_QUIC,
+					 QUIC_SOCKOPT_CONNECTION_MIGRATION,
+					 &ss, len));
+	glen = sizeof(got);
+	ASSERT_EQ(0, getsockname(self->sfd, (struct sockaddr *)&got, &glen));
+	EXPECT_NE(addr_port(&ss), addr_port(&got));
+	ASSERT_EQ(4, quic_sendmsg(self->sfd, "pong", 4, 1,
+				  MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_FIN));
+	EXPECT_EQ(4, wait_data(self->cfd, buf, sizeof(buf), 5000));
 }
 
 /* CONNECTION_MIGRATION to the peer's own address and port, or to a
@@ -777,6 +821,146 @@ TEST_F(conn, migration_to_peer_or_broadcast_einval)
 	ASSERT_EQ(4, quic_sendmsg(self->cfd, "ping", 4, 0,
 				  MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_FIN));
 	EXPECT_EQ(4, wait_data(self->sfd, buf, sizeof(buf), 5000));
+}
+
+/*
+ * A UDP relay on loopback between a client and a server: the client's
+ * datagrams go on to the server from @up; the server's go back to the
+ * client from @front, the address the client connected to, or, while
+ * @rogue_on is set, from @rogue, an address the server never had.
+ */
+struct relay {
+	int front, rogue, up;
+	struct sockaddr_storage client;
+	socklen_t client_len;
+	int rogue_on;
+	int stop;
+	pthread_t th;
+};
+
+static void *relay_main(void *p)
+{
+	static unsigned char buf[65536];
+	struct relay *r = p;
+	struct pollfd pfd[2] = {
+		{ .fd = r->front, .events = POLLIN },
+		{ .fd = r->up, .events = POLLIN },
+	};
+	socklen_t len;
+	ssize_t n;
+	int fd;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		if (poll(pfd, 2, 50) <= 0)
+			continue;
+		if (pfd[0].revents & POLLIN) {
+			len = sizeof(r->client);
+			n = recvfrom(r->front, buf, sizeof(buf), MSG_DONTWAIT,
+				     (struct sockaddr *)&r->client, &len);
+			if (n > 0) {
+				r->client_len = len;
+				send(r->up, buf, n, 0);
+			}
+		}
+		if (pfd[1].revents & POLLIN) {
+			n = recv(r->up, buf, sizeof(buf), MSG_DONTWAIT);
+			if (n <= 0 || !r->client_len)
+				continue;
+			fd = __atomic_load_n(&r->rogue_on, __ATOMIC_ACQUIRE) ?
+			     r->rogue : r->front;
+			sendto(fd, buf, n, 0, (struct sockaddr *)&r->client,
+			       r->client_len);
+		}
+	}
+	return NULL;
+}
+
+/* A UDP socket bound to a port of loopback, connected to @to if not
+ * NULL; -1 on error.
+ */
+static int relay_sock(int family, const struct sockaddr_storage *to,
+		      socklen_t tolen)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = make_addr(&ss, family, loopback(family), 0);
+	int fd = socket(family, SOCK_DGRAM, IPPROTO_UDP);
+
+	if (fd < 0)
+		return -1;
+	if (bind(fd, (struct sockaddr *)&ss, len) ||
+	    (to && connect(fd, (const struct sockaddr *)to, tolen))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * RFC 9000 9: "clients MUST discard incoming packets from an unknown
+ * server address". Through a relay, the server's 1-RTT packets reach the
+ * client from another address: the client drops them, unanswered, and
+ * counts them in QuicInDropUnknownAddress; the data they carried arrives
+ * once the server's packets come from its address again.
+ */
+TEST_F(conn, client_drops_unknown_server_address)
+{
+	struct quic_pair_server a = { .psk = PSK_FILE, .fd = -1 };
+	struct relay r = { .front = -1, .rogue = -1, .up = -1 };
+	struct sockaddr_storage ls, fs;
+	socklen_t llen, flen;
+	long before, after;
+	pthread_t th;
+	char buf[16];
+
+	a.lfd = socket(variant->family, SOCK_DGRAM, IPPROTO_QUIC);
+	ASSERT_LE(0, a.lfd);
+	llen = make_addr(&ls, variant->family, loopback(variant->family), 0);
+	ASSERT_EQ(0, bind(a.lfd, (struct sockaddr *)&ls, llen));
+	ASSERT_EQ(0, getsockname(a.lfd, (struct sockaddr *)&ls, &llen));
+	ASSERT_EQ(0, listen(a.lfd, 4));
+	r.front = relay_sock(variant->family, NULL, 0);
+	r.rogue = relay_sock(variant->family, NULL, 0);
+	r.up = relay_sock(variant->family, &ls, llen);
+	ASSERT_LE(0, r.front);
+	ASSERT_LE(0, r.rogue);
+	ASSERT_LE(0, r.up);
+	flen = sizeof(fs);
+	ASSERT_EQ(0, getsockname(r.front, (struct sockaddr *)&fs, &flen));
+	ASSERT_EQ(0, pthread_create(&r.th, NULL, relay_main, &r));
+	ASSERT_EQ(0, pthread_create(&th, NULL, quic_pair_server_main, &a));
+	self->cfd = socket(variant->family, SOCK_DGRAM, IPPROTO_QUIC);
+	ASSERT_LE(0, self->cfd);
+	ASSERT_EQ(0, connect(self->cfd, (struct sockaddr *)&fs, flen));
+	EXPECT_EQ(0, quic_client_handshake(self->cfd, PSK_FILE, NULL, NULL));
+	pthread_join(th, NULL);
+	close(a.lfd);
+	self->sfd = a.fd;
+	ASSERT_EQ(0, a.ret);
+
+	ASSERT_EQ(4, quic_sendmsg(self->cfd, "ping", 4, 0,
+				  MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_FIN));
+	ASSERT_EQ(4, wait_data(self->sfd, buf, sizeof(buf), 5000));
+	before = proc_value(SNMP, "QuicInDropUnknownAddress", 1);
+
+	/* The server's packets come from elsewhere: nothing gets through. */
+	__atomic_store_n(&r.rogue_on, 1, __ATOMIC_RELEASE);
+	ASSERT_EQ(4, quic_sendmsg(self->sfd, "pong", 4, 1,
+				  MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_FIN));
+	EXPECT_EQ(-1, wait_data(self->cfd, buf, sizeof(buf), 1500));
+	after = proc_value(SNMP, "QuicInDropUnknownAddress", 1);
+	EXPECT_LE(0, before);
+	EXPECT_LT(before, after);
+
+	/* From the server's address again: the data is sent again. */
+	__atomic_store_n(&r.rogue_on, 0, __ATOMIC_RELEASE);
+	EXPECT_EQ(4, wait_data(self->cfd, buf, sizeof(buf), 15000));
+	EXPECT_EQ(0, memcmp(buf, "pong", 4));
+
+	__atomic_store_n(&r.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(r.th, NULL);
+	close(r.front);
+	close(r.rogue);
+	close(r.up);
 }
 
 /* Many listeners, more than the namespace's listener hash has buckets:
