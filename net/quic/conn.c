@@ -529,13 +529,16 @@ int quic_conn_server_start(struct sock *sk, struct quic_request *req)
 
 /* Received stream data is charged to the receive buffer.  Flow control
  * already bounds it by the connection window; the charge is refused only
- * beyond the buffer size plus that window.
+ * beyond the buffer size plus that window, and beyond what the int of
+ * sk_rmem_alloc holds with room to spare (a window of 512 MiB grows to
+ * 2 GiB).
  */
 static int quic_conn_charge(void *ctx, int bytes)
 {
 	struct sock *sk = ctx;
 	struct quic_stream_table *t = &quic_sk(sk)->conn.streams;
-	u64 limit = READ_ONCE(sk->sk_rcvbuf) + 2 * t->recv.window_max;
+	u64 limit = min_t(u64, READ_ONCE(sk->sk_rcvbuf) +
+			  2 * t->recv.window_max, INT_MAX / 2);
 
 	if (bytes > 0 &&
 	    (u64)atomic_read(&sk->sk_rmem_alloc) + bytes > limit)
