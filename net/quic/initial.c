@@ -15,7 +15,9 @@
  * AES-128-GCM (NIST SP 800-38D) with a bitwise GHASH.
  *
  * The socket's own packet protection stays in crypto.c, on the crypto
- * API; this file only reads a copy, to learn the ClientHello's ALPN.
+ * API; this file only reads a copy: to learn the ClientHello's ALPN, and
+ * whether the Initial can start a connection at all before a listener
+ * queues it for accept().
  */
 
 #include <crypto/aes.h>
@@ -27,7 +29,9 @@
 #include <net/quic/compat.h>
 #include <net/quic/crypto.h>
 #include <net/quic/export.h>
+#include <net/quic/frame.h>
 #include <net/quic/initial.h>
+#include <net/quic/input.h>
 #include <net/quic/packet.h>
 
 #define QUIC_INITIAL_KEY_LEN	AES_KEYSIZE_128
@@ -228,3 +232,70 @@ int quic_initial_open(u8 *pkt, const struct quic_pkt_hdr *h, u32 *off,
 				     *len);
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_initial_open);
+
+/**
+ * quic_initial_check() - whether a client's Initial can start a connection
+ * @pkt: as for quic_initial_open()
+ * @h: as for quic_initial_open()
+ * @err: set to the transport error code for %QUIC_INITIAL_VIOLATION
+ *
+ * Opens the packet and reads it as the receive path of a new server
+ * connection would read its first packet (input.c): the reserved bits,
+ * then each frame against the rules of an Initial packet, stopping where
+ * that path would close the connection. The server has sent nothing yet,
+ * so an ACK acknowledges a packet never sent (RFC 9000 13.1). A
+ * connection starts with the client's ClientHello, so the packet must
+ * carry CRYPTO data from offset 0.
+ *
+ * Return: %QUIC_INITIAL_HELLO when the packet starts a handshake;
+ * %QUIC_INITIAL_NOTHING when it breaks no rule but starts nothing (only
+ * PADDING and PING, CRYPTO data from a later offset, or a
+ * CONNECTION_CLOSE: a client that gave up); %QUIC_INITIAL_VIOLATION when
+ * it breaks one, with *@err set; or a negative errno as
+ * quic_initial_open().
+ */
+int quic_initial_check(u8 *pkt, const struct quic_pkt_hdr *h, u32 *err)
+{
+	u64 recv = 0, end;
+	struct quic_frame f;
+	const u8 *p;
+	u32 off, len;
+	int ret;
+
+	ret = quic_initial_open(pkt, h, &off, &len);
+	if (ret)
+		return ret;
+	*err = QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION;
+	if (!len || quic_packet_reserved_bits(pkt[0]))
+		return QUIC_INITIAL_VIOLATION;
+	p = pkt + off;
+	while (len) {
+		f.ranges = NULL;
+		f.max_ranges = 0;
+		if (quic_frame_decode(&p, &len, &f)) {
+			*err = f.err;
+			return QUIC_INITIAL_VIOLATION;
+		}
+		if (!quic_frame_allowed(f.type, QUIC_CRYPTO_INITIAL))
+			return QUIC_INITIAL_VIOLATION;
+		switch (f.type) {
+		case QUIC_FRAME_ACK:
+		case QUIC_FRAME_ACK_ECN:
+			return QUIC_INITIAL_VIOLATION;
+		case QUIC_FRAME_CONNECTION_CLOSE:
+			return QUIC_INITIAL_NOTHING;
+		case QUIC_FRAME_CRYPTO:
+			/* As quic_in_crypto() delivers it. */
+			end = f.data.offset + f.data.len;
+			if (end > recv + QUIC_INPUT_CRYPTO_MAX) {
+				*err = QUIC_TRANSPORT_ERROR_CRYPTO_BUF_EXCEEDED;
+				return QUIC_INITIAL_VIOLATION;
+			}
+			if (f.data.offset <= recv && end > recv)
+				recv = end;
+			break;
+		}
+	}
+	return recv ? QUIC_INITIAL_HELLO : QUIC_INITIAL_NOTHING;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_initial_check);

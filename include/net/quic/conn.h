@@ -66,7 +66,7 @@ struct sock;
  * flight whole, in whatever order its packets arrive. At most about
  * twice this is held per level (reasm.h), and only during the handshake.
  */
-#define QUIC_CONN_CRYPTO_MAX		65536
+#define QUIC_CONN_CRYPTO_MAX		QUIC_INPUT_CRYPTO_MAX
 /* Requests and parked datagrams a listener keeps per request. */
 #define QUIC_CONN_REQ_MAX_SKBS		8
 

@@ -14,6 +14,12 @@ struct net;
 struct quic_udp_sock;
 struct sock;
 
+/* CRYPTO data accepted beyond what was delivered (RFC 9000 7.5): the
+ * connection's reassembly (QUIC_CONN_CRYPTO_MAX) and a listener's check
+ * of a client's first Initial (initial.c) take the same.
+ */
+#define QUIC_INPUT_CRYPTO_MAX	65536
+
 /**
  * struct quic_crypto_cb - handshake data waiting in the receive queue
  * @level: its encryption level
