@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * quic_test: the ClientHello ALPN parser (alpn.c) and opening a client
- * Initial in softirq (initial.c), against packets built and protected
- * by crypto.c.
+ * quic_test: the ClientHello ALPN parser (alpn.c), and opening and
+ * checking a client Initial in softirq (initial.c), against packets
+ * built and protected by crypto.c.
  */
 
 #include <linux/bottom_half.h>
@@ -402,6 +402,118 @@ static int alpn_open_v2(struct quic_test *t)
 	return check_open(t, QUIC_VERSION_V2);
 }
 
+/* A 1200-byte client Initial of v1 carrying @frames, then PADDING,
+ * protected by crypto.c (keys in @k). Return: 0 or a negative errno.
+ */
+static int make_frames(struct quic_crypto *k, u8 *pkt, const u8 *frames,
+		       u32 len, struct quic_pkt_hdr *h)
+{
+	struct quic_pkt_hdr b = {};
+	u32 n = 1200 - 21 - 16;
+	int hdr_len, err;
+
+	err = quic_crypto_initial_keys(&k[0], &k[1], initial_dcid,
+				       sizeof(initial_dcid), QUIC_VERSION_V1,
+				       false);
+	if (err)
+		return err;
+	b.type = QUIC_PACKET_INITIAL;
+	b.version = QUIC_VERSION_V1;
+	b.dcid = initial_dcid;
+	b.dcid_len = sizeof(initial_dcid);
+	hdr_len = quic_packet_build_long(pkt, 1200, &b, 2, 5, n);
+	if (hdr_len != 21)
+		return hdr_len < 0 ? hdr_len : -EINVAL;
+	memset(pkt + hdr_len, 0, n);
+	memcpy(pkt + hdr_len, frames, len);
+	err = quic_crypto_encrypt(&k[1], pkt, hdr_len, 2, 5, n);
+	return err ?: quic_packet_parse_header(pkt, 1200, 0, 0, h);
+}
+
+struct check_case {
+	const char *what;
+	u8 frames[16];
+	u32 len;
+	int verdict;
+	u32 err;
+};
+
+static const struct check_case check_cases[] = {
+	{ "ClientHello start", { 0x06, 0x00, 0x04, 0x01, 0x00, 0x01, 0x00 },
+	  7, QUIC_INITIAL_HELLO },
+	{ "PING", { 0x01 }, 1, QUIC_INITIAL_NOTHING },
+	{ "PADDING only", { 0x00 }, 1, QUIC_INITIAL_NOTHING },
+	{ "CONNECTION_CLOSE", { 0x1c, 0x00, 0x00, 0x00 }, 4,
+	  QUIC_INITIAL_NOTHING },
+	{ "CRYPTO start, then a close", { 0x06, 0x00, 0x01, 0x01, 0x1c, 0x00,
+	  0x00, 0x00 }, 8, QUIC_INITIAL_NOTHING },
+	{ "CRYPTO from offset 100", { 0x06, 0x40, 0x64, 0x01, 0x01 }, 5,
+	  QUIC_INITIAL_NOTHING },
+	{ "CRYPTO at 0, empty", { 0x06, 0x00, 0x00 }, 3,
+	  QUIC_INITIAL_NOTHING },
+	{ "ACK", { 0x02, 0x00, 0x00, 0x00, 0x00 }, 5, QUIC_INITIAL_VIOLATION,
+	  QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION },
+	{ "HANDSHAKE_DONE", { 0x06, 0x00, 0x01, 0x01, 0x1e }, 5,
+	  QUIC_INITIAL_VIOLATION, QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION },
+	{ "unknown frame type", { 0x06, 0x00, 0x01, 0x01, 0x3f }, 5,
+	  QUIC_INITIAL_VIOLATION, QUIC_TRANSPORT_ERROR_FRAME_ENCODING },
+	{ "CRYPTO beyond the buffer", { 0x06, 0x00, 0x01, 0x01, 0x06, 0x80,
+	  0x01, 0x11, 0x71, 0x01, 0x01 }, 11, QUIC_INITIAL_VIOLATION,
+	  QUIC_TRANSPORT_ERROR_CRYPTO_BUF_EXCEEDED },
+	{ "CRYPTO up to the buffer's end", { 0x06, 0x00, 0x01, 0x01, 0x06,
+	  0x80, 0x01, 0x00, 0x00, 0x01, 0x01 }, 11, QUIC_INITIAL_HELLO },
+};
+
+/* quic_initial_check(): each frame sequence gets its verdict, in
+ * softirq; a flipped bit does not decrypt.
+ */
+static int alpn_initial_check(struct quic_test *t)
+{
+	const struct check_case *c;
+	struct quic_crypto *k;
+	struct quic_pkt_hdr h;
+	u32 i, err_code;
+	int err = 0, ret;
+	u8 *pkt;
+
+	k = kcalloc(2, sizeof(*k), GFP_KERNEL);
+	pkt = kzalloc(1200, GFP_KERNEL);
+	if (!k || !pkt) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i <= ARRAY_SIZE(check_cases) && !err; i++) {
+		/* First the ClientHello start with a bit flipped. */
+		c = &check_cases[i ? i - 1 : 0];
+		ret = make_frames(k, pkt, c->frames, c->len, &h);
+		quic_crypto_free(&k[0]);
+		quic_crypto_free(&k[1]);
+		if (ret) {
+			err = quic_test_fail(t, "%s: make: %d", c->what, ret);
+			break;
+		}
+		if (!i)
+			pkt[600] ^= 0x10;
+		err_code = 0;
+		local_bh_disable();
+		ret = quic_initial_check(pkt, &h, &err_code);
+		local_bh_enable();
+		if (!i) {
+			if (ret != -EBADMSG)
+				err = quic_test_fail(t, "flipped bit: %d", ret);
+		} else if (ret != c->verdict ||
+			   (ret == QUIC_INITIAL_VIOLATION &&
+			    err_code != c->err)) {
+			err = quic_test_fail(t, "%s: %d (error %u)", c->what,
+					     ret, err_code);
+		}
+	}
+out:
+	kfree(k);
+	kfree(pkt);
+	return err;
+}
+
 static const struct quic_test_case quic_alpn_cases[] = {
 	QUIC_TEST_CASE(alpn_hello_list),
 	QUIC_TEST_CASE(alpn_hello_malformed),
@@ -409,6 +521,7 @@ static const struct quic_test_case quic_alpn_cases[] = {
 	QUIC_TEST_CASE(alpn_initial_frames),
 	QUIC_TEST_CASE(alpn_open_v1),
 	QUIC_TEST_CASE(alpn_open_v2),
+	QUIC_TEST_CASE(alpn_initial_check),
 };
 
 #define BENCH_OPS	2000
@@ -419,10 +532,10 @@ static const struct quic_test_case quic_alpn_cases[] = {
  */
 static void quic_alpn_bench(void)
 {
-	u32 off, len, list_len, pn_len, tpn, i;
+	u32 off, len, list_len, pn_len, tpn, i, code;
 	struct quic_crypto *k, *s;
 	struct quic_pkt_hdr h;
-	u64 t0, demux, aead;
+	u64 t0, demux, aead, check;
 	const u8 *list;
 	u8 *pkt, *copy;
 	int hdr_len;
@@ -451,6 +564,12 @@ static void quic_alpn_bench(void)
 	t0 = ktime_get_ns();
 	for (i = 0; i < BENCH_OPS; i++) {
 		memcpy(copy, pkt, 1200);
+		quic_initial_check(copy, &h, &code);
+	}
+	check = ktime_get_ns() - t0;
+	t0 = ktime_get_ns();
+	for (i = 0; i < BENCH_OPS; i++) {
+		memcpy(copy, pkt, 1200);
 		quic_crypto_hp_remove(&s[0], copy, 1200, h.pn_offset, &pn_len,
 				      &tpn);
 		quic_crypto_aead_decrypt(&s[0], copy, h.pn_offset + pn_len,
@@ -460,9 +579,12 @@ static void quic_alpn_bench(void)
 	local_bh_enable();
 	quic_test_bench_time("demux: open and parse a 1200-byte Initial",
 			     demux, BENCH_OPS);
+	quic_test_bench_time("listener: check it (quic_initial_check)", check,
+			     BENCH_OPS);
 	quic_test_bench_time("crypto.c: open it with keys set up", aead,
 			     BENCH_OPS);
 	quic_test_bench_ratio("ratio demux/crypto.c", demux, aead);
+	quic_test_bench_ratio("ratio check/crypto.c", check, aead);
 out:
 	if (k)
 		for (i = 0; i < 4; i++)
