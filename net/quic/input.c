@@ -852,7 +852,8 @@ static int quic_in_listen_token(struct sock *sk, struct sk_buff *skb,
 		if (kind < 0) {
 			QUIC_INC_STATS(sock_net(sk), QUIC_MIB_TOKEN_INVALID);
 			if (kind != -EINVAL && claim == QUIC_TOKEN_RETRY) {
-				quic_stateless_refuse(sk, h, local, peer);
+				quic_stateless_refuse(sk, h, local, peer,
+						      QUIC_TRANSPORT_ERROR_INVALID_TOKEN);
 				return -1;
 			}
 			kind = 0;

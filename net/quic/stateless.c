@@ -5,8 +5,9 @@
  * Version Negotiation for a version we do not speak (RFC 9000 6), a
  * Stateless Reset for a short header of an ID no connection holds (10.3),
  * a Retry when a listener validates a client's address (8.1.2), and a
- * CONNECTION_CLOSE with INVALID_TOKEN for an Initial whose Retry token
- * failed the check.  All but the Retry share a budget per namespace; a Retry
+ * CONNECTION_CLOSE for a client's first Initial that a listener refuses:
+ * INVALID_TOKEN when its Retry token failed the check, or the transport
+ * error of a frame it may not carry.  All but the Retry share a budget per namespace; a Retry
  * is smaller than the Initial it answers, so it needs none.
  */
 
@@ -142,11 +143,11 @@ void quic_stateless_retry(struct sock *lsk, const struct sk_buff *skb,
 			    local, peer);
 }
 
-/* Initials waiting for their INVALID_TOKEN close, at most. */
+/* Initials waiting for their close, at most. */
 #define QUIC_STATELESS_REFUSE_MAX	16
 
 /**
- * struct quic_refusal - a client Initial to close with INVALID_TOKEN
+ * struct quic_refusal - a client Initial to close
  * @list: link in the namespace's queue
  * @us: the UDP socket to answer from, held
  * @local: the address the Initial was sent to
@@ -154,6 +155,7 @@ void quic_stateless_retry(struct sock *lsk, const struct sk_buff *skb,
  * @dcid: the Initial's DCID, the source of its keys
  * @scid: the client's SCID
  * @version: the Initial's version
+ * @err: the transport error code to close with
  */
 struct quic_refusal {
 	struct list_head	list;
@@ -163,25 +165,28 @@ struct quic_refusal {
 	struct quic_cid		dcid;
 	struct quic_cid		scid;
 	u32			version;
+	u32			err;
 };
 
 /**
- * quic_stateless_refuse() - close a client's attempt with INVALID_TOKEN
+ * quic_stateless_refuse() - close a client's attempt that makes no request
  * @lsk: the listener, locked
- * @h: the header of the client's Initial, whose Retry token failed the
- *	check
+ * @h: the header of the client's Initial
  * @local: the address it was sent to
  * @peer: its sender
+ * @err: the transport error code: INVALID_TOKEN for a Retry token that
+ *	failed the check (RFC 9000 8.1.2: the client would take no other
+ *	Retry), or the error of a frame the Initial may not carry
  *
- * RFC 9000 8.1.2: the client would take no other Retry, so it is told at
- * once rather than left to time out. The Initial keys of its DCID are
+ * The client is told at once rather than left to time out, as the
+ * connection would have told it. The Initial keys of its DCID are
  * derived in process context: the namespace's work item answers, and
  * keeps no more than a few waiting, within the budget of stateless
  * answers.
  */
 void quic_stateless_refuse(struct sock *lsk, const struct quic_pkt_hdr *h,
 			   const union quic_addr *local,
-			   const union quic_addr *peer)
+			   const union quic_addr *peer, u32 err)
 {
 	struct quic_net *qn = quic_net(sock_net(lsk));
 	struct quic_refusal *r;
@@ -202,6 +207,7 @@ void quic_stateless_refuse(struct sock *lsk, const struct quic_pkt_hdr *h,
 	r->local = *local;
 	r->peer = *peer;
 	r->version = h->version;
+	r->err = err;
 	spin_lock_bh(&qn->refuse_lock);
 	list_add_tail(&r->list, &qn->refuse_q);
 	qn->refuse_len++;
@@ -209,7 +215,7 @@ void quic_stateless_refuse(struct sock *lsk, const struct quic_pkt_hdr *h,
 	schedule_work(&qn->refuse_work);
 }
 
-/* A server Initial with CONNECTION_CLOSE (INVALID_TOKEN) for @r in @buf:
+/* A server Initial with CONNECTION_CLOSE (@r->err) for @r in @buf:
  * its length, or a negative errno.
  */
 static int quic_refusal_build(const struct quic_refusal *r, u8 *buf,
@@ -221,7 +227,7 @@ static int quic_refusal_build(const struct quic_refusal *r, u8 *buf,
 	int hlen, n, err;
 	u8 payload[8];
 
-	f.close.err = QUIC_TRANSPORT_ERROR_INVALID_TOKEN;
+	f.close.err = r->err;
 	n = quic_frame_encode(payload, sizeof(payload), &f);
 	if (n < 0)
 		return n;

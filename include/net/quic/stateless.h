@@ -26,7 +26,7 @@ void quic_stateless_retry(struct sock *lsk, const struct sk_buff *skb,
 			  const union quic_addr *peer);
 void quic_stateless_refuse(struct sock *lsk, const struct quic_pkt_hdr *h,
 			   const union quic_addr *local,
-			   const union quic_addr *peer);
+			   const union quic_addr *peer, u32 err);
 void quic_stateless_init(struct quic_net *qn);
 void quic_stateless_exit(struct quic_net *qn);
 
