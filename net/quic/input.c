@@ -5,8 +5,9 @@
  * quic_udp_rcv() (udp.c) hands each datagram to quic_input_rcv(), in
  * softirq under RCU. The first packet's DCID finds the connection; an
  * Initial for no connection goes to the listener of the port, which
- * queues a request for accept(). The socket processes the datagram at
- * once, or from its backlog when a user holds it.
+ * queues a request for accept() if it begins a ClientHello. The socket
+ * processes the datagram at once, or from its backlog when a user holds
+ * it.
  *
  * Per packet: header protection off, packet number expanded, payload
  * decrypted, then the frames decoded and checked against the level. A
@@ -28,6 +29,7 @@
 #include <net/quic/datagram.h>
 #include <net/quic/event.h>
 #include <net/quic/frame.h>
+#include <net/quic/initial.h>
 #include <net/quic/input.h>
 #include <net/quic/keyupdate.h>
 #include <net/quic/lookup.h>
@@ -866,6 +868,55 @@ static int quic_in_listen_token(struct sock *sk, struct sk_buff *skb,
 	return kind;
 }
 
+/* Can the Initial of @skb, for no request yet, start a connection?  Only
+ * one that begins the client's ClientHello makes a request, and wakes
+ * poll() and accept(): one that does not decrypt, or carries only PADDING
+ * and PING or a client's close, would wake them for no connection, and
+ * a blocking accept() after poll() would wait for the next client. A
+ * copy is opened here, as for an ALPN-shared port
+ * (lookup.c), after the Retry decision, so that a listener under load
+ * still answers with a Retry alone. One that breaks a frame rule is
+ * closed with the error, as its connection would have been.
+ *
+ * Return: true to make a request; otherwise the Initial was counted.
+ */
+static bool quic_in_listen_hello(struct sock *sk, const struct sk_buff *skb,
+				 const struct quic_pkt_hdr *h,
+				 const union quic_addr *local,
+				 const union quic_addr *peer)
+{
+	struct net *net = sock_net(sk);
+	u32 err;
+	u8 *copy;
+	int ret;
+
+	copy = kmemdup(skb->data, h->pkt_len, GFP_ATOMIC | __GFP_NOWARN);
+	if (!copy) {
+		QUIC_INC_STATS(net, QUIC_MIB_DROP_BACKLOG);
+		return false;
+	}
+	ret = quic_initial_check(copy, h, &err);
+	kfree(copy);
+	if (ret == QUIC_INITIAL_HELLO)
+		return true;
+	switch (ret) {
+	case QUIC_INITIAL_NOTHING:
+		QUIC_INC_STATS(net, QUIC_MIB_DROP_NOCONN);
+		break;
+	case QUIC_INITIAL_VIOLATION:
+		QUIC_INC_STATS(net, QUIC_MIB_DROP_MALFORMED);
+		quic_stateless_refuse(sk, h, local, peer, err);
+		break;
+	case -EBADMSG:
+		QUIC_INC_STATS(net, QUIC_MIB_DROP_DECRYPT);
+		break;
+	default:
+		QUIC_INC_STATS(net, QUIC_MIB_DROP_MALFORMED);
+		break;
+	}
+	return false;
+}
+
 /* A datagram for a listener, socket locked. Consumes @skb. */
 static void quic_in_listen(struct sock *sk, struct sk_buff *skb)
 {
@@ -949,6 +1000,10 @@ static void quic_in_listen(struct sock *sk, struct sk_buff *skb)
 	}
 	if (quic_in_listen_rmem_full(sk, skb)) {
 		quic_in_drop(sk, skb, QUIC_MIB_DROP_BACKLOG);
+		return;
+	}
+	if (!quic_in_listen_hello(sk, skb, &h, &local, &peer)) {
+		kfree_skb(skb);
 		return;
 	}
 	req = kzalloc(sizeof(*req), GFP_ATOMIC);

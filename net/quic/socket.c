@@ -718,17 +718,21 @@ static int quic_wait_for_request(struct sock *sk, long timeo)
 }
 
 /* A request made a connection: an Initial packet decrypted, was
- * processed without closing it, and began the client's TLS handshake
- * (CRYPTO data from offset 0). Initials that only PING or PAD, which a
- * flood can make as cheaply as junk, get no socket.
+ * processed, and began the client's TLS handshake (CRYPTO data from
+ * offset 0). The listener queued only requests whose first Initial
+ * did so (quic_in_listen_hello()), and poll() reported them: the check
+ * fails only when this socket could not do what the listener did (no
+ * memory for the keys). A connection that a later datagram closed (the
+ * client gave up while it waited) is handed out closed, as TCP hands out
+ * a connection reset in its accept queue: dropping it here would leave a
+ * blocking accept() that poll() woke waiting for another client.
  */
 static bool quic_accept_valid(struct sock *nsk)
 {
 	struct quic_pnspace *s = &quic_sk(nsk)->conn.space[QUIC_CRYPTO_INITIAL];
 	u64 largest;
 
-	return nsk->sk_state != TCP_CLOSE &&
-	       quic_ackrange_largest(&s->recv, &largest) &&
+	return quic_ackrange_largest(&s->recv, &largest) &&
 	       quic_reasm_offset(&s->crypto_in);
 }
 
@@ -780,9 +784,8 @@ again:
 		quic_input_accept_skb(nsk, skb);
 	}
 	quic_conn_request_free(req);
-	/* The listener queued anything shaped like a client Initial; only
-	 * one that decrypted and did not close the connection is handed
-	 * out. Junk is dropped here and accept() waits for the next one.
+	/* What this socket could not open is dropped, and accept() takes
+	 * the next request or waits (EAGAIN when non-blocking).
 	 */
 	if (!quic_accept_valid(nsk)) {
 		quic_accept_sk_drop(nsk);
