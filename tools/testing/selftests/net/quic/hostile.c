@@ -5,8 +5,12 @@
  *
  * - client Initials protected with the real Initial keys (RFC 9001 5.2,
  *   done here with GnuTLS) that carry bad frames: the server closes with
- *   the RFC 9000 error code, which we read from its Initial, and accept()
- *   hands out no socket;
+ *   the RFC 9000 error code, which we read from its Initial, and neither
+ *   poll() nor accept() sees a request;
+ * - client Initials that cannot start a connection (PING only, a close,
+ *   CRYPTO data not at offset 0, a bad tag, junk): poll() on the listener
+ *   stays quiet, each is counted as a drop, and a server that polls and
+ *   then accepts blocking serves the real client that comes next;
  * - random bytes, truncated and over-long headers, bad Length varints,
  *   and short headers with the connection's DCID but a bad tag: the
  *   connection survives and moves data both ways afterwards, and every
@@ -77,6 +81,10 @@ FIXTURE_SETUP(hostile)
 	socklen_t len;
 
 	srandom(7);
+	/* Fresh counters, and a budget of stateless answers of its own
+	 * for each test, whatever the one before sent.
+	 */
+	ASSERT_EQ(0, own_netns());
 	ASSERT_EQ(0, quic_pair_write_psk(PSK_FILE));
 	self->lfd = socket(variant->family, SOCK_DGRAM, IPPROTO_QUIC);
 	ASSERT_LE(0, self->lfd);
@@ -144,8 +152,8 @@ static const struct bad_initial bad_initials[] = {
 };
 
 /* A client Initial that decrypts but carries a bad frame: the server
- * answers with CONNECTION_CLOSE and the RFC's code, and accept() hands
- * out no socket.
+ * answers with CONNECTION_CLOSE and the RFC's code, and makes no request:
+ * poll() on the listener stays quiet and accept() hands out no socket.
  */
 TEST_F(hostile, bad_frames_in_initial)
 {
@@ -167,15 +175,17 @@ TEST_F(hostile, bad_frames_in_initial)
 		ASSERT_EQ(1200, sendto(self->u, pkt, 1200, 0,
 				       (struct sockaddr *)&self->laddr,
 				       self->llen));
-		/* The request is queued, and dropped by accept(). */
-		ASSERT_EQ(1, poll(&lpfd, 1, 10000));
+		ASSERT_EQ(1, poll(&pfd, 1, 10000)) {
+			TH_LOG("%s: no answer", b->what);
+		}
+		/* Answered: the listener made its decision. */
+		EXPECT_EQ(0, poll(&lpfd, 1, 0)) {
+			TH_LOG("%s: the listener polls readable", b->what);
+		}
 		EXPECT_EQ(-1, accept_nb(self->lfd)) {
 			TH_LOG("%s: accepted", b->what);
 		}
 		EXPECT_EQ(EAGAIN, errno);
-		ASSERT_EQ(1, poll(&pfd, 1, 10000)) {
-			TH_LOG("%s: no answer", b->what);
-		}
 		n = recv(self->u, pkt, sizeof(pkt), 0);
 		ASSERT_LT(0, n);
 		ASSERT_EQ(0, qi_open(pkt, n, dcid, sizeof(dcid), &payload,
@@ -187,6 +197,146 @@ TEST_F(hostile, bad_frames_in_initial)
 		}
 	}
 	EXPECT_EQ(opened, proc_value(SNMP, "QuicConnOpened", 1));
+}
+
+struct dead_initial {
+	const char *what;
+	uint8_t frames[8];
+	size_t len;
+	int damage;		/* 1: flip the tag's last byte; 2: junk body */
+	const char *counter;	/* the drop counter it moves */
+};
+
+/* Client Initials that start no connection: no ClientHello from offset
+ * 0, or nothing that decrypts.
+ */
+static const struct dead_initial dead_initials[] = {
+	{ "PING only", { 0x01 }, 1, 0, "QuicInDropNoConnection" },
+	{ "CONNECTION_CLOSE only", { 0x1c, 0x00, 0x00, 0x00 }, 4, 0,
+	  "QuicInDropNoConnection" },
+	{ "CRYPTO from offset 100 only", { 0x06, 0x40, 0x64, 0x01, 0x01 }, 5,
+	  0, "QuicInDropNoConnection" },
+	{ "CRYPTO from offset 0, empty", { 0x06, 0x00, 0x00, 0x01 }, 4, 0,
+	  "QuicInDropNoConnection" },
+	{ "a ClientHello start with a bad tag",
+	  { 0x06, 0x00, 0x04, 0x01, 0x00, 0x01, 0x00 }, 7, 1,
+	  "QuicInDropDecrypt" },
+	{ "junk", { 0x01 }, 1, 2, "QuicInDropDecrypt" },
+};
+
+/* CRYPTO at offset 0: a handshake message header, type ClientHello. */
+static const uint8_t hello_start[] = { 0x06, 0x00, 0x04, 0x01, 0x00, 0x01,
+				       0x00 };
+
+struct poll_accept {
+	int lfd;
+	int fd;
+	int polled;
+	int ret;
+};
+
+/* The loop of most servers: poll() the listener, then a blocking
+ * accept() (bounded by the listener's SO_RCVTIMEO), then the handshake.
+ */
+static void *poll_accept_main(void *p)
+{
+	struct poll_accept *a = p;
+	struct pollfd pfd = { .fd = a->lfd, .events = POLLIN };
+
+	a->polled = poll(&pfd, 1, 20000);
+	if (a->polled != 1) {
+		a->ret = -ETIMEDOUT;
+		return NULL;
+	}
+	a->fd = accept(a->lfd, NULL, NULL);
+	if (a->fd < 0) {
+		a->ret = -errno;
+		return NULL;
+	}
+	a->ret = quic_server_handshake(a->fd, PSK_FILE, NULL, NULL);
+	return NULL;
+}
+
+/* Each Initial that cannot start a connection, alone at the listener:
+ * poll() must not report POLLIN (a blocking accept() after it would wait
+ * for the next client), and it is counted as a drop. A request whose
+ * client closes before accept() is handed out. A real client then gets
+ * through a server that polls and accepts blocking.
+ */
+TEST_F(hostile, dead_initials_wake_no_listener)
+{
+	struct poll_accept a = { .lfd = self->lfd, .fd = -1 };
+	struct pollfd lpfd = { .fd = self->lfd, .events = POLLIN };
+	uint8_t dcid[CID_LEN], scid[CID_LEN], pkt[1200];
+	struct timeval tv = { .tv_sec = 10 };
+	size_t i, hdr = 1 + 4 + 1 + CID_LEN + 1 + CID_LEN + 1 + 2 + 4;
+	long before;
+	pthread_t th;
+	int cfd;
+
+	ASSERT_EQ(0, setsockopt(self->lfd, SOL_SOCKET, SO_RCVTIMEO, &tv,
+				sizeof(tv)));
+	for (i = 0; i < ARRAY_SIZE(dead_initials); i++) {
+		const struct dead_initial *d = &dead_initials[i];
+
+		fill_random(dcid, sizeof(dcid));
+		fill_random(scid, sizeof(scid));
+		ASSERT_EQ(1200, qi_build(pkt, 1200, dcid, sizeof(dcid), scid,
+					 sizeof(scid), d->frames, d->len));
+		if (d->damage == 1)
+			pkt[sizeof(pkt) - 1] ^= 0x80;
+		else if (d->damage == 2)
+			fill_random(pkt + hdr, sizeof(pkt) - hdr);
+		before = proc_value(SNMP, d->counter, 1);
+		ASSERT_EQ(1200, sendto(self->u, pkt, 1200, 0,
+				       (struct sockaddr *)&self->laddr,
+				       self->llen));
+		EXPECT_EQ(0, poll(&lpfd, 1, 500)) {
+			TH_LOG("%s: the listener polls readable", d->what);
+			/* Clear it, so that the next one is seen alone. */
+			accept_nb(self->lfd);
+		}
+		EXPECT_LT(before, proc_value(SNMP, d->counter, 1)) {
+			TH_LOG("%s: not counted in %s", d->what, d->counter);
+		}
+	}
+
+	/* A ClientHello start, then the client's close before accept():
+	 * poll() reports it and accept() hands the socket out, closed,
+	 * rather than drop it and wait for another client.
+	 */
+	fill_random(dcid, sizeof(dcid));
+	ASSERT_EQ(1200, qi_build(pkt, 1200, dcid, sizeof(dcid), scid,
+				 sizeof(scid), hello_start, sizeof(hello_start)));
+	ASSERT_EQ(1200, sendto(self->u, pkt, 1200, 0,
+			       (struct sockaddr *)&self->laddr, self->llen));
+	ASSERT_EQ(1200, qi_build_pn(pkt, 1200, dcid, sizeof(dcid), scid,
+				    sizeof(scid), dead_initials[1].frames,
+				    dead_initials[1].len, 1));
+	ASSERT_EQ(1200, sendto(self->u, pkt, 1200, 0,
+			       (struct sockaddr *)&self->laddr, self->llen));
+	ASSERT_EQ(1, poll(&lpfd, 1, 5000));
+	usleep(100000);		/* the close parks on the request too */
+	cfd = accept(self->lfd, NULL, NULL);
+	EXPECT_LE(0, cfd) {
+		TH_LOG("accept: %s", strerror(errno));
+	}
+	if (cfd >= 0)
+		close(cfd);
+
+	cfd = socket(variant->family, SOCK_DGRAM, IPPROTO_QUIC);
+	ASSERT_LE(0, cfd);
+	ASSERT_EQ(0, pthread_create(&th, NULL, poll_accept_main, &a));
+	ASSERT_EQ(0, connect(cfd, (struct sockaddr *)&self->laddr, self->llen));
+	EXPECT_EQ(0, quic_client_handshake(cfd, PSK_FILE, NULL, NULL));
+	pthread_join(th, NULL);
+	EXPECT_EQ(1, a.polled);
+	EXPECT_EQ(0, a.ret) {
+		TH_LOG("server: %s", strerror(-a.ret));
+	}
+	if (a.fd >= 0)
+		close(a.fd);
+	close(cfd);
 }
 
 struct peer {

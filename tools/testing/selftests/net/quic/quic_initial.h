@@ -98,26 +98,26 @@ static inline void qi_nonce(const struct qi_keys *k, uint64_t pn,
 }
 
 /**
- * qi_build - a protected client Initial, padded to fill @out
+ * qi_build_pn - a protected client Initial, padded to fill @out
  * @out: the datagram; at least 1200 bytes
  * @room: its size; the packet fills it exactly
  * @dcid, @dcid_len, @scid, @scid_len: the connection IDs
  * @frames, @flen: the plaintext payload; the rest is PADDING placed
  *	*before* it, so a frame cut short at the end stays cut short
+ * @pn: its packet number, sent in 4 bytes
  *
  * Return: the datagram length, or -1.
  */
-static inline int qi_build(uint8_t *out, size_t room, const uint8_t *dcid,
-			   uint8_t dcid_len, const uint8_t *scid,
-			   uint8_t scid_len, const uint8_t *frames,
-			   size_t flen)
+static inline int qi_build_pn(uint8_t *out, size_t room, const uint8_t *dcid,
+			      uint8_t dcid_len, const uint8_t *scid,
+			      uint8_t scid_len, const uint8_t *frames,
+			      size_t flen, uint64_t pn)
 {
 	uint8_t nonce[QI_IV_LEN], mask[16], pt[1500];
 	gnutls_aead_cipher_hd_t h;
 	struct qi_keys k;
 	gnutls_datum_t key;
 	size_t p = 0, pn_off, plen, ctlen;
-	const uint64_t pn = 0;
 	const int pn_len = 4;
 	int i;
 
@@ -162,6 +162,16 @@ static inline int qi_build(uint8_t *out, size_t room, const uint8_t *dcid,
 	for (i = 0; i < pn_len; i++)
 		out[pn_off + i] ^= mask[1 + i];
 	return room;
+}
+
+/* qi_build_pn() with packet number 0: a client's first Initial. */
+static inline int qi_build(uint8_t *out, size_t room, const uint8_t *dcid,
+			   uint8_t dcid_len, const uint8_t *scid,
+			   uint8_t scid_len, const uint8_t *frames,
+			   size_t flen)
+{
+	return qi_build_pn(out, room, dcid, dcid_len, scid, scid_len, frames,
+			   flen, 0);
 }
 
 static inline int qi_varint(const uint8_t **p, const uint8_t *end,
