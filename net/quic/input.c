@@ -811,11 +811,47 @@ static bool quic_in_listen_full(struct sock *sk, const struct sk_buff *skb)
 	return sk_acceptq_is_full(sk) || quic_in_listen_rmem_full(sk, skb);
 }
 
+/* Client Initials a listener may open and find dead in a second before it
+ * counts as under load, at least (its backlog, if more).
+ */
+#define QUIC_IN_DEAD_MIN	16
+
+/* Is a listener opening more dead Initials than it can queue requests?
+ * Junk, PINGs and closes make no request (quic_in_listen_hello()), so
+ * unlike client Initials that do, they never fill the queue that sends
+ * the next clients a Retry; yet each costs an open in softirq. Past its
+ * backlog (or QUIC_IN_DEAD_MIN) of them in a second, new clients get a
+ * Retry before anything is opened, as they do when the queue is full,
+ * and a flood of them costs what a flood of Retries does.
+ */
+static bool quic_in_listen_dead_load(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+
+	if (time_after(jiffies, c->dead_since + HZ))
+		return false;
+	return c->dead_initials >= max_t(u32, QUIC_IN_DEAD_MIN,
+					 READ_ONCE(sk->sk_max_ack_backlog));
+}
+
+/* Count a dead Initial in the listener's current second. */
+static void quic_in_listen_dead(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+
+	if (time_after(jiffies, c->dead_since + HZ)) {
+		c->dead_since = jiffies;
+		c->dead_initials = 0;
+	}
+	if (c->dead_initials < U32_MAX)
+		c->dead_initials++;
+}
+
 /* Should a client without a valid token get a Retry?  When the listener
  * asks for address validation, and, as TCP falls back to SYN cookies,
  * when the half-open connections on its port pass the namespace's
- * threshold or its queue of requests is full (unless the threshold is
- * negative: never).
+ * threshold, its queue of requests is full, or it opened too many dead
+ * Initials in the last second (unless the threshold is negative: never).
  */
 static bool quic_in_listen_retry(struct sock *sk, const struct sk_buff *skb)
 {
@@ -825,7 +861,7 @@ static bool quic_in_listen_retry(struct sock *sk, const struct sk_buff *skb)
 		return true;
 	return limit >= 0 &&
 	       (atomic_read(&quic_sk(sk)->udp->half_open) >= limit ||
-		quic_in_listen_full(sk, skb));
+		quic_in_listen_full(sk, skb) || quic_in_listen_dead_load(sk));
 }
 
 /* The token of a new client's Initial (RFC 9000 8.1.3): 0 (none, not
@@ -899,6 +935,7 @@ static bool quic_in_listen_hello(struct sock *sk, const struct sk_buff *skb,
 	kfree(copy);
 	if (ret == QUIC_INITIAL_HELLO)
 		return true;
+	quic_in_listen_dead(sk);
 	switch (ret) {
 	case QUIC_INITIAL_NOTHING:
 		QUIC_INC_STATS(net, QUIC_MIB_DROP_NOCONN);

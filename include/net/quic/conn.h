@@ -154,6 +154,10 @@ struct quic_request {
  * @local: the local address of the path
  * @peer: the peer's address
  * @requests: listener: queued requests
+ * @dead_since: listener: when the second that @dead_initials counts began
+ *	(jiffies)
+ * @dead_initials: listener: client Initials opened in that second that
+ *	could start no connection
  * @timers: loss/PTO (and the end of closing or draining), delayed ACK and
  *	idle timers (timer.c)
  * @listen_node: link in the namespace's listener hash (lookup.c)
@@ -262,6 +266,8 @@ struct quic_conn {
 	union quic_addr		local;
 	union quic_addr		peer;
 	struct list_head	requests;
+	unsigned long		dead_since;
+	u32			dead_initials;
 	struct quic_timers	timers;
 	struct hlist_node	listen_node;
 	u32			version;
