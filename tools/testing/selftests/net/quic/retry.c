@@ -790,6 +790,49 @@ TEST_F(retry, token_ok)
 	EXPECT_EQ(0, snmp("QuicInTokenInvalid"));
 }
 
+/* Initials that start no connection make no request, so they never fill
+ * the queue; but past 16 of them in a second (at a backlog of 4) the
+ * listener counts as under load: the next client gets a Retry before
+ * its Initial is opened.
+ */
+TEST_F(retry, dead_initials_load)
+{
+	static const uint8_t ping[] = { 0x01 };
+	uint8_t dcid[CID_LEN], pkt[1200], b[1500];
+	const char *err;
+	struct retry r;
+	ssize_t n;
+	int i;
+
+	ASSERT_EQ(0, listener(self, false)) {
+		TH_LOG("listener: %s", strerror(errno));
+	}
+	fill_random(self->scid, CID_LEN);
+	for (i = 0; i < 16; i++) {
+		fill_random(dcid, CID_LEN);
+		ASSERT_EQ(1200, qi_build(pkt, sizeof(pkt), dcid, CID_LEN,
+					 self->scid, CID_LEN, ping,
+					 sizeof(ping)));
+		ASSERT_EQ(1200, sendto(self->u, pkt, sizeof(pkt), 0,
+				       (struct sockaddr *)&self->laddr,
+				       self->llen));
+	}
+	EXPECT_EQ(-1, accept_nb(self->lfd));
+	EXPECT_EQ(0, snmp("QuicOutRetry"));
+	fill_random(dcid, CID_LEN);
+	ASSERT_EQ(0, send_initial(self, self->u, dcid, NULL, 0));
+	n = recv_within(self->u, b, sizeof(b), 5000, NULL, NULL);
+	ASSERT_LT(0, n) {
+		TH_LOG("no Retry");
+	}
+	err = retry_parse(b, n, self->scid, dcid, &r);
+	EXPECT_NULL(err) {
+		TH_LOG("Retry: %s", err);
+	}
+	EXPECT_EQ(1, snmp("QuicOutRetry"));
+	EXPECT_LE(16, snmp("QuicInDropNoConnection"));
+}
+
 /* A byte of the MAC flipped: not one of our tokens, so as good as none
  * (RFC 9000 8.1.3): another Retry, no request. The token as it came
  * still works after.
