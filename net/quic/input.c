@@ -849,19 +849,30 @@ static void quic_in_listen_dead(struct sock *sk)
 
 /* Should a client without a valid token get a Retry?  When the listener
  * asks for address validation, and, as TCP falls back to SYN cookies,
- * when the half-open connections on its port pass the namespace's
- * threshold, its queue of requests is full, or it opened too many dead
- * Initials in the last second (unless the threshold is negative: never).
+ * when its port is under load (unless the namespace's threshold is
+ * negative: never). Under load means that the half-open connections on
+ * the port (requests waiting for accept(), and accepted connections in
+ * their handshake) reach the threshold, or half the listener's backlog,
+ * or that its queue of requests is full, or that it opened too many dead
+ * Initials in the last second. The backlog is what a server says it can
+ * take: an application that accepts and then closes what it cannot serve
+ * keeps the count far below a namespace-wide threshold while a flood of
+ * spoofed ClientHellos holds all of its handshakes.
  */
 static bool quic_in_listen_retry(struct sock *sk, const struct sk_buff *skb)
 {
 	int limit = READ_ONCE(quic_net(sock_net(sk))->retry_threshold);
+	int half_open, load;
 
 	if (quic_sk(sk)->opts.config.validate_peer_address)
 		return true;
-	return limit >= 0 &&
-	       (atomic_read(&quic_sk(sk)->udp->half_open) >= limit ||
-		quic_in_listen_full(sk, skb) || quic_in_listen_dead_load(sk));
+	if (limit < 0)
+		return false;
+	half_open = atomic_read(&quic_sk(sk)->udp->half_open);
+	load = max_t(int, DIV_ROUND_UP(READ_ONCE(sk->sk_max_ack_backlog), 2),
+		     1);
+	return half_open >= limit || half_open >= load ||
+	       quic_in_listen_full(sk, skb) || quic_in_listen_dead_load(sk);
 }
 
 /* The token of a new client's Initial (RFC 9000 8.1.3): 0 (none, not

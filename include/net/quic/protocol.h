@@ -32,7 +32,8 @@ struct proc_dir_entry;
  * @lookup: the connection ID tables and the listeners (lookup.c)
  * @token_key: the MAC key of address validation tokens (token.c)
  * @retry_threshold: half-open connections on a listener's port beyond
- *	which new clients get a Retry (sysctl net.quic.retry_threshold)
+ *	which new clients get a Retry, whatever the listener's backlog
+ *	(sysctl net.quic.retry_threshold; negative: no Retry for load)
  * @sysctl: the net.quic sysctl table
  * @stateless_rs: the budget of Version Negotiation packets and Stateless
  *	Resets, answers to datagrams of no connection (stateless.c): per
