@@ -790,6 +790,66 @@ TEST_F(retry, token_ok)
 	EXPECT_EQ(0, snmp("QuicInTokenInvalid"));
 }
 
+/* Without touching net.quic.retry_threshold (256 in a new namespace), a
+ * listener with a backlog of 4 is under load once two connections on its
+ * port are half-open, as an application with few handshake slots is
+ * under a flood: here one accepted connection in its handshake and one
+ * request waiting for accept(). A new client then gets a Retry; so does
+ * a real client once the request is accepted, and it follows the Retry
+ * and is served.
+ */
+TEST_F(retry, small_backlog)
+{
+	struct pollfd pfd = { .fd = self->lfd, .events = POLLIN };
+	uint8_t dcid[CID_LEN], b[1500];
+	const char *err;
+	int child, pending;
+	struct retry r;
+	ssize_t n;
+
+	ASSERT_EQ(256, self->threshold);
+	ASSERT_EQ(0, listener(self, false)) {
+		TH_LOG("listener: %s", strerror(errno));
+	}
+	pfd.fd = self->lfd;
+	fill_random(self->scid, CID_LEN);
+	fill_random(dcid, CID_LEN);
+	ASSERT_EQ(0, send_initial(self, self->u, dcid, NULL, 0));
+	accept_one(_metadata, self);
+	child = self->sfd;
+	self->sfd = -1;
+	fill_random(dcid, CID_LEN);
+	ASSERT_EQ(0, send_initial(self, self->u, dcid, NULL, 0));
+	ASSERT_EQ(1, poll(&pfd, 1, 5000));	/* a request, no Retry */
+	EXPECT_EQ(0, snmp("QuicOutRetry"));
+
+	self->u2 = udp_socket(self->family);
+	ASSERT_LE(0, self->u2);
+	fill_random(dcid, CID_LEN);
+	ASSERT_EQ(0, send_initial(self, self->u2, dcid, NULL, 0));
+	n = recv_within(self->u2, b, sizeof(b), 5000, NULL, NULL);
+	ASSERT_LT(0, n) {
+		TH_LOG("no Retry");
+	}
+	err = retry_parse(b, n, self->scid, dcid, &r);
+	EXPECT_NULL(err) {
+		TH_LOG("Retry: %s", err);
+	}
+	EXPECT_EQ(1, snmp("QuicOutRetry"));
+
+	/* The waiting request accepted, two connections are still in
+	 * their handshake: a real client gets a Retry too, follows it and
+	 * is served.
+	 */
+	accept_one(_metadata, self);
+	pending = self->sfd;
+	self->sfd = -1;
+	pair_up(_metadata, self);
+	EXPECT_EQ(2, snmp("QuicOutRetry"));
+	close(pending);
+	close(child);
+}
+
 /* Initials that start no connection make no request, so they never fill
  * the queue; but past 16 of them in a second (at a backlog of 4) the
  * listener counts as under load: the next client gets a Retry before
