@@ -996,15 +996,15 @@ static void quic_conn_sync_local_tp(struct sock *sk)
 		else
 			quic_tparams_clear(&c->local_tp, cid_bits[i]);
 	}
-	/* RFC 9368 5: our Chosen Version is the one in use. A client that
+	/* RFC 9368 3: our Chosen Version is the one in use. A client that
 	 * probes with a version we do not speak has no Chosen Version to
-	 * give (version.c); a server answers only a client that sent one.
+	 * give (version.c). A server sends its own whether or not the
+	 * client sent one: a client that followed a Version Negotiation
+	 * sends none and needs the server's to rule out a downgrade
+	 * (RFC 9368 4); only disable_compatible_version turns it off.
 	 */
 	c->local_tp.chosen_version = c->version;
-	if (c->is_server ? !(c->peer_tp_set &&
-			     quic_tparams_has(&c->peer_tp,
-					      QUIC_TPB_VERSION_INFO)) :
-			   c->vn_probe || c->version_changed)
+	if (!c->is_server && (c->vn_probe || c->version_changed))
 		quic_tparams_clear(&c->local_tp, QUIC_TPB_VERSION_INFO);
 	/* A server's token is the one of its ID numbered 0 (RFC 9000 10.3). */
 	if (c->is_server && c->src.count && c->src.entries[0].has_token)
