@@ -551,6 +551,68 @@ int quic_tparams_check_version(const struct quic_tparams *tp, u32 version)
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_tparams_check_version);
 
+static bool quic_tparams_lists(const struct quic_tparams *tp, u32 version)
+{
+	u32 i;
+
+	for (i = 0; i < tp->num_versions; i++)
+		if (tp->available_versions[i] == version)
+			return true;
+	return false;
+}
+
+/**
+ * quic_tparams_check_server_versions - a client's check of the server's
+ *	version_information (RFC 9368, sections 4 and 8)
+ * @tp: the server's parameters, from quic_tparams_decode()
+ * @ours: the client's own parameters, as it sent them
+ * @version: the version in use (the Negotiated Version)
+ * @first: the version of the client's first Initials
+ * @pref: the versions the client speaks, most preferred first
+ * @npref: entries at @pref
+ * @after_vn: the client sent its first flight again after a Version
+ *	Negotiation packet
+ *
+ * The server's Chosen Version must be @version and, if the client sent
+ * version_information, one of its Available Versions. A client that
+ * moved to another version without a Version Negotiation (compatible
+ * negotiation) needs the server's version_information to confirm it.
+ * After Version Negotiation the server's Available Versions must not
+ * show that the Version Negotiation packet was forged: the client must
+ * have picked the same version from them plus @version; an empty list
+ * fails, and a missing version_information stands for Chosen Version 1
+ * with Available Versions [1] (section 8), so it passes in version 1
+ * only. Only the Available Versions the decoder kept (the first
+ * QUIC_TPARAM_MAX_VERSIONS) count.
+ *
+ * Return: 0, or -EPROTONOSUPPORT (VERSION_NEGOTIATION_ERROR).
+ */
+int quic_tparams_check_server_versions(const struct quic_tparams *tp,
+				       const struct quic_tparams *ours,
+				       u32 version, u32 first, const u32 *pref,
+				       u32 npref, bool after_vn)
+{
+	bool has = quic_tparams_has(tp, QUIC_TPB_VERSION_INFO);
+	u32 i;
+
+	if (has && tp->chosen_version != version)
+		return -EPROTONOSUPPORT;
+	if (has && quic_tparams_has(ours, QUIC_TPB_VERSION_INFO) &&
+	    !quic_tparams_lists(ours, tp->chosen_version))
+		return -EPROTONOSUPPORT;
+	if (!after_vn)
+		return first == version || has ? 0 : -EPROTONOSUPPORT;
+	if (!has)
+		return version == QUIC_VERSION_V1 ? 0 : -EPROTONOSUPPORT;
+	if (!tp->num_versions)
+		return -EPROTONOSUPPORT;
+	for (i = 0; i < npref; i++)
+		if (pref[i] == version || quic_tparams_lists(tp, pref[i]))
+			return pref[i] == version ? 0 : -EPROTONOSUPPORT;
+	return -EPROTONOSUPPORT;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_tparams_check_server_versions);
+
 /**
  * quic_tparams_to_user - fill a QUIC_SOCKOPT_TRANSPORT_PARAM answer
  * @tp: the parameters

@@ -19,7 +19,10 @@
  * so sent none). A Version Negotiation that lists the version sent,
  * comes after any packet from the server was processed, or does not echo
  * our connection IDs is ignored (RFC 9000 6.2); one with no version of
- * ours ends the connection with EPROTONOSUPPORT.
+ * ours ends the connection with EPROTONOSUPPORT. The server's
+ * version_information then rules out a forged Version Negotiation: from
+ * its Available Versions the client must have picked the same version
+ * (RFC 9368 4); without it, only version 1 stands (RFC 9368 8).
  *
  * Compatible negotiation (RFC 9368 2.3). A server upgrades a connection
  * to its own QUIC_SOCKOPT_CONFIG version (inherited from the listener)
@@ -129,6 +132,7 @@ int quic_version_vn_rcvd(struct sock *sk, const struct quic_pkt_hdr *h)
 		return 0;
 	}
 	c->version_changed = 1;
+	c->vn_acted = 1;
 	c->vn_probe = 0;
 	c->version_flip = pick != c->version;
 	c->vn_resend = 1;
@@ -276,8 +280,10 @@ int quic_version_upgrade(struct sock *sk, const struct quic_tparams *tp)
  *
  * RFC 9368 4: the peer's Chosen Version is the version in use (on a
  * server, the one of the client's first Initial: it is checked before
- * any upgrade). A client that the server moved from the version it
- * asked for, one we speak, requires the server's version_information.
+ * any upgrade). A client checks more (quic_tparams_check_server_versions()):
+ * a move from the version it asked for needs the server's
+ * version_information, and after Version Negotiation the server's
+ * Available Versions must lead to the version it picked.
  *
  * Return: 0, or -EPROTONOSUPPORT (VERSION_NEGOTIATION_ERROR).
  */
@@ -286,11 +292,10 @@ int quic_version_check_peer(struct sock *sk, const struct quic_tparams *tp)
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	u32 first = quic_sk(sk)->opts.config.version ?: QUIC_VERSION_V1;
 
-	if (quic_tparams_check_version(tp, c->version))
-		return -EPROTONOSUPPORT;
-	if (!c->is_server && quic_version_supported(first) &&
-	    first != c->version &&
-	    !quic_tparams_has(tp, QUIC_TPB_VERSION_INFO))
-		return -EPROTONOSUPPORT;
-	return 0;
+	if (c->is_server)
+		return quic_tparams_check_version(tp, c->version);
+	return quic_tparams_check_server_versions(tp, &c->local_tp, c->version,
+						  first, quic_versions,
+						  ARRAY_SIZE(quic_versions),
+						  c->vn_acted);
 }

@@ -215,6 +215,8 @@ struct quic_request {
  *	in the version chosen (with @version_flip's keys, if any)
  * @version_changed: the version changed once (Version Negotiation, or
  *	compatible negotiation, RFC 9368); it changes no more
+ * @vn_acted: client: it sent its first flight again after Version
+ *	Negotiation (the server's version_information is checked for it)
  * @streams: streams and flow control, once @streams_ready
  * @active_sid: the stream a send with stream ID -1 goes to, or -1
  * @msd_pending: streams whose MAX_STREAM_DATA is to be sent
@@ -298,7 +300,8 @@ struct quic_conn {
 				vn_probe:1,
 				version_flip:1,
 				vn_resend:1,
-				version_changed:1;
+				version_changed:1,
+				vn_acted:1;
 	u8			*ticket_buf;
 	struct quic_crypto	*early;
 	struct quic_path	*path;

@@ -199,6 +199,10 @@ int quic_tparams_encode(u8 *buf, u32 room, const struct quic_tparams *tp,
 int quic_tparams_decode(const u8 *buf, u32 len, struct quic_tparams *tp,
 			bool from_server);
 int quic_tparams_check_version(const struct quic_tparams *tp, u32 version);
+int quic_tparams_check_server_versions(const struct quic_tparams *tp,
+				       const struct quic_tparams *ours,
+				       u32 version, u32 first, const u32 *pref,
+				       u32 npref, bool after_vn);
 void quic_tparams_to_user(const struct quic_tparams *tp,
 			  struct quic_transport_param *p);
 int quic_tparams_from_user(struct quic_tparams *tp,

@@ -736,6 +736,136 @@ static int tparam_version_information(struct quic_test *t)
 	return 0;
 }
 
+/* The server's version_information as a client checks it: @vi (NULL for
+ * none) decoded from the wire, then checked against @ours with the
+ * client's preference V1, V2.
+ */
+static int server_versions(const u8 *vi, u32 len,
+			   const struct quic_tparams *ours, u32 version,
+			   u32 first, bool after_vn)
+{
+	static const u32 pref[] = { QUIC_VERSION_V1, QUIC_VERSION_V2 };
+	struct quic_tparams tp;
+	u8 buf[64];
+	int err;
+
+	err = decode_guarded(buf, vi ? put_raw(buf,
+					       QUIC_TPARAM_VERSION_INFORMATION,
+					       vi, len) : 0, &tp, true);
+	if (err)
+		return err;
+	return quic_tparams_check_server_versions(&tp, ours, version, first,
+						  pref, ARRAY_SIZE(pref),
+						  after_vn);
+}
+
+#define GREASE	0x1a2a3a4aU
+
+static int tparam_server_versions(struct quic_test *t)
+{
+	static const u8 v1_v2v1[] = { 0, 0, 0, 1, 0x6b, 0x33, 0x43, 0xcf,
+				       0, 0, 0, 1 };
+	static const u8 v2_v2v1[] = { 0x6b, 0x33, 0x43, 0xcf, 0x6b, 0x33, 0x43,
+				       0xcf, 0, 0, 0, 1 };
+	static const u8 v2_v2[] = { 0x6b, 0x33, 0x43, 0xcf, 0x6b, 0x33, 0x43,
+				     0xcf };
+	static const u8 v2_gv2[] = { 0x6b, 0x33, 0x43, 0xcf, 0x1a, 0x2a, 0x3a,
+				      0x4a, 0x6b, 0x33, 0x43, 0xcf };
+	static const u8 v1_none[] = { 0, 0, 0, 1 };
+	static const u8 v2_v1[] = { 0x6b, 0x33, 0x43, 0xcf, 0, 0, 0, 1 };
+	static const struct {
+		const u8 *vi;
+		u32 len;
+		u32 version, first;
+		bool after_vn;
+		int want;
+	} c[] = {
+		/* Plain: the Chosen Version must be the version in use. */
+		{ v1_v2v1, sizeof(v1_v2v1), QUIC_VERSION_V1, QUIC_VERSION_V1,
+		  false, 0 },
+		{ v2_v2v1, sizeof(v2_v2v1), QUIC_VERSION_V1, QUIC_VERSION_V1,
+		  false, -EPROTONOSUPPORT },
+		{ NULL, 0, QUIC_VERSION_V1, QUIC_VERSION_V1, false, 0 },
+		/* Empty Available Versions: a server may send that. */
+		{ v1_none, sizeof(v1_none), QUIC_VERSION_V1, QUIC_VERSION_V1,
+		  false, 0 },
+		/* Compatible negotiation, V1 to V2: confirmed, or not. */
+		{ v2_v2v1, sizeof(v2_v2v1), QUIC_VERSION_V2, QUIC_VERSION_V1,
+		  false, 0 },
+		{ NULL, 0, QUIC_VERSION_V2, QUIC_VERSION_V1, false,
+		  -EPROTONOSUPPORT },
+		{ v1_v2v1, sizeof(v1_v2v1), QUIC_VERSION_V2, QUIC_VERSION_V1,
+		  false, -EPROTONOSUPPORT },
+		/* After Version Negotiation to V1: a V1-only server may
+		 * send nothing (RFC 9368 8), but not an empty list.
+		 */
+		{ NULL, 0, QUIC_VERSION_V1, GREASE, true, 0 },
+		{ v1_none, sizeof(v1_none), QUIC_VERSION_V1, GREASE,
+		  true, -EPROTONOSUPPORT },
+		{ v1_v2v1, sizeof(v1_v2v1), QUIC_VERSION_V1, GREASE,
+		  true, 0 },
+		/* To V2: only if the server does not list V1, which we
+		 * prefer; a missing version_information does not do.
+		 */
+		{ NULL, 0, QUIC_VERSION_V2, GREASE, true,
+		  -EPROTONOSUPPORT },
+		{ v2_v2v1, sizeof(v2_v2v1), QUIC_VERSION_V2, GREASE,
+		  true, -EPROTONOSUPPORT },
+		{ v2_v2, sizeof(v2_v2), QUIC_VERSION_V2, GREASE, true,
+		  0 },
+		{ v2_gv2, sizeof(v2_gv2), QUIC_VERSION_V2, GREASE,
+		  true, 0 },
+		/* V1 listed, though the Chosen Version is V2: a forged
+		 * Version Negotiation; and a Chosen Version not in use.
+		 */
+		{ v2_v1, sizeof(v2_v1), QUIC_VERSION_V2, GREASE, true,
+		  -EPROTONOSUPPORT },
+		{ v2_v2, sizeof(v2_v2), QUIC_VERSION_V1, GREASE, true,
+		  -EPROTONOSUPPORT },
+		/* Malformed ones never get to the check. */
+		{ v2_v2v1, 3, QUIC_VERSION_V2, QUIC_VERSION_V1, false,
+		  -EINVAL },
+		{ v2_v2v1, 10, QUIC_VERSION_V2, QUIC_VERSION_V1, false,
+		  -EINVAL },
+		{ v2_v2v1, 0, QUIC_VERSION_V2, QUIC_VERSION_V1, false,
+		  -EINVAL },
+	};
+	static const u8 zero_chosen[] = { 0, 0, 0, 0, 0, 0, 0, 1 };
+	static const u8 zero_avail[] = { 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0 };
+	struct quic_tparams ours;
+	u32 i;
+	int err;
+
+	quic_tparams_init_local(&ours);
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		err = server_versions(c[i].vi, c[i].len, &ours, c[i].version,
+				      c[i].first, c[i].after_vn);
+		if (err != c[i].want)
+			return quic_test_fail(t, "case %u: got %d, want %d", i,
+					      err, c[i].want);
+	}
+	if (server_versions(zero_chosen, sizeof(zero_chosen), &ours,
+			    QUIC_VERSION_V1, QUIC_VERSION_V1, false) != -EINVAL ||
+	    server_versions(zero_avail, sizeof(zero_avail), &ours,
+			    QUIC_VERSION_V1, QUIC_VERSION_V1, false) != -EINVAL)
+		return quic_test_fail(t, "a zero version accepted");
+
+	/* A Chosen Version the client did not offer. */
+	ours.num_versions = 1;
+	ours.available_versions[0] = QUIC_VERSION_V1;
+	if (server_versions(v2_v2v1, sizeof(v2_v2v1), &ours, QUIC_VERSION_V2,
+			    QUIC_VERSION_V1, false) != -EPROTONOSUPPORT)
+		return quic_test_fail(t, "Chosen Version not offered accepted");
+	/* A client that sent none offered nothing to check against. */
+	quic_tparams_clear(&ours, QUIC_TPB_VERSION_INFO);
+	if (server_versions(v2_v2v1, sizeof(v2_v2v1), &ours, QUIC_VERSION_V2,
+			    QUIC_VERSION_V1, false))
+		return quic_test_fail(t, "client without version_information");
+	return 0;
+}
+
+#undef GREASE
+
 static int tparam_bad_framing(struct quic_test *t)
 {
 	static const struct {
@@ -1061,6 +1191,7 @@ static const struct quic_test_case quic_tparam_cases[] = {
 	QUIC_TEST_CASE(tparam_preferred_address),
 	QUIC_TEST_CASE(tparam_flag_with_value),
 	QUIC_TEST_CASE(tparam_version_information),
+	QUIC_TEST_CASE(tparam_server_versions),
 	QUIC_TEST_CASE(tparam_bad_framing),
 	QUIC_TEST_CASE(tparam_truncation),
 	QUIC_TEST_CASE(tparam_grease_skipped),
