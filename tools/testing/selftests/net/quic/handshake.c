@@ -196,6 +196,20 @@ static void run_handshake(struct __test_metadata *_metadata, int lfd, int cfd,
 	close(a.done[1]);
 }
 
+/* Whether the peer's transport parameters carried version_information: a
+ * TRANSPORT_PARAM get with remote = 1 reports its absence as
+ * disable_compatible_version. -1 if the get fails.
+ */
+static int peer_version_info(int fd)
+{
+	struct quic_transport_param p = { .remote = 1 };
+	socklen_t len = sizeof(p);
+
+	if (getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_TRANSPORT_PARAM, &p, &len))
+		return -1;
+	return !p.disable_compatible_version;
+}
+
 TEST_F(hs, psk)
 {
 	run_handshake(_metadata, self->lfd, self->cfd, variant->family,
@@ -216,6 +230,7 @@ TEST_F(hs, version_2)
 	run_handshake(_metadata, self->lfd, self->cfd, variant->family,
 		      PSK_FILE, NULL, true);
 	EXPECT_EQ((uint32_t)QUIC_VERSION_V2, server_version);
+	EXPECT_EQ(1, peer_version_info(self->cfd));
 }
 
 #define SNMP	"/proc/net/quic/snmp"
@@ -246,11 +261,13 @@ TEST_F(hs, compatible_v1_to_v2)
 				&len));
 	EXPECT_EQ((uint32_t)QUIC_VERSION_V2, got.version);
 	EXPECT_EQ(was + 2, snmp("QuicVersionChanged"));
+	EXPECT_EQ(1, peer_version_info(self->cfd));
 }
 
 /* The same server, and a client that disabled compatible negotiation:
  * it sends no version_information, and the connection stays on v1 (the
- * server, configured for v2, reports v1 in use).
+ * server, configured for v2, reports v1 in use). The server sends its
+ * own all the same (RFC 9368 3: both directions).
  */
 TEST_F(hs, compatible_disabled)
 {
@@ -273,11 +290,14 @@ TEST_F(hs, compatible_disabled)
 	ASSERT_EQ(0, getsockopt(self->cfd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &got,
 				&len));
 	EXPECT_EQ(0U, got.version);
+	EXPECT_EQ(1, peer_version_info(self->cfd));
 }
 
 /* Version Negotiation (RFC 9000 6): a client configured with a greased
  * version (0x?a?a?a?a) gets a Version Negotiation from the listener,
- * sends its first flight again in v1, and the handshake completes.
+ * sends its first flight again in v1, and the handshake completes. The
+ * client's new ClientHello has no version_information; the server's
+ * has, for the client to check (RFC 9368 4).
  */
 TEST_F(hs, version_negotiation)
 {
@@ -295,6 +315,7 @@ TEST_F(hs, version_negotiation)
 	ASSERT_EQ(0, getsockopt(self->cfd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &got,
 				&len));
 	EXPECT_EQ((uint32_t)QUIC_VERSION_V1, got.version);
+	EXPECT_EQ(1, peer_version_info(self->cfd));
 }
 
 /*
@@ -670,6 +691,133 @@ TEST_F_TIMEOUT(hs, forged_v2_initial, 60)
 	EXPECT_EQ(changed, snmp("QuicVersionChanged"));
 	EXPECT_EQ(0, so_error(self->cfd));
 	EXPECT_NE(0, fake_end(&f));
+}
+
+/*
+ * A forged Version Negotiation (RFC 9368 4). A relay between the client
+ * and a real listener answers the client's greased Initials with a
+ * Version Negotiation of its own that lists v2 alone, and passes the
+ * rest. The client, which prefers v1, sends its first flight again in
+ * v2, which the listener takes; the server's version_information then
+ * lists v1 too: the client would have picked v1, so the Version
+ * Negotiation was forged, and it closes with VERSION_NEGOTIATION_ERROR.
+ */
+struct vn_relay {
+	int u;		/* the client's peer */
+	int s;		/* connected to the listener */
+	int stop[2];	/* pipe: written to end the relay */
+	struct sockaddr_storage client;
+	socklen_t clen;
+	int forged;	/* Version Negotiations sent */
+	pthread_t th;
+};
+
+static void *vn_relay_main(void *p)
+{
+	static const uint32_t v2 = QUIC_VERSION_V2;
+	struct vn_relay *r = p;
+	unsigned char b[2048], vn[128];
+	struct long_hdr h;
+	size_t len;
+	ssize_t n;
+
+	for (;;) {
+		struct pollfd pfd[3] = {
+			{ .fd = r->u, .events = POLLIN },
+			{ .fd = r->s, .events = POLLIN },
+			{ .fd = r->stop[0], .events = POLLIN },
+		};
+
+		if (poll(pfd, 3, 100) < 0 || pfd[2].revents)
+			break;
+		if (pfd[0].revents & POLLIN) {
+			r->clen = sizeof(r->client);
+			n = recvfrom(r->u, b, sizeof(b), 0,
+				     (struct sockaddr *)&r->client, &r->clen);
+			if (n <= 0)
+				continue;
+			if (parse_long(b, n, &h) || h.version != VERSION_GREASE) {
+				send(r->s, b, n, 0);
+				continue;
+			}
+			len = 0;
+			vn[len++] = 0x80;
+			len += put_be32(vn + len, 0);
+			len += put_cid(vn + len, h.scid, h.scid_len);
+			len += put_cid(vn + len, h.dcid, h.dcid_len);
+			len += put_be32(vn + len, v2);
+			sendto(r->u, vn, len, 0, (struct sockaddr *)&r->client,
+			       r->clen);
+			r->forged++;
+		}
+		if (pfd[1].revents & POLLIN) {
+			n = recv(r->s, b, sizeof(b), 0);
+			if (n > 0 && r->clen)
+				sendto(r->u, b, n, 0,
+				       (struct sockaddr *)&r->client, r->clen);
+		}
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(hs, vn_forged_downgrade, 90)
+{
+	struct quic_config cfg = { .version = VERSION_GREASE };
+	struct server_arg a = { .fd = -1, .key = PSK_FILE };
+	struct quic_connection_close cc = {};
+	struct sockaddr_storage ss, rs;
+	socklen_t len, rlen, cclen = sizeof(cc);
+	struct vn_relay r = {};
+	pthread_t th;
+	char c = 0;
+	int ret;
+
+	len = make_addr(&ss, variant->family, loopback(variant->family), 0);
+	ASSERT_EQ(0, bind(self->lfd, (struct sockaddr *)&ss, len));
+	ASSERT_EQ(0, getsockname(self->lfd, (struct sockaddr *)&ss, &len));
+	ASSERT_EQ(0, listen(self->lfd, 4));
+
+	r.u = socket(variant->family, SOCK_DGRAM, 0);
+	r.s = socket(variant->family, SOCK_DGRAM, 0);
+	ASSERT_LE(0, r.u);
+	ASSERT_LE(0, r.s);
+	rlen = make_addr(&rs, variant->family, loopback(variant->family), 0);
+	ASSERT_EQ(0, bind(r.u, (struct sockaddr *)&rs, rlen));
+	ASSERT_EQ(0, getsockname(r.u, (struct sockaddr *)&rs, &rlen));
+	ASSERT_EQ(0, connect(r.s, (struct sockaddr *)&ss, len));
+	ASSERT_EQ(0, pipe(r.stop));
+	ASSERT_EQ(0, pthread_create(&r.th, NULL, vn_relay_main, &r));
+
+	ASSERT_EQ(0, pipe(a.done));
+	a.lfd = self->lfd;
+	ASSERT_EQ(0, pthread_create(&th, NULL, server_main, &a));
+	ASSERT_EQ(0, setsockopt(self->cfd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &cfg,
+				sizeof(cfg)));
+	ASSERT_EQ(0, connect(self->cfd, (struct sockaddr *)&rs, rlen));
+	ret = quic_client_handshake(self->cfd, PSK_FILE, NULL, NULL);
+	EXPECT_NE(0, ret);
+	EXPECT_LE(1, r.forged);
+	/* It did act on the forged packet: its version is v2 now. */
+	EXPECT_EQ((uint32_t)QUIC_VERSION_V2, config_version(self->cfd));
+	EXPECT_NE(0, so_error(self->cfd));
+	ASSERT_EQ(0, getsockopt(self->cfd, SOL_QUIC,
+				QUIC_SOCKOPT_CONNECTION_CLOSE, &cc, &cclen));
+	EXPECT_EQ((uint32_t)QUIC_TRANSPORT_ERROR_VERSION_NEGOTIATION,
+		  cc.errcode);
+	/* The server's handshake fails too, on the client's close. */
+	EXPECT_EQ(1, read(a.done[0], &c, 1));
+	pthread_join(th, NULL);
+	EXPECT_NE(0, a.ret);
+	ASSERT_EQ(1, write(r.stop[1], "x", 1));
+	pthread_join(r.th, NULL);
+	if (a.fd >= 0)
+		close(a.fd);
+	close(a.done[0]);
+	close(a.done[1]);
+	close(r.stop[0]);
+	close(r.stop[1]);
+	close(r.u);
+	close(r.s);
 }
 
 TEST_F(hs, certificate)
