@@ -630,6 +630,11 @@ static void quic_conn_complete(struct sock *sk)
 		c->fin_pending = 1;
 	quic_conn_half_open_end(sk);
 	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_CONN_OPENED);
+	/* socket-api.md 5.9: a path to a preferred address of the other
+	 * family needs a local address, found here where we may sleep.
+	 */
+	if (!c->is_server)
+		quic_path_preferred_prepare(sk);
 	if (c->is_server) {
 		/* RFC 9001 4.9.2: the server's handshake is confirmed. */
 		c->handshake_confirmed = 1;

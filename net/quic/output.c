@@ -1506,14 +1506,20 @@ static void quic_out_path_one(struct sock *sk, bool response, gfp_t gfp)
 		budget = quic_conn_amp_room(sk);
 	}
 	/* Our own move probes the peer from the new local address; a
-	 * client's move to the server's preferred address probes that; a
-	 * challenge to our preferred address is answered from there.
+	 * client's move to the server's preferred address probes that,
+	 * from the local address prepared for it if it is of the other
+	 * family; a challenge to our preferred address is answered from
+	 * there.
 	 */
 	if (!response && p->migrating) {
 		us = p->new_us;
 		from = &p->new_local;
 	} else if (!response && p->preferring) {
 		to = &p->new_peer;
+		if (p->pref_us) {
+			us = p->pref_us;
+			from = &p->pref_local;
+		}
 	} else if (response && p->resp_pref && p->pref_us) {
 		us = p->pref_us;
 		from = &p->pref_local;

@@ -155,12 +155,16 @@ static void quic_path_switch_local(struct sock *sk)
 }
 
 /* The PATH_RESPONSE to our probe of the server's preferred address came:
- * the peer is reached there from now on.
+ * the peer is reached there from now on, and, for an address of the
+ * other family, from the local address prepared for it.
+ *
+ * Return: 1 if our local address moved too, else 0.
  */
-static void quic_path_switch_peer(struct sock *sk)
+static u8 quic_path_switch_peer(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_path *p = c->path;
+	u8 local = 0;
 
 	if (quic_path_ip_changed(&c->peer, &p->new_peer))
 		quic_conn_path_reset(sk);
@@ -168,8 +172,14 @@ static void quic_path_switch_peer(struct sock *sk)
 	p->preferred = 1;
 	c->peer = p->new_peer;
 	dst_cache_reset(&c->dst_cache);
+	if (p->pref_us) {
+		quic_path_move_local(sk, &p->pref_local, p->pref_us);
+		p->pref_us = NULL;
+		local = 1;
+	}
 	p->preferring = 0;
 	p->challenge_pending = 0;
+	return local;
 }
 
 /**
@@ -192,7 +202,7 @@ void quic_path_response_rcvd(struct sock *sk, const u8 *data)
 		quic_path_switch_local(sk);
 		local = 1;
 	} else if (p->preferring) {
-		quic_path_switch_peer(sk);
+		local = quic_path_switch_peer(sk);
 	} else {
 		quic_path_settle(sk, &c->peer);
 	}
@@ -305,6 +315,10 @@ bool quic_path_challenge_lost(struct sock *sk)
 	} else if (p->preferring) {
 		p->preferring = 0;	/* the server stays where it is */
 		p->challenge_pending = 0;
+		if (p->pref_us) {
+			quic_udp_sock_put(p->pref_us);
+			p->pref_us = NULL;
+		}
 	} else {
 		quic_path_settle(sk, &p->prev);
 	}
@@ -427,6 +441,114 @@ void quic_path_local_arrived(struct sock *sk, const struct quic_udp_sock *to)
 		       sizeof(local));
 }
 
+/* Can @a, from a peer's preferred_address, be a peer's address? Not a
+ * wildcard, multicast or broadcast one, nor a v4-mapped IPv6 one (an
+ * IPv4 address has its own field, and union quic_addr keeps them apart).
+ */
+static bool quic_path_pref_usable(const union quic_addr *a)
+{
+	int type;
+
+	if (a->sa.sa_family == AF_INET)
+		return a->v4.sin_port &&
+		       !ipv4_is_zeronet(a->v4.sin_addr.s_addr) &&
+		       !ipv4_is_multicast(a->v4.sin_addr.s_addr) &&
+		       !ipv4_is_lbcast(a->v4.sin_addr.s_addr);
+	type = ipv6_addr_type(&a->v6.sin6_addr);
+	return a->v6.sin6_port &&
+	       !(type & (IPV6_ADDR_ANY | IPV6_ADDR_MULTICAST | IPV6_ADDR_MAPPED));
+}
+
+/* The server's preferred address a client moves to (RFC 9000 9.6): the
+ * one of the family in use if the server offered it, else the one of
+ * the other family if the socket can carry that family: an IPv4 one on
+ * an AF_INET6 socket that is not IPV6_V6ONLY (as a v4-mapped address
+ * there), an IPv6 one on an AF_INET6 socket only.
+ *
+ * Return: true with the address in *@a, false if there is none to use.
+ */
+static bool quic_path_pref_peer(struct sock *sk, union quic_addr *a)
+{
+	const struct quic_conn *c = &quic_sk(sk)->conn;
+	const struct quic_preferred_address *pa;
+	union quic_addr v4 = {}, v6 = {};
+	bool ok4, ok6;
+
+	if (c->is_server || !c->peer_tp_set ||
+	    !quic_tparams_has(&c->peer_tp, QUIC_TPB_PREFERRED_ADDRESS))
+		return false;
+	pa = &c->peer_tp.preferred_address;
+	v4.v4.sin_family = AF_INET;
+	memcpy(&v4.v4.sin_addr, pa->ipv4_addr, sizeof(pa->ipv4_addr));
+	v4.v4.sin_port = htons(pa->ipv4_port);
+	v6.v6.sin6_family = AF_INET6;
+	memcpy(&v6.v6.sin6_addr, pa->ipv6_addr, sizeof(pa->ipv6_addr));
+	v6.v6.sin6_port = htons(pa->ipv6_port);
+	ok4 = quic_path_pref_usable(&v4) &&
+	      !(sk->sk_family == AF_INET6 && ipv6_only_sock(sk));
+	ok6 = quic_path_pref_usable(&v6) && sk->sk_family == AF_INET6;
+	if (c->peer.sa.sa_family == AF_INET6 ? ok6 : !ok4 && ok6)
+		*a = v6;
+	else if (ok4)
+		*a = v4;
+	else
+		return false;
+	return true;
+}
+
+/**
+ * quic_path_preferred_prepare() - a client readies a path to the server's
+ *	preferred address of the other family
+ * @sk: the socket, locked, a client whose handshake just completed
+ *
+ * socket-api.md 5.9. An address of the family in use is probed from our
+ * address in use; one of the other family needs a local address of that
+ * family: a UDP socket of its own, on the wildcard address and a port
+ * the kernel picks, and the source address the route to the preferred
+ * address gives. Process context: it sleeps. Without a route or a
+ * socket, nothing is prepared and the connection stays where it is.
+ */
+void quic_path_preferred_prepare(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	static const struct in_addr any4 = { .s_addr = htonl(INADDR_ANY) };
+	struct quic_udp_sock *us;
+	union quic_addr a, local;
+	struct quic_udp_key key;
+	struct quic_path *p;
+
+	if (!quic_path_pref_peer(sk, &a) ||
+	    a.sa.sa_family == c->local.sa.sa_family)
+		return;
+	p = quic_path_get(sk);
+	if (!p || p->pref_us)
+		return;
+	if (a.sa.sa_family == AF_INET)
+		quic_udp_key_init(&key, AF_INET, &any4, 0, false,
+				  sk->sk_bound_dev_if);
+	else
+		quic_udp_key_init(&key, AF_INET6, &in6addr_any, 0, true,
+				  sk->sk_bound_dev_if);
+	us = quic_udp_sock_get(sock_net(sk), &key);
+	if (IS_ERR(us))
+		return;
+	memset(&local, 0, sizeof(local));
+	local.sa.sa_family = a.sa.sa_family;
+	if (a.sa.sa_family == AF_INET)
+		local.v4.sin_port = us->key.port;
+	else
+		local.v6.sin6_port = us->key.port;
+	quic_sock_pick_source(sk, &a, &local);
+	if (a.sa.sa_family == AF_INET ?
+	    local.v4.sin_addr.s_addr == htonl(INADDR_ANY) :
+	    ipv6_addr_any(&local.v6.sin6_addr)) {
+		quic_udp_sock_put(us);	/* no route there */
+		return;
+	}
+	p->pref_local = local;
+	p->pref_us = us;
+}
+
 /**
  * quic_path_preferred_start() - a client moves to the server's preferred
  *	address
@@ -434,40 +556,26 @@ void quic_path_local_arrived(struct sock *sk, const struct quic_udp_sock *to)
  *
  * socket-api.md 5.9: the address of the family in use, if the server
  * offered one, is probed from our address with the connection ID of the
- * parameter, numbered 1 (quic_conn_rotate_dcid()); the PATH_RESPONSE
- * moves the peer there. A failed probe leaves the connection where it is.
+ * parameter, numbered 1 (quic_conn_rotate_dcid()); else the one of the
+ * other family, from the local address quic_path_preferred_prepare()
+ * found for it, if it found one. The PATH_RESPONSE moves the peer there
+ * (and us to that local address). A failed probe leaves the connection
+ * where it is.
  */
 void quic_path_preferred_start(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	const struct quic_preferred_address *pa;
-	union quic_addr a = {};
 	struct quic_path *p;
+	union quic_addr a;
 
-	if (c->is_server || !c->peer_tp_set ||
-	    !quic_tparams_has(&c->peer_tp, QUIC_TPB_PREFERRED_ADDRESS) ||
-	    sk->sk_state != TCP_ESTABLISHED)
-		return;
-	pa = &c->peer_tp.preferred_address;
-	if (c->peer.sa.sa_family == AF_INET) {
-		if (!pa->ipv4_port ||
-		    !memchr_inv(pa->ipv4_addr, 0, sizeof(pa->ipv4_addr)))
-			return;
-		a.v4.sin_family = AF_INET;
-		memcpy(&a.v4.sin_addr, pa->ipv4_addr, sizeof(pa->ipv4_addr));
-		a.v4.sin_port = htons(pa->ipv4_port);
-	} else {
-		if (!pa->ipv6_port ||
-		    !memchr_inv(pa->ipv6_addr, 0, sizeof(pa->ipv6_addr)))
-			return;
-		a.v6.sin6_family = AF_INET6;
-		memcpy(&a.v6.sin6_addr, pa->ipv6_addr, sizeof(pa->ipv6_addr));
-		a.v6.sin6_port = htons(pa->ipv6_port);
-	}
-	if (!memcmp(&a, &c->peer, sizeof(a)))
+	if (sk->sk_state != TCP_ESTABLISHED || !quic_path_pref_peer(sk, &a) ||
+	    quic_addr_equal(&a, &c->peer))
 		return;
 	p = quic_path_get(sk);
 	if (!p || p->validating || p->migrating || p->preferring)
+		return;
+	if (a.sa.sa_family != c->local.sa.sa_family &&
+	    (!p->pref_us || a.sa.sa_family != p->pref_local.sa.sa_family))
 		return;
 	p->new_peer = a;
 	quic_conn_rotate_dcid(sk);

@@ -501,14 +501,20 @@ static __poll_t quic_poll(struct file *file, struct socket *sock,
 	return mask;
 }
 
-/* A socket bound to a wildcard address sends from the address its route
+/**
+ * quic_sock_pick_source() - the source address of a path from a wildcard
+ * @sk: the socket, locked
+ * @peer: the peer's address
+ * @local: the local address of the path, its port set; of @peer's family
+ *
+ * A socket bound to a wildcard address sends from the address its route
  * to @peer picks: as TCP's connect() does, @local takes that address, so
  * that getsockname() names the path in use (socket-api.md 5.1) and a
  * CONNECTION_MIGRATION built from it is a real address. Without a route
  * yet, @local stays the wildcard and each datagram picks its own.
  */
-static void quic_sock_pick_source(struct sock *sk, const union quic_addr *peer,
-				  union quic_addr *local)
+void quic_sock_pick_source(struct sock *sk, const union quic_addr *peer,
+			   union quic_addr *local)
 {
 	struct net *net = sock_net(sk);
 	struct dst_entry *dst;

@@ -26,8 +26,9 @@ struct quic_udp_sock;
  * @new_local: while @migrating: the local address being moved to
  * @new_us: while @migrating: its UDP socket, referenced
  * @new_peer: while @preferring: the server's preferred address (client)
- * @pref_local: server: the preferred address it offers
- * @pref_us: server: its UDP socket, referenced
+ * @pref_local: server: the preferred address it offers; client: the
+ *	local address of the path to a preferred address of the other family
+ * @pref_us: the UDP socket of @pref_local, referenced
  * @resp_addr: where the PATH_RESPONSE goes: the challenge's source
  * @challenge: the data of our PATH_CHALLENGE
  * @response: the data of the peer's PATH_CHALLENGE, to echo
@@ -82,6 +83,7 @@ int quic_path_prefer(struct sock *sk, const union quic_addr *addr,
 		     struct quic_udp_sock *us);
 void quic_path_local_arrived(struct sock *sk,
 			     const struct quic_udp_sock *to);
+void quic_path_preferred_prepare(struct sock *sk);
 void quic_path_preferred_start(struct sock *sk);
 
 #endif /* __NET_QUIC_PATH_H */
