@@ -638,17 +638,27 @@ static int same_addr(const struct sockaddr_storage *a, socklen_t alen,
 	       !memcmp(&a6->sin6_addr, &b6->sin6_addr, sizeof(a6->sin6_addr));
 }
 
-/* The server's preferred address (socket-api.md 5.9, RFC 9000 9.6): set
- * after accept() and before the handshake, it goes in the server's
- * transport parameters; on HANDSHAKE_DONE the client validates it and
- * moves there, and the server follows the first packet that arrives
- * there. Both raise CONNECTION_MIGRATION (local_migration 0 on the
- * client, whose peer moved; 1 on the server), the client's getpeername()
- * and the server's getsockname() return the preferred address, and data
- * still flows both ways. IPv4 moves to 127.0.0.2, IPv6 to another port
- * of ::1. A client cannot offer one (EINVAL).
+/* How a preferred-address test is set up and what it expects. */
+struct pref_case {
+	int lfamily;		/* the server's sockets */
+	const char *laddr;	/* the server's address */
+	int pfamily;		/* the preferred address */
+	const char *paddr;
+	int cfamily;		/* the client's socket */
+	int v6only;		/* IPV6_V6ONLY on the client's socket */
+	int moves;		/* the client is to move there */
+	int cmoved;		/* its event's local_migration byte */
+};
+
+/* A server on pc->laddr offers pc->paddr (a free port there) before the
+ * handshake; the client connects to pc->laddr. If it is to move, both
+ * raise CONNECTION_MIGRATION and name the preferred address exactly as
+ * given (the client's getpeername(), the server's getsockname()); if not,
+ * neither moves and no event comes. Either way data flows both ways
+ * afterwards.
  */
-TEST_F(conn, preferred_address)
+static void pref_run(struct __test_metadata *_metadata,
+		     const struct pref_case *pc, int *cfd, int *sfd)
 {
 	struct pref_server a = { .fd = -1 };
 	struct sockaddr_storage ss, got;
@@ -661,65 +671,148 @@ TEST_F(conn, preferred_address)
 	int u, i;
 
 	/* A free UDP port on the preferred address. */
-	u = socket(variant->family, SOCK_DGRAM, IPPROTO_UDP);
+	u = socket(pc->pfamily, SOCK_DGRAM, IPPROTO_UDP);
 	ASSERT_LE(0, u);
-	a.pref_len = make_addr(&a.pref, variant->family,
-			       variant->family == AF_INET ? "127.0.0.2" :
-							    "::1", 0);
+	a.pref_len = make_addr(&a.pref, pc->pfamily, pc->paddr, 0);
 	ASSERT_EQ(0, bind(u, (struct sockaddr *)&a.pref, a.pref_len));
 	ASSERT_EQ(0, getsockname(u, (struct sockaddr *)&a.pref, &a.pref_len));
 	close(u);
 
-	a.lfd = socket(variant->family, SOCK_DGRAM, IPPROTO_QUIC);
+	a.lfd = socket(pc->lfamily, SOCK_DGRAM, IPPROTO_QUIC);
 	ASSERT_LE(0, a.lfd);
-	self->cfd = socket(variant->family, SOCK_DGRAM, IPPROTO_QUIC);
-	ASSERT_LE(0, self->cfd);
+	*cfd = socket(pc->cfamily, SOCK_DGRAM, IPPROTO_QUIC);
+	ASSERT_LE(0, *cfd);
+	if (pc->v6only)
+		ASSERT_EQ(0, setsockopt(*cfd, SOL_IPV6, IPV6_V6ONLY, &pc->v6only,
+					sizeof(pc->v6only)));
 	ASSERT_EQ(0, event_on(a.lfd, QUIC_EVENT_CONNECTION_MIGRATION));
-	ASSERT_EQ(0, event_on(self->cfd, QUIC_EVENT_CONNECTION_MIGRATION));
-	len = make_addr(&ss, variant->family, loopback(variant->family), 0);
+	ASSERT_EQ(0, event_on(*cfd, QUIC_EVENT_CONNECTION_MIGRATION));
+	len = make_addr(&ss, strchr(pc->laddr, ':') ? AF_INET6 : AF_INET,
+			pc->laddr, 0);
 	ASSERT_EQ(0, bind(a.lfd, (struct sockaddr *)&ss, len));
 	ASSERT_EQ(0, getsockname(a.lfd, (struct sockaddr *)&ss, &len));
 	ASSERT_EQ(0, listen(a.lfd, 4));
 	ASSERT_EQ(0, pthread_create(&th, NULL, pref_server_main, &a));
-	ASSERT_EQ(0, connect(self->cfd, (struct sockaddr *)&ss, len));
+	ASSERT_EQ(0, connect(*cfd, (struct sockaddr *)&ss, len));
 	/* Only a server offers one. */
-	EXPECT_EQ(EINVAL, setopt_err(self->cfd, SOL_QUIC,
-				     QUIC_SOCKOPT_CONNECTION_MIGRATION,
-				     &a.pref, a.pref_len));
-	EXPECT_EQ(0, quic_client_handshake(self->cfd, PSK_FILE, NULL, NULL));
+	if (pc->cfamily == pc->pfamily)
+		EXPECT_EQ(EINVAL, setopt_err(*cfd, SOL_QUIC,
+					     QUIC_SOCKOPT_CONNECTION_MIGRATION,
+					     &a.pref, a.pref_len));
+	EXPECT_EQ(0, quic_client_handshake(*cfd, PSK_FILE, NULL, NULL));
 	pthread_join(th, NULL);
 	close(a.lfd);
 	ASSERT_EQ(0, a.ret) {
 		TH_LOG("server: %s", strerror(-a.ret));
 	}
-	self->sfd = a.fd;
+	*sfd = a.fd;
 
-	EXPECT_EQ(0, wait_migration(self->cfd, 10000, &data));
+	EXPECT_EQ(pc->moves ? pc->cmoved : -1,
+		  wait_migration(*cfd, pc->moves ? 10000 : 2000, &data));
 	glen = sizeof(got);
-	ASSERT_EQ(0, getpeername(self->cfd, (struct sockaddr *)&got, &glen));
-	EXPECT_TRUE(same_addr(&got, glen, &a.pref));
+	ASSERT_EQ(0, getpeername(*cfd, (struct sockaddr *)&got, &glen));
+	EXPECT_TRUE(same_addr(&got, glen, pc->moves ? &a.pref : &ss));
+	if (pc->moves && pc->cmoved) {
+		/* Our side of the new path is of its family. */
+		glen = sizeof(got);
+		ASSERT_EQ(0, getsockname(*cfd, (struct sockaddr *)&got, &glen));
+		EXPECT_EQ(pc->pfamily, got.ss_family);
+	}
 	/* The server moves with the first packet that arrives there. */
 	for (i = 0; i < 3; i++) {
 		flags = MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_FIN;
-		ASSERT_EQ(4, quic_sendmsg(self->cfd, "ping", 4, 4 * i, flags));
+		ASSERT_EQ(4, quic_sendmsg(*cfd, "ping", 4, 4 * i, flags));
 	}
-	EXPECT_EQ(1, wait_migration(self->sfd, 10000, &data));
-	glen = sizeof(got);
-	ASSERT_EQ(0, getsockname(self->sfd, (struct sockaddr *)&got, &glen));
-	EXPECT_TRUE(same_addr(&got, glen, &a.pref));
+	if (pc->moves) {
+		EXPECT_EQ(1, wait_migration(*sfd, 10000, &data));
+		glen = sizeof(got);
+		ASSERT_EQ(0, getsockname(*sfd, (struct sockaddr *)&got,
+					 &glen));
+		EXPECT_TRUE(same_addr(&got, glen, &a.pref));
+	} else {
+		EXPECT_EQ(-1, wait_migration(*sfd, 1000, &data));
+		EXPECT_LT(0, data);
+	}
 	/* And data flows back, from there. */
 	flags = MSG_QUIC_STREAM_NEW | MSG_QUIC_STREAM_FIN;
-	ASSERT_EQ(4, quic_sendmsg(self->sfd, "pong", 4, 1, flags));
+	ASSERT_EQ(4, quic_sendmsg(*sfd, "pong", 4, 1, flags));
 	for (i = 0; i < 100; i++) {
-		if (!wait_fd(self->cfd, POLLIN, 100))
+		if (!wait_fd(*cfd, POLLIN, 100))
 			continue;
 		flags = 0;
-		if (quic_recvmsg(self->cfd, buf, sizeof(buf), &sid, &flags) == 4 &&
+		if (quic_recvmsg(*cfd, buf, sizeof(buf), &sid, &flags) == 4 &&
 		    !(flags & MSG_QUIC_NOTIFICATION))
 			break;
 	}
 	EXPECT_GT(100, i);
 	EXPECT_EQ(0, memcmp(buf, "pong", 4));
+}
+
+/* The server's preferred address (socket-api.md 5.9, RFC 9000 9.6): set
+ * after accept() and before the handshake, it goes in the server's
+ * transport parameters; on HANDSHAKE_DONE the client validates it and
+ * moves there, and the server follows the first packet that arrives
+ * there. Both raise CONNECTION_MIGRATION (local_migration 0 on the
+ * client, whose peer moved; 1 on the server), the client's getpeername()
+ * and the server's getsockname() return the preferred address, and data
+ * still flows both ways. IPv4 moves to 127.0.0.2, IPv6 to another port
+ * of ::1. A client cannot offer one (EINVAL).
+ */
+TEST_F(conn, preferred_address)
+{
+	struct pref_case pc = {
+		.lfamily = variant->family,
+		.laddr = loopback(variant->family),
+		.pfamily = variant->family,
+		.paddr = variant->family == AF_INET ? "127.0.0.2" : "::1",
+		.cfamily = variant->family,
+		.moves = 1,
+	};
+
+	pref_run(_metadata, &pc, &self->cfd, &self->sfd);
+}
+
+/* RFC 9000 18.2 carries a preferred address of each family, and 9.6 lets
+ * the client choose: one of the other family only, offered by a server
+ * on AF_INET6 sockets (IPv4: on 127.0.0.1 offering ::1; IPv6: on ::1
+ * offering 127.0.0.1), takes a dual-stack (AF_INET6) client there from a
+ * local address of that family: its event says its local address moved
+ * too, getsockname() is of that family, getpeername() the preferred
+ * address as given, and data flows both ways from there.
+ */
+TEST_F(conn, preferred_address_other_family)
+{
+	int other = variant->family == AF_INET ? AF_INET6 : AF_INET;
+	struct pref_case pc = {
+		.lfamily = AF_INET6,
+		.laddr = loopback(variant->family),
+		.pfamily = other,
+		.paddr = loopback(other),
+		.cfamily = AF_INET6,
+		.moves = 1,
+		.cmoved = 1,
+	};
+
+	pref_run(_metadata, &pc, &self->cfd, &self->sfd);
+}
+
+/* A client whose socket cannot carry the other family (an AF_INET one
+ * offered only ::1; an IPV6_V6ONLY one offered only 127.0.0.1) stays
+ * where it is: no event, getpeername() the server's address, data flows.
+ */
+TEST_F(conn, preferred_address_other_family_unusable)
+{
+	int other = variant->family == AF_INET ? AF_INET6 : AF_INET;
+	struct pref_case pc = {
+		.lfamily = AF_INET6,
+		.laddr = loopback(variant->family),
+		.pfamily = other,
+		.paddr = loopback(other),
+		.cfamily = variant->family,
+		.v6only = variant->family == AF_INET6,
+	};
+
+	pref_run(_metadata, &pc, &self->cfd, &self->sfd);
 }
 
 /* A free UDP port on @addr, written into *@ss: its length. */
