@@ -8,6 +8,7 @@
 #define _QUIC_TEST_CERT_H
 
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
@@ -30,11 +31,12 @@ static inline int quic_test_write_file(const char *path, const void *data,
 /*
  * A self-signed ECDSA P-256 certificate for "localhost" (common name and
  * DNS subject alternative name, so hostname checks pass), valid from an
- * hour ago for a day, written as PEM to @cert_path and its key to
- * @key_path. Return: 0 or -1.
+ * hour ago for a day, with @extra more DNS names (a longer handshake
+ * flight), written as PEM to @cert_path and its key to @key_path.
+ * Return: 0 or -1.
  */
-static inline int quic_test_make_cert(const char *cert_path,
-				      const char *key_path)
+static inline int quic_test_make_cert_names(const char *cert_path,
+					    const char *key_path, int extra)
 {
 	unsigned int bits = GNUTLS_CURVE_TO_BITS(GNUTLS_ECC_CURVE_SECP256R1);
 	unsigned char serial[8] = { 0x01, 0x02, 0x03 };
@@ -42,7 +44,8 @@ static inline int quic_test_make_cert(const char *cert_path,
 	gnutls_x509_privkey_t key;
 	gnutls_x509_crt_t crt;
 	gnutls_datum_t pem;
-	int ret;
+	char name[64];
+	int ret, i;
 
 	if (gnutls_x509_privkey_init(&key))
 		return -1;
@@ -59,6 +62,13 @@ static inline int quic_test_make_cert(const char *cert_path,
 			GNUTLS_OID_X520_COMMON_NAME, 0, "localhost", 9);
 	ret = ret ?: gnutls_x509_crt_set_subject_alt_name(crt,
 			GNUTLS_SAN_DNSNAME, "localhost", 9, GNUTLS_FSAN_SET);
+	for (i = 0; !ret && i < extra; i++) {
+		snprintf(name, sizeof(name),
+			 "name-%03d.a-longer-flight.example", i);
+		ret = gnutls_x509_crt_set_subject_alt_name(crt,
+				GNUTLS_SAN_DNSNAME, name, strlen(name),
+				GNUTLS_FSAN_APPEND);
+	}
 	ret = ret ?: gnutls_x509_crt_set_key(crt, key);
 	ret = ret ?: gnutls_x509_crt_set_basic_constraints(crt, 1, -1);
 	ret = ret ?: gnutls_x509_crt_set_key_usage(crt,
@@ -80,6 +90,13 @@ static inline int quic_test_make_cert(const char *cert_path,
 	gnutls_x509_crt_deinit(crt);
 	gnutls_x509_privkey_deinit(key);
 	return ret;
+}
+
+/* quic_test_make_cert_names() with no extra name. */
+static inline int quic_test_make_cert(const char *cert_path,
+				      const char *key_path)
+{
+	return quic_test_make_cert_names(cert_path, key_path, 0);
 }
 
 #endif /* _QUIC_TEST_CERT_H */

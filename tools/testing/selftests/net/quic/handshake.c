@@ -842,60 +842,6 @@ TEST_F(hs, certificate)
  */
 #define BIG_CERT_NAMES	100
 
-/* quic_test_make_cert()'s certificate, with BIG_CERT_NAMES more names. */
-static int make_big_cert(const char *cert_path, const char *key_path)
-{
-	unsigned int bits = GNUTLS_CURVE_TO_BITS(GNUTLS_ECC_CURVE_SECP256R1);
-	unsigned char serial[8] = { 0x04, 0x05, 0x06 };
-	time_t now = time(NULL);
-	gnutls_x509_privkey_t key;
-	gnutls_x509_crt_t crt;
-	gnutls_datum_t pem;
-	char name[64];
-	int ret, i;
-
-	if (gnutls_x509_privkey_init(&key))
-		return -1;
-	if (gnutls_x509_crt_init(&crt)) {
-		gnutls_x509_privkey_deinit(key);
-		return -1;
-	}
-	ret = gnutls_x509_privkey_generate(key, GNUTLS_PK_ECDSA, bits, 0);
-	ret = ret ?: gnutls_x509_crt_set_version(crt, 3);
-	ret = ret ?: gnutls_x509_crt_set_serial(crt, serial, sizeof(serial));
-	ret = ret ?: gnutls_x509_crt_set_activation_time(crt, now - 3600);
-	ret = ret ?: gnutls_x509_crt_set_expiration_time(crt, now + 86400);
-	ret = ret ?: gnutls_x509_crt_set_dn_by_oid(crt,
-			GNUTLS_OID_X520_COMMON_NAME, 0, "localhost", 9);
-	ret = ret ?: gnutls_x509_crt_set_subject_alt_name(crt,
-			GNUTLS_SAN_DNSNAME, "localhost", 9, GNUTLS_FSAN_SET);
-	for (i = 0; !ret && i < BIG_CERT_NAMES; i++) {
-		snprintf(name, sizeof(name),
-			 "name-%03d.a-long-flight.handshake.example", i);
-		ret = gnutls_x509_crt_set_subject_alt_name(crt, GNUTLS_SAN_DNSNAME,
-							   name, strlen(name),
-							   GNUTLS_FSAN_APPEND);
-	}
-	ret = ret ?: gnutls_x509_crt_set_key(crt, key);
-	ret = ret ?: gnutls_x509_crt_sign2(crt, crt, key, GNUTLS_DIG_SHA256, 0);
-	if (!ret && !gnutls_x509_crt_export2(crt, GNUTLS_X509_FMT_PEM, &pem)) {
-		ret = quic_test_write_file(cert_path, pem.data, pem.size);
-		gnutls_free(pem.data);
-	} else {
-		ret = -1;
-	}
-	if (!ret && !gnutls_x509_privkey_export2(key, GNUTLS_X509_FMT_PEM,
-						 &pem)) {
-		ret = quic_test_write_file(key_path, pem.data, pem.size);
-		gnutls_free(pem.data);
-	} else {
-		ret = -1;
-	}
-	gnutls_x509_crt_deinit(crt);
-	gnutls_x509_privkey_deinit(key);
-	return ret;
-}
-
 /* A QUIC variable-length integer at *@p of @b (@n bytes); -1 if cut. */
 static long long get_varint(const unsigned char *b, size_t n, size_t *p)
 {
@@ -1048,7 +994,8 @@ TEST_F(hs, handshake_reordered)
 	char c = 1;
 	int ret;
 
-	ASSERT_EQ(0, make_big_cert(CERT_FILE, KEY_FILE));
+	ASSERT_EQ(0, quic_test_make_cert_names(CERT_FILE, KEY_FILE,
+					       BIG_CERT_NAMES));
 	len = make_addr(&ss, variant->family, loopback(variant->family), 0);
 	ASSERT_EQ(0, bind(self->lfd, (struct sockaddr *)&ss, len));
 	ASSERT_EQ(0, getsockname(self->lfd, (struct sockaddr *)&ss, &len));
