@@ -66,8 +66,9 @@ static inline int quic_test_make_cert_names(const char *cert_path,
 		snprintf(name, sizeof(name),
 			 "name-%03d.a-longer-flight.example", i);
 		ret = gnutls_x509_crt_set_subject_alt_name(crt,
-				GNUTLS_SAN_DNSNAME, name, strlen(name),
-				GNUTLS_FSAN_APPEND);
+							   GNUTLS_SAN_DNSNAME,
+							   name, strlen(name),
+							   GNUTLS_FSAN_APPEND);
 	}
 	ret = ret ?: gnutls_x509_crt_set_key(crt, key);
 	ret = ret ?: gnutls_x509_crt_set_basic_constraints(crt, 1, -1);
