@@ -48,6 +48,13 @@
 #define QUIC_CONN_PROBES_PER_IDLE	6
 /* ... and at most this without an idle timeout (TCP's RTO max is 120 s). */
 #define QUIC_CONN_PTO_MAX_US		(60ULL * USEC_PER_SEC)
+/* Our packet numbers take 4 bytes (output.c). */
+#define QUIC_CONN_PN_LEN		4
+/* The frames of the least 1-RTT packet a server sends under the
+ * anti-amplification limit: a PATH_CHALLENGE and room as much again, as
+ * quic_out_path_one() asks for; or an ACK of a few ranges.
+ */
+#define QUIC_CONN_AMP_MIN_FRAMES	(2 * (1 + QUIC_FRAME_PATH_DATA_LEN))
 
 /* Received CRYPTO data waiting for a gap to fill is charged to the
  * receive buffer, as received stream data is. The reassembly bounds it
@@ -783,6 +790,29 @@ u32 quic_conn_amp_room(struct sock *sk)
 	limit = 3ULL * c->bytes_rcvd;
 	return limit > c->bytes_sent ? min_t(u64, limit - c->bytes_sent,
 					     U32_MAX - 1) : 0;
+}
+
+/**
+ * quic_conn_amp_min() - the least room worth a datagram under the limit
+ * @sk: the socket, locked
+ *
+ * During the handshake, a whole datagram of 1200 bytes: the client's
+ * Initials are padded to that and so are ours (RFC 9000 14.1). Once the
+ * handshake is confirmed, the limit holds only for a new peer address
+ * (quic_conn_amp_restart()): a 1-RTT packet with an ACK or a
+ * PATH_CHALLENGE, unpadded as far as the budget falls short (RFC 9000
+ * 8.2.1), may go in less.
+ *
+ * Return: that many bytes.
+ */
+u32 quic_conn_amp_min(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+
+	if (sk->sk_state != TCP_ESTABLISHED || !c->handshake_confirmed)
+		return QUIC_CONN_MAX_DGRAM;
+	return 1 + c->dcid.len + QUIC_CONN_PN_LEN + QUIC_CONN_AMP_MIN_FRAMES +
+	       QUIC_PACKET_TAG_LEN;
 }
 
 /**
@@ -1773,11 +1803,12 @@ void quic_conn_timer_arm(struct sock *sk)
 		kind = QUIC_REC_PTO;
 	}
 	/* RFC 9002 6.2.2.1: a server the anti-amplification limit blocks
-	 * arms no PTO; the client's next datagram unblocks it.
+	 * arms no PTO; the client's next datagram unblocks it, and the
+	 * flush that follows arms it again.
 	 */
 	if (kind == QUIC_REC_NONE ||
 	    (kind == QUIC_REC_PTO &&
-	     quic_conn_amp_room(sk) < QUIC_CONN_MAX_DGRAM)) {
+	     quic_conn_amp_room(sk) < quic_conn_amp_min(sk))) {
 		quic_timer_stop(sk, QUIC_TIMER_LOSS);
 		return;
 	}

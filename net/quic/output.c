@@ -113,14 +113,17 @@ enum quic_out_kind {
 	QUIC_OUT_RETIRE_CID,	/* RETIRE_CONNECTION_ID of the peer's @seq */
 	QUIC_OUT_NEW_TOKEN,
 	QUIC_OUT_DATAGRAM,	/* DATAGRAM frames: never sent again */
-	QUIC_OUT_PATH_CHALLENGE,	/* a new one goes if still validating */
+	QUIC_OUT_PATH_CHALLENGE,	/* try @seq; another goes if still
+					 * validating and it was the last
+					 */
 };
 
 /**
  * struct quic_out_item - a retransmittable frame a sent packet carried
  * @chunk: QUIC_OUT_CHUNK: the data, referenced
  * @id: QUIC_OUT_MSD, QUIC_OUT_STREAM_CTL: the stream
- * @seq: QUIC_OUT_NEW_CID, QUIC_OUT_RETIRE_CID: the sequence number
+ * @seq: QUIC_OUT_NEW_CID, QUIC_OUT_RETIRE_CID: the sequence number;
+ *	QUIC_OUT_PATH_CHALLENGE: which try of the validation it was
  * @kind: enum quic_out_kind
  * @bit: QUIC_OUT_CONN_CTL: a QUIC_STREAM_MAX_STREAMS_* or
  *	QUIC_STREAM_BLOCKED_CONN_* bit; QUIC_OUT_STREAM_CTL: a
@@ -1249,7 +1252,7 @@ static u8 quic_out_pkt_level(const struct quic_out_plan *pl, u8 level)
 static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	u32 total = 0, room, hl, pad, i, last = 0;
+	u32 total = 0, room, hl, pad, i, last = 0, start;
 	u32 limit = quic_out_dgram_limit(sk);
 	bool initial = false, data_ok, any = false, app_only;
 	u8 *buf[QUIC_PNSPACE_NUM];
@@ -1259,14 +1262,19 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 	u8 level;
 
 	/* RFC 9000 8.1: until the client's address is validated, three
-	 * times what it sent us, in whole handshake datagrams.
+	 * times what it sent us, in whole handshake datagrams; after the
+	 * client moved (9.3), in 1-RTT datagrams as small as the budget
+	 * makes them, so that ACKs still go.
 	 */
-	if (unlikely(!c->addr_validated) && c->is_server &&
-	    quic_conn_amp_room(sk) < QUIC_CONN_MAX_DGRAM) {
-		if (quic_out_long_waiting(c))
-			QUIC_INC_STATS(sock_net(sk),
-				       QUIC_MIB_AMPLIFICATION_BLOCKED);
-		return 0;
+	if (unlikely(!c->addr_validated) && c->is_server) {
+		room = quic_conn_amp_room(sk);
+		if (room < quic_conn_amp_min(sk)) {
+			if (quic_out_long_waiting(c))
+				QUIC_INC_STATS(sock_net(sk),
+					       QUIC_MIB_AMPLIFICATION_BLOCKED);
+			return 0;
+		}
+		limit = min(limit, room);
 	}
 	pl->paced = false;
 	pl->early = quic_out_early(sk);
@@ -1355,6 +1363,7 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 	skb = quic_out_gso_skb(sk, pl, total, limit, app_only, gfp);
 	if (!skb)
 		return -ENOMEM;
+	start = skb->len;
 	for (i = 0; i < ARRAY_SIZE(quic_out_levels); i++) {
 		level = quic_out_levels[i];
 		if (!pl->used[level])
@@ -1375,6 +1384,7 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 	if (skb == pl->gso) {
 		if (err)
 			return err;	/* nothing of this datagram was put */
+		quic_conn_amp_sent(sk, skb->len - start);
 		pl->gso_segs++;
 		/* A shorter datagram is the batch's last; a first one short
 		 * of the datagram size (the data ran out) is alone in it.
@@ -1543,7 +1553,7 @@ static void quic_out_path_one(struct sock *sk, bool response, gfp_t gfp)
 		return;
 	quic_out_rec_reset(sk, rec, QUIC_CRYPTO_APP);
 	if (!response &&
-	    !quic_out_note(rec, QUIC_OUT_PATH_CHALLENGE, 0, 0)) {
+	    !quic_out_note(rec, QUIC_OUT_PATH_CHALLENGE, 0, p->tries + 1)) {
 		quic_out_rec_put(sk, rec, QUIC_CRYPTO_APP);
 		return;
 	}
@@ -2155,7 +2165,7 @@ static bool quic_out_pkt_requeue(struct sock *sk, struct quic_sent_pkt *pkt)
 			any = true;
 			break;
 		case QUIC_OUT_PATH_CHALLENGE:
-			any |= quic_path_challenge_lost(sk);
+			any |= quic_path_challenge_lost(sk, it->seq);
 			break;
 		case QUIC_OUT_NEW_TOKEN:
 			/* A fresh one goes, unless a newer one was sent. */
@@ -2496,6 +2506,10 @@ void quic_output_loss_timeout(struct sock *sk)
 	quic_recovery_on_pto(&c->rec);
 	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_PTO);
 	quic_out_pmtu_check(sk);
+	/* The PATH_CHALLENGE out is taken for lost: the probes below may
+	 * not reach its packet, behind older ones or queued data.
+	 */
+	quic_path_challenge_pto(sk);
 	/* 7.5: probes are not blocked by the window nor the pacer. */
 	c->probes = QUIC_OUT_PTO_PROBES;
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {

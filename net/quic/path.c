@@ -293,17 +293,21 @@ bool quic_path_peer_known(struct sock *sk, const union quic_addr *from)
 /**
  * quic_path_challenge_lost() - a packet with our PATH_CHALLENGE was lost
  * @sk: the socket, locked
+ * @try: which PATH_CHALLENGE of the validation it carried, from 1
  *
- * Another goes, up to QUIC_PATH_TRIES; then the validation failed and the
- * server goes back to the address it used before.
+ * Only the last one sent counts (an older one's loss found after a PTO
+ * already sent another is none of the validation's business): another
+ * goes, up to QUIC_PATH_TRIES; then the validation failed and the server
+ * goes back to the address it used before.
  *
  * Return: true if another PATH_CHALLENGE is due.
  */
-bool quic_path_challenge_lost(struct sock *sk)
+bool quic_path_challenge_lost(struct sock *sk, u64 try)
 {
 	struct quic_path *p = quic_sk(sk)->conn.path;
 
-	if (!p || !(p->validating || p->migrating || p->preferring))
+	if (!p || !(p->validating || p->migrating || p->preferring) ||
+	    p->challenge_pending || try != p->tries)
 		return false;
 	if (p->tries < QUIC_PATH_TRIES) {
 		p->challenge_pending = 1;
@@ -323,6 +327,24 @@ bool quic_path_challenge_lost(struct sock *sk)
 		quic_path_settle(sk, &p->prev);
 	}
 	return false;
+}
+
+/**
+ * quic_path_challenge_pto() - the PTO fired
+ * @sk: the socket, locked
+ *
+ * RFC 9000 8.2.1 leaves it to us when a PATH_CHALLENGE goes again: with
+ * the PTO, as for any lost frame, since the PTO probes go to the oldest
+ * packets, or none while data waits. A server held by the
+ * anti-amplification limit of its client's new address gets a PTO once
+ * the client's datagrams let it send (quic_conn_timer_arm()).
+ */
+void quic_path_challenge_pto(struct sock *sk)
+{
+	struct quic_path *p = quic_sk(sk)->conn.path;
+
+	if (p && p->tries)
+		quic_path_challenge_lost(sk, p->tries);
 }
 
 /**

@@ -357,6 +357,7 @@ void quic_conn_listen_stop(struct sock *sk);
 void quic_conn_request_free(struct quic_request *req);
 void quic_conn_amp_rcvd(struct sock *sk, u32 len);
 u32 quic_conn_amp_room(struct sock *sk);
+u32 quic_conn_amp_min(struct sock *sk);
 void quic_conn_amp_sent(struct sock *sk, u32 len);
 void quic_conn_addr_validated(struct sock *sk);
 void quic_conn_amp_restart(struct sock *sk, u32 len);

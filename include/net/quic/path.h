@@ -76,7 +76,8 @@ void quic_path_response_rcvd(struct sock *sk, const u8 *data);
 void quic_path_peer_moved(struct sock *sk, const union quic_addr *from,
 			  u32 len);
 bool quic_path_peer_known(struct sock *sk, const union quic_addr *from);
-bool quic_path_challenge_lost(struct sock *sk);
+bool quic_path_challenge_lost(struct sock *sk, u64 try);
+void quic_path_challenge_pto(struct sock *sk);
 int quic_path_migrate(struct sock *sk, const union quic_addr *local,
 		      struct quic_udp_sock *us);
 int quic_path_prefer(struct sock *sk, const union quic_addr *addr,
