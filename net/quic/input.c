@@ -880,7 +880,9 @@ static bool quic_in_listen_retry(struct sock *sk, const struct sk_buff *skb)
  * QUIC_TOKEN_NEW, or -1 when the Initial goes no further: it got a
  * Retry, or it carried one of our Retry tokens, expired or made for
  * another address, port or connection ID (the client can take no other
- * Retry: closed with INVALID_TOKEN). Failures are counted.
+ * Retry: closed with INVALID_TOKEN). Only tokens of ours (their MAC
+ * checks) that fail are counted: one whose MAC fails, altered or another
+ * server's whatever its first byte claims, counts as none.
  */
 static int quic_in_listen_token(struct sock *sk, struct sk_buff *skb,
 				const struct quic_pkt_hdr *h,
@@ -898,15 +900,16 @@ static int quic_in_listen_token(struct sock *sk, struct sk_buff *skb,
 		kind = quic_token_check(&qn->token_key, h->token,
 					h->token_len, peer, &dcid, odcid,
 					quic_token_now());
-		if (kind < 0) {
+		if (kind < 0 && kind != -EINVAL) {
 			QUIC_INC_STATS(sock_net(sk), QUIC_MIB_TOKEN_INVALID);
-			if (kind != -EINVAL && claim == QUIC_TOKEN_RETRY) {
+			if (claim == QUIC_TOKEN_RETRY) {
 				quic_stateless_refuse(sk, h, local, peer,
 						      QUIC_TRANSPORT_ERROR_INVALID_TOKEN);
 				return -1;
 			}
-			kind = 0;
 		}
+		if (kind < 0)
+			kind = 0;
 	}
 	if (!kind && quic_in_listen_retry(sk, skb)) {
 		quic_stateless_retry(sk, skb, h, local, peer);

@@ -40,8 +40,9 @@
  * @QUIC_MIB_CONG_UNDO: congestion events undone because the loss that
  *	started them was spurious
  * @QUIC_MIB_RETRY_SENT: Retry packets sent by listeners (RFC 9000 8.1.2)
- * @QUIC_MIB_TOKEN_INVALID: client Initials whose token claimed to be ours
- *	and failed the check: altered, expired, or made for another address
+ * @QUIC_MIB_TOKEN_INVALID: client Initials whose token is ours (its MAC
+ *	checks) and expired or was made for another address, port or
+ *	connection ID; an altered or foreign token counts as none
  * @QUIC_MIB_AMPLIFICATION_BLOCKED: times a server held back handshake
  *	data or a CONNECTION_CLOSE for an address not yet validated, having
  *	sent three times what it received (RFC 9000 8.1)

@@ -894,8 +894,8 @@ TEST_F(retry, dead_initials_load)
 }
 
 /* A byte of the MAC flipped: not one of our tokens, so as good as none
- * (RFC 9000 8.1.3): another Retry, no request. The token as it came
- * still works after.
+ * (RFC 9000 8.1.3): another Retry, no request, and not counted in
+ * QuicInTokenInvalid (quic.rst). The token as it came still works after.
  */
 TEST_F(retry, token_altered)
 {
@@ -916,7 +916,55 @@ TEST_F(retry, token_altered)
 		TH_LOG("not a Retry: first byte %#x", b[0]);
 	}
 	EXPECT_EQ(2, snmp("QuicOutRetry"));
-	EXPECT_EQ(invalid + 1, snmp("QuicInTokenInvalid"));
+	EXPECT_EQ(invalid, snmp("QuicInTokenInvalid"));
+	EXPECT_EQ(-1, accept_nb(self->lfd));
+	EXPECT_EQ(EAGAIN, errno);
+	expect_accepted(_metadata, self);
+}
+
+/* Tokens of another server (or junk) whose first byte happens to be that
+ * of our Retry or NEW_TOKEN tokens, of their lengths and of others: each
+ * counts as none, so each gets a Retry, makes no request and is not
+ * counted in QuicInTokenInvalid. The Retry's token still works after.
+ */
+TEST_F(retry, token_foreign)
+{
+	static const struct {
+		uint8_t first;
+		size_t len;
+	} junk[] = {
+		{ 0x02, TOKEN_LEN },		/* a Retry token's shape */
+		{ 0x03, TOKEN_LEN + 3 },
+		{ 0x04, NEW_TOKEN_LEN },	/* a NEW_TOKEN token's shape */
+		{ 0x05, 7 },
+	};
+	uint8_t token[sizeof(self->r.token)], b[1500];
+	long invalid;
+	size_t i;
+	ssize_t n;
+
+	get_retry(_metadata, self);
+	invalid = snmp("QuicInTokenInvalid");
+	for (i = 0; i < ARRAY_SIZE(junk); i++) {
+		fill_random(token, junk[i].len);
+		token[0] = junk[i].first;
+		if (junk[i].len == TOKEN_LEN)
+			token[5] = CID_LEN;
+		ASSERT_EQ(0, send_initial(self, self->u, self->r.scid, token,
+					  junk[i].len));
+		n = recv_within(self->u, b, sizeof(b), 5000, NULL, NULL);
+		ASSERT_LT(0, n) {
+			TH_LOG("token %zu: no answer", i);
+		}
+		EXPECT_EQ(0xf0, b[0] & 0xf0) {
+			TH_LOG("token %zu: not a Retry: first byte %#x", i,
+			       b[0]);
+		}
+		EXPECT_EQ(invalid, snmp("QuicInTokenInvalid")) {
+			TH_LOG("token %zu counted as one of ours", i);
+		}
+	}
+	EXPECT_EQ(1 + i, snmp("QuicOutRetry"));
 	EXPECT_EQ(-1, accept_nb(self->lfd));
 	EXPECT_EQ(EAGAIN, errno);
 	expect_accepted(_metadata, self);
