@@ -189,17 +189,20 @@ static inline int lo_sniffer(void)
 
 /*
  * The @len-byte DCID of a short-header packet sent to UDP port @port of
- * @family, among the datagrams queued on the lo_sniffer() socket @ps;
- * 0 on success.
+ * @family, among the datagrams the lo_sniffer() socket @ps captured or
+ * captures within 10 s (the packet may leave after the call that queued
+ * it returns: paced, or on a slow kernel); 0 on success.
  */
 static inline int sniff_short_dcid(int ps, int family, int port,
 				   unsigned char *dcid, size_t len)
 {
+	struct pollfd pfd = { .fd = ps, .events = POLLIN };
 	unsigned char b[2048];
 	size_t off;
 	ssize_t n;
 
-	while ((n = recv(ps, b, sizeof(b), MSG_DONTWAIT)) > 0) {
+	while (poll(&pfd, 1, 10000) == 1 &&
+	       (n = recv(ps, b, sizeof(b), MSG_DONTWAIT)) > 0) {
 		if (family == AF_INET && (b[0] >> 4) == 4 && b[9] == 17)
 			off = (b[0] & 0x0f) * 4;
 		else if (family == AF_INET6 && (b[0] >> 4) == 6 && b[6] == 17)
