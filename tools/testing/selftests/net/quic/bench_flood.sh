@@ -13,12 +13,18 @@
 # CPU samples (perf record -a -g, cpu-clock, reports in
 # $OUT/flood-{quic,tcp}.report.txt) of the noise stirring and output of
 # prandom_siphash, keyed SipHash, AEAD and header protection, the QUIC
-# lookup tables, and the top 10 symbols. Asserts nothing.
+# lookup tables, and the top 10 symbols.
 #
 # perf records to a directory of mktemp (tmpfs in the test VM): perf
 # mmaps its output shared and writable, which the VM's 9p share of the
 # repository ($OUT) refuses ("failed to mmap file"). Only the text
 # report is written to $OUT.
+#
+# Exit status 1, with a "FAIL:" line for each, when a figure this exists
+# for could not be measured: a flood that did not run or sent nothing, a
+# listener that did not start, counters that did not move (no Initial
+# processed, no Retry, no SYN cookie), no legitimate handshake during the
+# QUIC flood, or no CPU profile (perf missing, failed, or no samples).
 #
 # BENCH_FLOOD_SECS (default 10) and BENCH_FLOOD_RATE (default 8000 pps)
 # set both floods. The default rate is one the sender reaches for both
@@ -38,7 +44,8 @@ sysctl=/proc/sys/net/quic/retry_threshold
 snmp=/proc/net/quic/snmp
 log=$OUT/bench_flood.log
 { mkdir -p "$OUT" && : >"$log"; } 2>/dev/null || log=/dev/null
-tmp=$(mktemp -d)
+tmp=$(mktemp -d) || { echo "FAIL: flood: no temporary directory"; exit 1; }
+failed=0
 srv_pid='' lis_pid='' fl_pid='' perf_pid='' old_thr='' old_cookies=''
 
 cleanup() {
@@ -54,7 +61,26 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-skip() { echo "  flood: skipped, $1"; exit 0; }
+# fail WHAT: a figure could not be measured; the bench fails at the end.
+fail() {
+	echo "  FAIL: $*"
+	failed=$((failed + 1))
+}
+
+# finish: the verdict, and the exit status.
+finish() {
+	if [ "$failed" -gt 0 ]; then
+		echo "  FAIL: flood: $failed figure(s) not measured (log: $log)"
+		exit 1
+	fi
+	exit 0
+}
+
+# skip WHY: nothing can be measured at all.
+skip() {
+	fail "flood: cannot run, $1"
+	finish
+}
 
 echo "== floods, $rate pps offered for $secs s from spoofed sources: QUIC Initials at a Retry-only listener, TCP SYNs at a SYN-cookie listener (per second)"
 for p in timeout ss cmp; do
@@ -68,7 +94,7 @@ perf=
 for p in perf /usr/bin/perf_* /usr/lib/linux-tools*/perf; do
 	"$p" version >/dev/null 2>&1 && { perf=$p; break; }
 done
-[ -n "$perf" ] || echo "  (no perf: no CPU profiles)"
+[ -n "$perf" ] || fail "flood: no working perf binary: no CPU profiles"
 
 # flood_run NAME ARGS...: quic_flood ARGS at $rate pps for $secs s, in
 # the background ($fl_pid), its line in $tmp/NAME.flood; perf record -a
@@ -93,10 +119,11 @@ flood_run() {
 }
 
 # flood_wait NAME: wait for both; print quic_flood's line; set $fl_secs
-# and $fl_pps, the time it took and the rate it achieved.
+# and $fl_pps, the time it took and the rate it achieved (a failure when
+# it did not run or sent nothing).
 flood_wait() {
-	local line
-	wait "$fl_pid"
+	local line rc=0
+	wait "$fl_pid" || rc=$?
 	fl_pid=
 	[ -n "$perf_pid" ] && wait "$perf_pid"
 	perf_pid=
@@ -104,7 +131,16 @@ flood_wait() {
 	fl_pps=$(awk '/^sent / { print $7 }' "$tmp/$1.flood")
 	line=$(head -n 1 "$tmp/$1.flood")
 	echo "  $1 flood: ${line:-quic_flood failed (see $log)}"
+	[ "$rc" = 0 ] ||
+		fail "$1 flood: ${perf:+perf record of }quic_flood exited with $rc (see $log)"
 	[ -n "$fl_secs" ] || { fl_secs=$secs; fl_pps=0; }
+	awk -v p="$fl_pps" 'BEGIN { exit !(p > 0) }' ||
+		fail "$1 flood: nothing sent"
+}
+
+# nonzero NAME VALUE: a failure unless VALUE, a measured rate, is above 0.
+nonzero() {
+	awk -v v="$2" 'BEGIN { exit !(v > 0) }' || fail "$1 is $2"
 }
 
 # per_sec DELTA: DELTA over the flood's elapsed time.
@@ -114,14 +150,19 @@ per_sec() {
 
 # profile NAME: perf report of $tmp/NAME.perf to $tmp/NAME.report and
 # a copy in $OUT/flood-NAME.report.txt, and the shares of the symbol
-# groups (sums of the Overhead column) and the top 10 symbols.
+# groups (sums of the Overhead column) and the top 10 symbols; a failure
+# when there is no report or it has no samples.
 profile() {
 	local data=$tmp/$1.perf rep=$OUT/flood-$1.report.txt
 	[ -n "$perf" ] || return 0
 	if ! [ -s "$data" ] || ! timeout 600 "$perf" report -i "$data" --stdio \
 		--no-children --sort symbol --kallsyms /proc/kallsyms \
 		>"$tmp/$1.report" 2>>"$log"; then
-		echo "  $1 profile: perf failed (see $log)"
+		fail "$1 profile: perf record or report failed (see $log)"
+		return 0
+	fi
+	if ! grep -qE '^ +[0-9.]+% +\[[^]]*\] ' "$tmp/$1.report"; then
+		fail "$1 profile: no samples in the report (see $log)"
 		return 0
 	fi
 	cp "$tmp/$1.report" "$rep" 2>>"$log" || rep=$tmp/$1.report
@@ -178,13 +219,13 @@ q_pps=- q_in=- q_retry=- q_hs=- t_pps=- t_cookies=-
 # a. QUIC: every Initial without a token gets a Retry.
 [ -e "$sysctl" ] || modprobe -q quic 2>/dev/null
 if ! [ -x "$h3/h3client" ] || ! [ -x "$h3/h3server" ]; then
-	echo "  quic: skipped, h3client/h3server not built"
+	fail "quic: h3client/h3server not built"
 elif ! [ -w "$sysctl" ] || ! [ -r "$snmp" ]; then
-	echo "  quic: skipped, no $sysctl or $snmp"
+	fail "quic: no $sysctl or $snmp"
 elif ! openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
 	-keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 1 -subj /CN=localhost \
 	-addext "subjectAltName=DNS:localhost,IP:127.0.0.1" >>"$log" 2>&1; then
-	echo "  quic: skipped, no certificate"
+	fail "quic: no certificate (see $log)"
 else
 	modprobe -q virtio_rng 2>/dev/null
 	old_thr=$(cat "$sysctl")
@@ -194,7 +235,7 @@ else
 	"$h3/h3server" -q -d "$tmp/www" 127.0.0.1 $qport "$tmp/key.pem" \
 		"$tmp/cert.pem" >>"$log" 2>&1 &
 	srv_pid=$!
-	wait_port u $qport || echo "  quic: h3server did not bind port $qport"
+	wait_port u $qport || fail "quic: h3server did not bind port $qport"
 	cp "$snmp" "$tmp/snmp.before"
 	flood_run quic -m initial -s -a 127.0.0.1 -p $qport
 	# Real clients, one after another, for as long as the flood lasts.
@@ -225,12 +266,16 @@ else
 	echo "  quic Initials processed per second: $q_in"
 	echo "  quic Retry packets per second: $q_retry"
 	echo "  quic legitimate handshakes per second during the flood: $q_hs ($ok of $tries h3client runs)"
+	nonzero "quic Initials processed per second" "$q_in"
+	nonzero "quic Retry packets per second" "$q_retry"
+	[ "$ok" -gt 0 ] ||
+		fail "quic: no legitimate handshake during the flood ($ok of $tries h3client runs, see $log)"
 	profile quic
 fi
 
 # b. TCP: every SYN gets a SYN cookie.
 if ! command -v sysctl >/dev/null; then
-	echo "  tcp: skipped, no sysctl"
+	fail "tcp: no sysctl"
 else
 	old_cookies=$(sysctl -n net.ipv4.tcp_syncookies)
 	sysctl -qw net.ipv4.tcp_syncookies=2
@@ -250,9 +295,10 @@ s.bind(("127.0.0.1", '$tport')); s.listen(128); time.sleep(3600)' >>"$log" 2>&1 
 		t_pps=$fl_pps
 		t_cookies=$(per_sec $((${c1:-0} - ${c0:-0})))
 		echo "  tcp SYN cookies per second: $t_cookies"
+		nonzero "tcp SYN cookies per second" "$t_cookies"
 		profile tcp
 	else
-		echo "  tcp: skipped, no listener on port $tport (iperf3 or python3)"
+		fail "tcp: no listener on port $tport (iperf3 or python3)"
 	fi
 	kill "$lis_pid" 2>/dev/null
 	wait "$lis_pid" 2>/dev/null
@@ -267,4 +313,4 @@ echo "  summary ($rate pps offered, $secs s):"
 printf "    %-22s %10s %12s %14s %12s\n" flood "sent pps" "processed/s" "answered/s" "legit hs/s"
 printf "    %-22s %10s %12s %14s %12s\n" "quic initial -s" "$q_pps" "$q_in" "$q_retry Retry" "$q_hs"
 printf "    %-22s %10s %12s %14s %12s\n" "tcp syn" "$t_pps" - "$t_cookies cookies" -
-exit 0
+finish
