@@ -1394,6 +1394,30 @@ static ssize_t dgram_send_once_fits(int fd, const void *buf, size_t len)
 	return -1;
 }
 
+#define DGRAM_TRIES	5
+
+/* A @len-byte datagram from @from (dgram_send_once_fits()), sent up to
+ * DGRAM_TRIES times until @to has an item to read, read into @it. The
+ * kernel never sends a datagram again, and drops one too large for
+ * 1200-byte packets that still waits when the datagram size falls back
+ * to 1200 (two PTOs in a row look like a black hole, as on a slow
+ * kernel). Returns the item's length, or -1.
+ */
+static ssize_t dgram_deliver(int from, int to, const void *buf, size_t len,
+			     struct item *it)
+{
+	int i;
+
+	for (i = 0; i < DGRAM_TRIES; i++) {
+		if (dgram_send_once_fits(from, buf, len) != (ssize_t)len)
+			return -1;
+		if (wait_fd(to, POLLIN, TIMEO_MS) & POLLIN)
+			return get_item(to, it, 0);
+	}
+	errno = ETIMEDOUT;
+	return -1;
+}
+
 /*
  * Too big: 0 bytes, or more than one packet can carry. Right after the
  * handshake the datagram size in use may still be QUIC's 1200 bytes:
@@ -1423,11 +1447,9 @@ TEST_F(role, s5_5_datagram_emsgsize)
 	}
 	ASSERT_EQ(1168, get_item(self->peer, &it, 0));
 	EXPECT_TRUE(it.flags & MSG_QUIC_DATAGRAM);
-	ASSERT_EQ(1368, dgram_send_once_fits(self->me, buf, 1368)) {
-		TH_LOG("1368 bytes after %d ms: %s", DGRAM_GROW_MS,
-		       strerror(errno));
+	ASSERT_EQ(1368, dgram_deliver(self->me, self->peer, buf, 1368, &it)) {
+		TH_LOG("1368 bytes: %s", strerror(errno));
 	}
-	ASSERT_EQ(1368, get_item(self->peer, &it, 0));
 	EXPECT_TRUE(it.flags & MSG_QUIC_DATAGRAM);
 	EXPECT_EQ(-1, quic_sendmsg(self->me, buf, 1369, 0, MSG_QUIC_DATAGRAM));
 	EXPECT_EQ(EMSGSIZE, errno);
@@ -2257,18 +2279,16 @@ TEST_F(cipher, s5_5_datagram_largest_both_ways)
 	cipher_open(_metadata, self, &o);
 	for (i = 0; i < sizeof(buf); i++)
 		buf[i] = i * 7;
-	ASSERT_EQ(1368, dgram_send_once_fits(self->cfd, buf, sizeof(buf))) {
-		TH_LOG("client, after %d ms: %s", DGRAM_GROW_MS,
-		       strerror(errno));
+	ASSERT_EQ(1368, dgram_deliver(self->cfd, self->sfd, buf, sizeof(buf),
+				      &it)) {
+		TH_LOG("client to server: %s", strerror(errno));
 	}
-	ASSERT_EQ(1368, get_item(self->sfd, &it, 0));
 	EXPECT_TRUE(it.flags & MSG_QUIC_DATAGRAM);
 	EXPECT_EQ(0, memcmp(it.buf, buf, sizeof(buf)));
-	ASSERT_EQ(1368, dgram_send_once_fits(self->sfd, buf, sizeof(buf))) {
-		TH_LOG("server, after %d ms: %s", DGRAM_GROW_MS,
-		       strerror(errno));
+	ASSERT_EQ(1368, dgram_deliver(self->sfd, self->cfd, buf, sizeof(buf),
+				      &it)) {
+		TH_LOG("server to client: %s", strerror(errno));
 	}
-	ASSERT_EQ(1368, get_item(self->cfd, &it, 0));
 	EXPECT_TRUE(it.flags & MSG_QUIC_DATAGRAM);
 	EXPECT_EQ(0, memcmp(it.buf, buf, sizeof(buf)));
 	EXPECT_EQ(-1, quic_sendmsg(self->cfd, buf, sizeof(buf) + 1, 0,
