@@ -470,8 +470,8 @@ TEST_F(conn, shutdown_wakes_readers)
 	p.fd = self->sfd;
 	ASSERT_EQ(0, blocked_call_start(&r));
 	ASSERT_EQ(0, blocked_call_start(&p));
-	msleep(100);
-	EXPECT_EQ(0, __atomic_load_n(&r.done, __ATOMIC_ACQUIRE));
+	EXPECT_EQ(1, blocked_call_asleep(&r));
+	EXPECT_EQ(1, blocked_call_asleep(&p));
 	EXPECT_EQ(0, shutdown(self->sfd, SHUT_RD));
 	ASSERT_EQ(1, blocked_call_finish(&r));
 	ASSERT_EQ(1, blocked_call_finish(&p));

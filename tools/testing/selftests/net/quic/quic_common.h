@@ -23,6 +23,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static inline const char *loopback(int family)
@@ -235,6 +236,7 @@ struct blocked_call {
 	int err;
 	short revents;		/* BLOCKED_POLL */
 	int done;		/* read and written with __atomic builtins */
+	int tid;		/* the thread's, once it runs (__atomic) */
 	pthread_t th;
 };
 
@@ -249,6 +251,7 @@ static inline void *blocked_call_main(void *p)
 	struct pollfd pfd = { .fd = b->fd, .events = POLLIN | POLLRDHUP };
 	char c;
 
+	__atomic_store_n(&b->tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	if (b->op == BLOCKED_POLL) {
 		b->ret = poll(&pfd, 1, 20000);
 		b->revents = pfd.revents;
@@ -269,7 +272,52 @@ static inline int blocked_call_start(struct blocked_call *b)
 
 	sigaction(SIGUSR1, &sa, NULL);	/* no SA_RESTART */
 	b->done = 0;
+	b->tid = 0;
 	return pthread_create(&b->th, NULL, blocked_call_main, b) ? -1 : 0;
+}
+
+/*
+ * Wait up to 10 s for @b's thread to sleep in a system call (its state
+ * S, and /proc/self/task/TID/syscall naming one): then its call blocks,
+ * and what wakes it can be tested, however slow the machine. A fixed
+ * sleep instead lets a test that stops the call before it started pass
+ * without testing a wake-up. Returns 1 once asleep, 0 if the call
+ * returned, -1 on timeout.
+ */
+static inline int blocked_call_asleep(struct blocked_call *b)
+{
+	char path[64], buf[256], *p;
+	int i, tid, fd;
+	ssize_t n;
+
+	for (i = 0; i < 1000; i++) {
+		if (__atomic_load_n(&b->done, __ATOMIC_ACQUIRE))
+			return 0;
+		tid = __atomic_load_n(&b->tid, __ATOMIC_ACQUIRE);
+		if (tid) {
+			snprintf(path, sizeof(path), "/proc/self/task/%d/stat",
+				 tid);
+			fd = open(path, O_RDONLY);
+			n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+			if (fd >= 0)
+				close(fd);
+			buf[n > 0 ? n : 0] = 0;
+			p = strrchr(buf, ')');
+			if (p && p[1] == ' ' && p[2] == 'S') {
+				snprintf(path, sizeof(path),
+					 "/proc/self/task/%d/syscall", tid);
+				fd = open(path, O_RDONLY);
+				n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+				if (fd >= 0)
+					close(fd);
+				buf[n > 0 ? n : 0] = 0;
+				if (buf[0] >= '0' && buf[0] <= '9')
+					return 1;
+			}
+		}
+		usleep(10000);
+	}
+	return -1;
 }
 
 /*

@@ -466,17 +466,20 @@ TEST_F(quic_sock, listen_accept)
 	EXPECT_EQ(EAGAIN, errno);
 }
 
-/* Start @b, let it block, run @stop on its listener (its errno, or 0, in
- * *@stopped) and return whether @b was woken (blocked_call_finish()).
+/* Start @b, wait until it blocks, run @stop on its listener (its errno,
+ * or 0, in *@stopped) and return whether @b was woken
+ * (blocked_call_finish()), or -1 if it never blocked.
  */
 static int wake_blocked(struct blocked_call *b, int (*stop)(int fd),
 			int *stopped)
 {
+	int asleep;
+
 	if (blocked_call_start(b))
 		return -1;
-	usleep(100000);
+	asleep = blocked_call_asleep(b);
 	*stopped = stop(b->fd) ? errno : 0;
-	return blocked_call_finish(b);
+	return blocked_call_finish(b) && asleep == 1 ? 1 : -1;
 }
 
 static int stop_shut_rd(int fd)
