@@ -1663,9 +1663,9 @@ void quic_output_pace_timeout(struct sock *sk)
  *
  * CRYPTO data is charged to the send buffer like STREAM data, and a level
  * holds at most %QUIC_OUT_CRYPTO_MAX bytes the peer has not acknowledged:
- * a handshake nobody answers pins no more. A message is taken whole, so
- * one may take the send buffer beyond sk_sndbuf when it is the first
- * thing queued.
+ * a handshake nobody answers pins no more. A message is taken whole, and
+ * a level with nothing queued takes one whatever sk_sndbuf says, so that
+ * a small send buffer never stalls a handshake.
  *
  * Return: 0 if it fits now, -EAGAIN if it will once the peer acknowledges
  * what is queued, -EMSGSIZE if it never will.
@@ -1676,9 +1676,9 @@ int quic_output_crypto_room(struct sock *sk, u8 level, u32 len)
 
 	if (len > QUIC_OUT_CRYPTO_MAX)
 		return -EMSGSIZE;
-	if (q->crypto + len > QUIC_OUT_CRYPTO_MAX)
-		return -EAGAIN;
-	if (sk->sk_wmem_queued &&
+	if (!q->crypto)
+		return 0;
+	if (q->crypto + len > QUIC_OUT_CRYPTO_MAX ||
 	    sk->sk_wmem_queued + len > READ_ONCE(sk->sk_sndbuf))
 		return -EAGAIN;
 	return 0;
