@@ -547,17 +547,15 @@ static u32 quic_out_cid(struct sock *sk, u8 *buf, u32 room,
 	return used;
 }
 
-/* Charge (@sign 1) or uncharge (-1) a queued chunk's allocation to the
- * socket's send buffer: STREAM and CRYPTO data alike, from queueing to
- * delivery (quic_out_chunk_gone()). @cap never changes, so neither does
- * the charge.
+/* Charge (@sign 1) or uncharge (-1) a queued chunk to the socket's send
+ * buffer: STREAM and CRYPTO data alike, from queueing to delivery
+ * (quic_out_chunk_gone()), its header and room. @cap never changes, so
+ * neither does the charge.
  */
 static void quic_out_chunk_charge(struct sock *sk,
 				  const struct quic_outq_chunk *ch, int sign)
 {
-	sk_wmem_queued_add(sk, sign *
-			   (int)kmalloc_size_roundup(struct_size(ch, data,
-								 ch->cap)));
+	sk_wmem_queued_add(sk, sign * (int)struct_size(ch, data, ch->cap));
 }
 
 /* A chunk too large for any packet now (the datagram size fell back
