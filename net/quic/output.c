@@ -1698,13 +1698,14 @@ int quic_output_crypto(struct sock *sk, u8 level, struct iov_iter *from,
 	struct quic_outq_chunk *ch, *tmp;
 	u64 off = s->crypto_send_off;
 	LIST_HEAD(chunks);
-	int err = -ENOMEM;
+	int err;
 	u32 n;
 
 	while (len) {
 		n = min_t(u32, len, QUIC_OUT_CRYPTO_CHUNK);
 		ch = quic_outq_chunk_alloc(QUIC_OUTQ_CRYPTO, off, n, n,
 					   GFP_KERNEL_ACCOUNT);
+		err = -ENOMEM;
 		if (!ch)
 			goto err;
 		list_add_tail(&ch->list, &chunks);
