@@ -48,8 +48,6 @@
 #define QUIC_CONN_PROBES_PER_IDLE	6
 /* ... and at most this without an idle timeout (TCP's RTO max is 120 s). */
 #define QUIC_CONN_PTO_MAX_US		(60ULL * USEC_PER_SEC)
-/* Our packet numbers take 4 bytes (output.c). */
-#define QUIC_CONN_PN_LEN		4
 /* The frames of the least 1-RTT packet a server sends under the
  * anti-amplification limit: a PATH_CHALLENGE and room as much again, as
  * quic_out_path_one() asks for; or an ACK of a few ranges.

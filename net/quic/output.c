@@ -54,7 +54,7 @@
 #include <net/quic/varint.h>
 #include <net/quic/version.h>
 
-#define QUIC_OUT_PN_LEN		4
+#define QUIC_OUT_PN_LEN		QUIC_CONN_PN_LEN
 #define QUIC_OUT_ACK_RANGES	16
 /* Our ack_delay_exponent: the default, 3. */
 #define QUIC_OUT_ACK_DELAY_EXP	3

@@ -57,6 +57,10 @@ struct sock;
 #define QUIC_CONN_MAX_DGRAM_CAP		15360
 /* Streams whose MAX_STREAM_DATA waits to be sent, before "all". */
 #define QUIC_CONN_MSD_PENDING		8
+/* Bytes of the packet numbers we send (output.c writes them, the
+ * anti-amplification floor counts them).
+ */
+#define QUIC_CONN_PN_LEN		4
 /* Packets of a level kept while its receive key is missing. */
 #define QUIC_CONN_MAX_PARKED		32
 /* CRYPTO data of the Initial and Handshake levels buffered beyond what
