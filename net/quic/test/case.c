@@ -85,3 +85,20 @@ void quic_test_bench_ratio(const char *what, u64 num, u64 den)
 {
 	quic_test_print_tenths(what, num, den ?: 1, "");
 }
+
+/**
+ * quic_test_mem_charge() - a charge callback over a struct quic_test_mem
+ * @ctx: the struct quic_test_mem
+ * @bytes: bytes to charge (> 0) or to give back (< 0)
+ *
+ * Return: 0, or -ENOBUFS for a charge beyond the limit.
+ */
+int quic_test_mem_charge(void *ctx, int bytes)
+{
+	struct quic_test_mem *m = ctx;
+
+	if (bytes > 0 && m->mem + bytes > m->limit)
+		return -ENOBUFS;
+	m->mem += bytes;
+	return 0;
+}

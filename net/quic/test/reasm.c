@@ -19,21 +19,6 @@
 #define CAP		65536
 #define SPAN		(3 * PAGE_SIZE + 123)
 
-struct mem_ctx {
-	s64 mem;
-	s64 limit;
-};
-
-static int mem_charge(void *ctx, int bytes)
-{
-	struct mem_ctx *m = ctx;
-
-	if (bytes > 0 && m->mem + bytes > m->limit)
-		return -ENOBUFS;
-	m->mem += bytes;
-	return 0;
-}
-
 /* The byte at @offset of every CRYPTO stream in these tests. */
 static u8 pattern(u64 offset)
 {
@@ -43,7 +28,7 @@ static u8 pattern(u64 offset)
 /* A fixture: the reassembly, its accounting and the stream it carries. */
 struct fix {
 	struct quic_reasm r;
-	struct mem_ctx m;
+	struct quic_test_mem m;
 	u8 *src;	/* pattern bytes of offsets 0 .. SPAN - 1 */
 };
 
@@ -58,7 +43,7 @@ static int fix_init(struct fix *f, u32 cap)
 		f->src[i] = pattern(i);
 	f->m.mem = 0;
 	f->m.limit = S64_MAX;
-	quic_reasm_init(&f->r, cap, mem_charge, &f->m);
+	quic_reasm_init(&f->r, cap, quic_test_mem_charge, &f->m);
 	return 0;
 }
 
@@ -353,7 +338,7 @@ static int reasm_random(struct quic_test *t)
 			err = quic_test_fail(t, "%llu delivered, %u pieces left",
 					     delivered, f.r.count);
 		quic_reasm_free(&f.r);
-		quic_reasm_init(&f.r, CAP, mem_charge, &f.m);
+		quic_reasm_init(&f.r, CAP, quic_test_mem_charge, &f.m);
 	}
 	return fix_fini(t, &f, err);
 }

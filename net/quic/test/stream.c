@@ -18,21 +18,6 @@
 
 #include "test.h"
 
-struct mem_ctx {
-	s64 mem;
-	s64 limit;
-};
-
-static int mem_charge(void *ctx, int bytes)
-{
-	struct mem_ctx *m = ctx;
-
-	if (bytes > 0 && m->mem + bytes > m->limit)
-		return -ENOBUFS;
-	m->mem += bytes;
-	return 0;
-}
-
 static const struct quic_stream_params test_params = {
 	.max_data = 1 << 20,
 	.max_stream_data_bidi_local = 1 << 16,
@@ -44,7 +29,7 @@ static const struct quic_stream_params test_params = {
 
 struct fixture {
 	struct quic_stream_table t;
-	struct mem_ctx m;
+	struct quic_test_mem m;
 };
 
 static struct fixture *fx_new(bool is_server,
@@ -57,7 +42,7 @@ static struct fixture *fx_new(bool is_server,
 		return NULL;
 	f->m.limit = S64_MAX;
 	if (quic_stream_table_init(&f->t, is_server, p ?: &test_params,
-				   8 << 20, 1 << 20, mem_charge, &f->m) ||
+				   8 << 20, 1 << 20, quic_test_mem_charge, &f->m) ||
 	    quic_stream_set_peer(&f->t, p ?: &test_params, &err)) {
 		kfree(f);
 		return NULL;

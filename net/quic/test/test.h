@@ -38,7 +38,19 @@ struct quic_test_suite {
 /* What quic_test_skip() returns: the case did not run, and says why. */
 #define QUIC_TEST_SKIPPED	1
 
+/**
+ * struct quic_test_mem - memory a charge callback accounts, for the
+ *	stream and reassembly tests
+ * @mem: bytes charged now
+ * @limit: charges beyond this are refused
+ */
+struct quic_test_mem {
+	s64 mem;
+	s64 limit;
+};
+
 __printf(2, 3) int quic_test_fail(struct quic_test *t, const char *fmt, ...);
+int quic_test_mem_charge(void *ctx, int bytes);
 __printf(2, 3) int quic_test_skip(struct quic_test *t, const char *fmt, ...);
 void quic_test_bench_time(const char *what, u64 ns, u64 ops);
 void quic_test_bench_ratio(const char *what, u64 num, u64 den);
