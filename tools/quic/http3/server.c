@@ -345,6 +345,8 @@ static bool h3s_drop(struct h3_conn *c)
 {
 	if (!drop_after || c->rx_bytes + c->tx_bytes < drop_after)
 		return false;
+	fprintf(stderr, "h3server: forgetting a connection after %llu bytes\n",
+		(unsigned long long)(c->rx_bytes + c->tx_bytes));
 	shutdown(c->fd, SHUT_RD);
 	return true;
 }

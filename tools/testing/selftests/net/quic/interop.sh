@@ -451,25 +451,32 @@ for fam in $families; do
 	[ -f "$tmp/up.bin" ] || head -c 8388608 /dev/urandom >"$tmp/up.bin"
 	port=$((port + 1))
 	"$h3/h3server" --drop-after 65536 -d "$tmp/www" "$addr" $port \
-		"$tmp/key.pem" "$tmp/cert.pem" >>"$log" 2>&1 &
+		"$tmp/key.pem" "$tmp/cert.pem" >"$tmp/reset-srv.log" 2>&1 &
 	srv_pid=$!
 	wait_udp $port || echo "h3server did not bind port $port" >>"$log"
 	name="gtlsclient drains on h3server's stateless reset IPv$fam"
 	echo "-- $name" >>"$log"
-	rst0=$(awk '$1 == "QuicOutStatelessReset" { print $2 }' /proc/net/quic/snmp)
+	cp /proc/net/quic/snmp "$tmp/snmp0"
 	timeout "$tmo" gtlsclient -q --exit-on-all-streams-close \
 		-d "$tmp/up.bin" "$addr" $port "https://$host:$port/f$s.bin" \
 		>"$tmp/reset.log" 2>&1
-	rst1=$(awk '$1 == "QuicOutStatelessReset" { print $2 }' /proc/net/quic/snmp)
-	cat "$tmp/reset.log" >>"$log"
+	cp /proc/net/quic/snmp "$tmp/snmp1"
+	rst0=$(awk '$1 == "QuicOutStatelessReset" { print $2 }' "$tmp/snmp0")
+	rst1=$(awk '$1 == "QuicOutStatelessReset" { print $2 }' "$tmp/snmp1")
+	cat "$tmp/reset.log" "$tmp/reset-srv.log" >>"$log"
 	echo "Stateless Resets sent: $((rst1 - rst0))" >>"$log"
 	if [ $((rst1 - rst0)) -ge 1 ] && grep -q ERR_DRAINING "$tmp/reset.log"; then
 		echo "   ok   $name: $((rst1 - rst0)) resets sent"
 		result ok $suite "$name"
 	else
 		echo "   FAIL $name: $((rst1 - rst0)) resets sent"
-		# What the client saw, for the report: it is rare.
-		tail -n 5 "$tmp/reset.log" | sed 's/^/      /'
+		# What each end saw, for the report: it is rare.
+		{
+			tail -n 5 "$tmp/reset.log"
+			tail -n 5 "$tmp/reset-srv.log"
+			paste "$tmp/snmp0" "$tmp/snmp1" |
+				awk '$2 != $4 { printf "%s +%d\n", $1, $4 - $2 }'
+		} | sed 's/^/      /'
 		result "not ok" $suite "$name"
 	fi
 	stop_server
