@@ -1801,11 +1801,15 @@ void quic_conn_timer_arm(struct sock *sk)
 		kind = QUIC_REC_PTO;
 	}
 	/* RFC 9002 6.2.2.1: a server the anti-amplification limit blocks
-	 * arms no PTO; the client's next datagram unblocks it, and the
-	 * flush that follows arms it again.
+	 * during the handshake arms no PTO; the client's next datagram
+	 * unblocks it (the client keeps a PTO for that), and the flush that
+	 * follows arms it again. After the handshake the limit holds only
+	 * for a client's new address, whose validation must fail on time
+	 * even if the client sends nothing more (quic_path_challenge_pto()):
+	 * there the PTO stays.
 	 */
 	if (kind == QUIC_REC_NONE ||
-	    (kind == QUIC_REC_PTO &&
+	    (kind == QUIC_REC_PTO && !c->handshake_confirmed &&
 	     quic_conn_amp_room(sk) < quic_conn_amp_min(sk))) {
 		quic_timer_stop(sk, QUIC_TIMER_LOSS);
 		return;

@@ -335,15 +335,27 @@ bool quic_path_challenge_lost(struct sock *sk, u64 try)
  *
  * RFC 9000 8.2.1 leaves it to us when a PATH_CHALLENGE goes again: with
  * the PTO, as for any lost frame, since the PTO probes go to the oldest
- * packets, or none while data waits. A server held by the
- * anti-amplification limit of its client's new address gets a PTO once
- * the client's datagrams let it send (quic_conn_timer_arm()).
+ * packets, or none while data waits.
+ *
+ * A challenge still waiting a whole PTO later found no room under the
+ * anti-amplification limit of the client's new address: a client that
+ * only downloads sends nothing more once our datagrams there are lost,
+ * so no room comes. That try is spent as if it had been lost, so that
+ * the validation fails in QUIC_PATH_TRIES PTOs (RFC 9000 8.2.4) and the
+ * server goes back to the address it used before, rather than both ends
+ * waiting for the other until the idle timeout.
  */
 void quic_path_challenge_pto(struct sock *sk)
 {
 	struct quic_path *p = quic_sk(sk)->conn.path;
 
-	if (p && p->tries)
+	if (!p)
+		return;
+	if (p->validating && p->challenge_pending) {
+		p->challenge_pending = 0;
+		p->tries++;
+	}
+	if (p->tries)
 		quic_path_challenge_lost(sk, p->tries);
 }
 
