@@ -81,10 +81,15 @@
 /* PTOs in a row taken for a path MTU black hole. */
 #define QUIC_OUT_BLACK_HOLE_PTOS	2
 
-/* Room a full-size STREAM chunk leaves in its packet: short header, tag,
- * STREAM frame header and a small ACK or flow-control frame.
+/* Largest STREAM frame header: type, Stream ID and Offset of 8 bytes
+ * each, and a Length of 4; for estimates of the datagrams data takes.
  */
-#define QUIC_OUT_STREAM_OVERHEAD	(1 + QUIC_CONN_CID_LEN + 4 + 16 + 21 + 40)
+#define QUIC_OUT_STREAM_HDR_MAX	(1 + 8 + 8 + 4)
+/* Least data a chunk too large for any packet (quic_out_chunk_split())
+ * is cut to where other frames take most of a packet: else it waits for
+ * an empty one.
+ */
+#define QUIC_OUT_SPLIT_MIN		64
 /* Largest piece of CRYPTO data kept as one unit for (re)transmission:
  * a chunk of it is a 1 KiB allocation, and fits any Initial packet.
  */
@@ -93,7 +98,7 @@
  * flight with a long certificate chain is a few tens of KB.
  */
 #define QUIC_OUT_CRYPTO_MAX		SZ_64K
-/* Least STREAM chunk: a full packet's worth at the least datagram size. */
+/* Least STREAM chunk, whatever quic_out_data_max() says. */
 #define QUIC_OUT_STREAM_CHUNK		1000
 /* Records of packets that are not ack-eliciting kept per space. */
 #define QUIC_OUT_ACK_ONLY_RECORDS	512
@@ -558,19 +563,48 @@ static void quic_out_chunk_charge(struct sock *sk,
 	sk_wmem_queued_add(sk, sign * (int)struct_size(ch, data, ch->cap));
 }
 
+static u32 quic_out_dgram_limit(struct sock *sk);
+
+/* The most data of one frame of stream @id (QUIC_OUTQ_CRYPTO: CRYPTO) at
+ * offset @off that a packet of the datagram size in use holds with no
+ * other frame: the datagram less the packet header, the tag and the
+ * frame's header, its Length included. Once established (@max_dgram
+ * set), a 1-RTT packet with our DCID; before, a 0-RTT one, whose long
+ * header is larger. STREAM chunks are cut to it, so that a packet with
+ * one full chunk is exactly the datagram size the path MTU search
+ * confirmed.
+ */
+static u32 quic_out_data_max(struct sock *sk, s64 id, u64 off)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	u8 level = c->max_dgram ? QUIC_CRYPTO_APP : QUIC_CRYPTO_EARLY;
+	u32 limit = quic_out_dgram_limit(sk), room;
+	int n;
+
+	room = limit - quic_out_hdr_len(sk, level, limit) - QUIC_PACKET_TAG_LEN;
+	if (id == QUIC_OUTQ_CRYPTO)
+		n = quic_frame_crypto_fit(off, room, U32_MAX);
+	else
+		n = quic_frame_stream_fit(id, off, true, room, U32_MAX);
+	return n > 0 ? n : 0;
+}
+
 /* A chunk too large for any packet now (the datagram size fell back
  * after a black hole, quic_out_pmtu_check()): cut it where @n bytes fit.
- * Return 0 if cut, else the chunk waits for a packet of its own.
+ * Return 0 if cut, else the chunk waits for the next packet: one that
+ * fits an empty packet is never cut, so that a packet whose ACK and
+ * control frames leave it too little room goes without it, and the
+ * chunk fills the next one whole (quic_out_data()).
  */
 static int quic_out_chunk_split(struct sock *sk, struct quic_outq *q,
 				struct quic_outq_chunk *ch, int n)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	u32 max = c->max_dgram - QUIC_OUT_STREAM_OVERHEAD;
 	struct quic_outq_chunk *tail;
 	struct quic_stream *st;
 
-	if (!c->max_dgram || ch->len <= max || n < QUIC_OUT_STREAM_OVERHEAD)
+	if (!c->max_dgram || n < QUIC_OUT_SPLIT_MIN ||
+	    ch->len <= quic_out_data_max(sk, ch->id, ch->offset))
 		return -EAGAIN;	/* a packet of its own takes it */
 	if (quic_outq_split(q, ch, n, GFP_ATOMIC | __GFP_NOWARN))
 		return -ENOMEM;
@@ -585,7 +619,14 @@ static int quic_out_chunk_split(struct sock *sk, struct quic_outq *q,
 }
 
 /* The data of the space's send queue: lost chunks first, then new ones
- * from the send cursor, one CRYPTO or STREAM frame each.
+ * from the send cursor, one CRYPTO or STREAM frame each. A chunk that
+ * does not fit what the frames before it left waits for the next packet,
+ * which it fills: a STREAM chunk is cut to what a packet holds with
+ * nothing else (quic_out_data_max()), so one that shares a packet with
+ * an ACK or control frames seldom fits. Those then go in a packet of
+ * their own: cutting the chunk instead would cost an allocation and a
+ * copy of its tail, and put in flight one more packet, a fragment of
+ * data, for the same count of packets.
  */
 static u32 quic_out_data(struct sock *sk, struct quic_outq *q, u8 *buf,
 			 u32 room, struct quic_out_pkt *rec)
@@ -1098,28 +1139,43 @@ static bool quic_out_gso_start(struct quic_out_plan *pl, u32 size, u32 seg,
 	return pl->gso;
 }
 
+/* A 1-RTT datagram of the datagram size in use, to a few bytes: a full
+ * STREAM chunk fills it (quic_out_data_max()), and more are likely to
+ * follow at that size.
+ */
+static bool quic_out_full(u32 total, u32 limit)
+{
+	return total + QUIC_OUT_GSO_PAD >= limit;
+}
+
 /* The skb to build a datagram of @total bytes into: the GSO batch if it
- * is a 1-RTT one that fits it; else the batch goes first and a 1-RTT
- * datagram of about the full size (its STREAM chunk fills it) starts a new
- * one, of its size; anything else gets an skb of its own.
+ * is a 1-RTT one that fits it, as its last if shorter than its first; a
+ * batch with none yet takes a full one (quic_out_full()) only, which sets
+ * its segment size. Else a batch with datagrams goes first, and a full
+ * 1-RTT datagram starts a new one; anything else, an ACK and control
+ * frames planned ahead of the data that fills the next, or the last bytes
+ * of a write, gets an skb of its own and leaves an empty batch to what
+ * follows.
  */
 static struct sk_buff *quic_out_gso_skb(struct sock *sk,
 					struct quic_out_plan *pl, u32 total,
 					u32 limit, bool app_only, gfp_t gfp)
 {
+	bool full = app_only && quic_out_full(total, limit);
 	u32 segs;
 
-	if (pl->gso) {
-		if (app_only && (!pl->gso_size || total <= pl->gso_size) &&
-		    skb_tailroom(pl->gso) >= total) {
-			if (!pl->gso_size)	/* its first datagram */
-				pl->gso_size = total;
+	if (pl->gso && app_only && skb_tailroom(pl->gso) >= total) {
+		if (pl->gso_size && total <= pl->gso_size)
+			return pl->gso;
+		if (!pl->gso_size && full) {	/* its first datagram */
+			pl->gso_size = total;
 			return pl->gso;
 		}
-		quic_out_gso_send(sk, pl);
 	}
+	if (pl->gso && pl->gso_size)
+		quic_out_gso_send(sk, pl);
 	segs = min_t(u32, QUIC_OUT_GSO_SEGS, QUIC_OUT_GSO_BYTES / limit);
-	if (app_only && total + QUIC_OUT_STREAM_OVERHEAD >= limit && segs > 1 &&
+	if (!pl->gso && full && segs > 1 &&
 	    quic_out_gso_start(pl, segs * total, total, gfp))
 		return pl->gso;
 	return quic_udp_alloc_skb(total, gfp);
@@ -1138,7 +1194,7 @@ static u32 quic_out_inplace(struct sock *sk, struct quic_out_plan *pl,
 			    u32 limit, bool data_ok, gfp_t gfp)
 {
 	struct quic_outq *q = &quic_sk(sk)->conn.space[QUIC_CRYPTO_APP].out;
-	u32 segs, size, dgram = quic_dgram_unsent(sk);
+	u32 segs, size, ovh, dgram = quic_dgram_unsent(sk);
 	u64 want;
 
 	if (pl->gso) {
@@ -1149,14 +1205,20 @@ static u32 quic_out_inplace(struct sock *sk, struct quic_out_plan *pl,
 	}
 	if (!data_ok || (!quic_outq_pending(q) && !dgram))
 		return 0;
-	/* Data of lost packets: as much as a batch takes. Datagrams count
-	 * with their data: one larger than the frame buffer goes in place.
+	/* Data of lost packets: as much as a batch takes. Else a datagram
+	 * per packet of data (header, tag and a STREAM frame header each),
+	 * datagrams counting with their data: data whose packet is larger
+	 * than the frame buffer goes in place.
 	 */
-	want = list_empty(&q->lost) ?
-	       q->unsent + dgram + QUIC_OUT_STREAM_OVERHEAD : U64_MAX;
-	if (want <= QUIC_CONN_MAX_DGRAM)
+	ovh = quic_out_hdr_len(sk, QUIC_CRYPTO_APP, 0) + QUIC_PACKET_TAG_LEN +
+	      QUIC_OUT_STREAM_HDR_MAX;
+	want = q->unsent + dgram + ovh;
+	if (!list_empty(&q->lost))
+		want = U64_MAX;
+	else if (want <= QUIC_CONN_MAX_DGRAM)
 		return 0;
-	segs = min_t(u64, QUIC_OUT_GSO_SEGS, div64_u64(want, limit) + 1);
+	segs = limit > ovh ? min_t(u64, QUIC_OUT_GSO_SEGS,
+				   div64_u64(want, limit - ovh) + 1) : 1;
 	segs = min(segs, QUIC_OUT_GSO_BYTES / limit);
 	size = segs > 1 ? segs * limit : min_t(u64, want, limit);
 	if (!quic_out_gso_start(pl, size, 0, gfp))
@@ -1384,13 +1446,11 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 			return err;	/* nothing of this datagram was put */
 		quic_conn_amp_sent(sk, skb->len - start);
 		pl->gso_segs++;
-		/* A shorter datagram is the batch's last; a first one short
-		 * of the datagram size (the data ran out) is alone in it.
+		/* A shorter datagram is the batch's last (its first is full:
+		 * quic_out_gso_skb()).
 		 */
 		if (total < pl->gso_size || pl->gso_segs == QUIC_OUT_GSO_SEGS ||
-		    skb_tailroom(skb) < pl->gso_size ||
-		    (pl->gso_segs == 1 &&
-		     total + QUIC_OUT_STREAM_OVERHEAD < limit))
+		    skb_tailroom(skb) < pl->gso_size)
 			return quic_out_gso_send(sk, pl) ?: 1;
 		return 1;
 	}
@@ -1912,11 +1972,6 @@ int quic_output_stream(struct sock *sk, struct quic_stream *st,
 	LIST_HEAD(chunks);
 	int err;
 
-	/* Chunks fill a packet of the datagram size chosen at the end of
-	 * the handshake (stream data is sent only after it).
-	 */
-	full = max_t(u32, QUIC_OUT_STREAM_CHUNK,
-		     quic_out_dgram_limit(sk) - QUIC_OUT_STREAM_OVERHEAD);
 	tail = quic_outq_tail(q, st->id);
 	if (tail && len) {
 		grown = min(len, tail->cap - tail->len);
@@ -1927,6 +1982,11 @@ int quic_output_stream(struct sock *sk, struct quic_stream *st,
 		len -= grown;
 	}
 	while (len || (fin && list_empty(&chunks) && !tail)) {
+		/* A packet of the datagram size in use, alone: its header
+		 * grows with the offset's varint.
+		 */
+		full = max_t(u32, QUIC_OUT_STREAM_CHUNK,
+			     quic_out_data_max(sk, st->id, off));
 		n = min(len, full);
 		ch = quic_out_chunk_new(sk, st->id, off, n, full);
 		if (!ch)
