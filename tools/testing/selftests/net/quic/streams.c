@@ -5,8 +5,9 @@
  * RESET_STREAM and STOP_SENDING seen by the peer with their application
  * error codes, a sender blocked by flow control (EAGAIN/ENOSPC when
  * non-blocking) that resumes when the receiver reads, 1000 concurrent
- * bidirectional streams, a 100 MiB transfer checked with SHA-256, and the
- * errno rules of QUIC_SOCKOPT_STREAM_OPEN, _STREAM_RESET and
+ * bidirectional streams, a 100 MiB transfer checked with SHA-256, data
+ * datagrams of the size the path MTU search confirmed, and the errno
+ * rules of QUIC_SOCKOPT_STREAM_OPEN, _STREAM_RESET and
  * _STREAM_STOP_SENDING.
  */
 #define _GNU_SOURCE
@@ -393,6 +394,259 @@ TEST(fin_after_mtu_fallback)
 			got += n;
 		EXPECT_EQ(sizeof(out), got);
 		EXPECT_EQ(0, memcmp(in, out, sizeof(out)));
+		close(cfd);
+		close(sfd);
+	}
+	unlink(PSK_FILE);
+}
+
+/*
+ * A UDP relay on loopback between a client and a server, which counts the
+ * sizes of the datagrams the server sends while @count is set. The
+ * server's 1-RTT datagrams leave in GSO batches; the relay's socket
+ * receives them one datagram at a time, as any receiver on the path would.
+ */
+struct size_relay {
+	int front, up;
+	struct sockaddr_storage client;
+	socklen_t client_len;
+	int count;
+	int stop;
+	pthread_t th;
+	unsigned int sizes[65536];
+};
+
+static void *size_relay_main(void *p)
+{
+	static unsigned char buf[65536];
+	struct size_relay *r = p;
+	struct pollfd pfd[2] = {
+		{ .fd = r->front, .events = POLLIN },
+		{ .fd = r->up, .events = POLLIN },
+	};
+	socklen_t len;
+	ssize_t n;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		if (poll(pfd, 2, 50) <= 0)
+			continue;
+		if (pfd[0].revents & POLLIN) {
+			len = sizeof(r->client);
+			n = recvfrom(r->front, buf, sizeof(buf), MSG_DONTWAIT,
+				     (struct sockaddr *)&r->client, &len);
+			if (n > 0) {
+				r->client_len = len;
+				send(r->up, buf, n, 0);
+			}
+		}
+		if (pfd[1].revents & POLLIN) {
+			n = recv(r->up, buf, sizeof(buf), MSG_DONTWAIT);
+			if (n <= 0 || !r->client_len)
+				continue;
+			if (__atomic_load_n(&r->count, __ATOMIC_ACQUIRE))
+				r->sizes[n]++;
+			sendto(r->front, buf, n, 0,
+			       (struct sockaddr *)&r->client, r->client_len);
+		}
+	}
+	return NULL;
+}
+
+/* A UDP socket of the relay on loopback, connected to @to if not NULL,
+ * with a receive buffer that holds a few GSO batches; -1 on error.
+ */
+static int size_relay_sock(int family, const struct sockaddr_storage *to,
+			   socklen_t tolen)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = make_addr(&ss, family, loopback(family), 0);
+	int fd = socket(family, SOCK_DGRAM, IPPROTO_UDP), val = 4 << 20;
+
+	if (fd < 0)
+		return -1;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &val, sizeof(val)) ||
+	    bind(fd, (struct sockaddr *)&ss, len) ||
+	    (to && connect(fd, (const struct sockaddr *)to, tolen))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * A client and a server of @family, @tp applied to both, connected
+ * through the relay @r, which runs once this returns 0.
+ */
+static int relay_pair_open(int family, const struct quic_transport_param *tp,
+			   struct size_relay *r, int *cfd, int *sfd)
+{
+	struct quic_pair_server a = { .psk = PSK_FILE, .fd = -1 };
+	struct sockaddr_storage ls, fs;
+	socklen_t llen, flen = sizeof(fs);
+	pthread_t th;
+	int ret = -1;
+
+	r->front = -1;
+	r->up = -1;
+	*sfd = -1;
+	*cfd = socket(family, SOCK_DGRAM, IPPROTO_QUIC);
+	a.lfd = socket(family, SOCK_DGRAM, IPPROTO_QUIC);
+	llen = make_addr(&ls, family, loopback(family), 0);
+	if (*cfd < 0 || a.lfd < 0 ||
+	    setsockopt(a.lfd, SOL_QUIC, QUIC_SOCKOPT_TRANSPORT_PARAM, tp,
+		       sizeof(*tp)) ||
+	    setsockopt(*cfd, SOL_QUIC, QUIC_SOCKOPT_TRANSPORT_PARAM, tp,
+		       sizeof(*tp)) ||
+	    bind(a.lfd, (struct sockaddr *)&ls, llen) ||
+	    getsockname(a.lfd, (struct sockaddr *)&ls, &llen) ||
+	    listen(a.lfd, 4))
+		goto out;
+	r->front = size_relay_sock(family, NULL, 0);
+	r->up = size_relay_sock(family, &ls, llen);
+	if (r->front < 0 || r->up < 0 ||
+	    getsockname(r->front, (struct sockaddr *)&fs, &flen) ||
+	    pthread_create(&r->th, NULL, size_relay_main, r))
+		goto out;
+	if (pthread_create(&th, NULL, quic_pair_server_main, &a)) {
+		__atomic_store_n(&r->stop, 1, __ATOMIC_RELEASE);
+		pthread_join(r->th, NULL);
+		goto out;
+	}
+	ret = connect(*cfd, (struct sockaddr *)&fs, flen) ? -errno :
+	      quic_client_handshake(*cfd, PSK_FILE, NULL, NULL);
+	if (ret)
+		shutdown(a.lfd, SHUT_RDWR);
+	pthread_join(th, NULL);
+	*sfd = a.fd;
+	if (!ret)
+		ret = a.ret;
+	if (ret) {
+		__atomic_store_n(&r->stop, 1, __ATOMIC_RELEASE);
+		pthread_join(r->th, NULL);
+	}
+out:
+	if (a.lfd >= 0)
+		close(a.lfd);
+	if (ret) {
+		if (r->front >= 0)
+			close(r->front);
+		if (r->up >= 0)
+			close(r->up);
+		if (*cfd >= 0)
+			close(*cfd);
+		if (*sfd >= 0)
+			close(*sfd);
+		*cfd = -1;
+		*sfd = -1;
+	}
+	return ret;
+}
+
+/* Read DATAGRAM items from @fd until one of @len bytes: 0, or -1. */
+static int wait_datagram_len(int fd, size_t len)
+{
+	static char buf[16384];
+	uint32_t flags;
+	int64_t sid;
+	ssize_t n;
+
+	do {
+		flags = 0;
+		n = quic_recvmsg(fd, buf, sizeof(buf), &sid, &flags);
+		if (n < 0)
+			return -1;
+	} while (!(flags & MSG_QUIC_DATAGRAM) || (size_t)n != len);
+	return 0;
+}
+
+#define FULL_LEN	(1024 * 1024)
+
+/*
+ * Once the path MTU search has confirmed a datagram size, a bulk sender's
+ * datagrams take all of it: STREAM data is cut so that a packet with one
+ * chunk and nothing else is exactly that size. lo's MTU is 1500 bytes,
+ * which the server's search confirms (1472 bytes of UDP payload over IPv4,
+ * 1452 over IPv6: a DATAGRAM frame that fills it is taken); then the
+ * server sends 1 MiB on a stream, queued at once, and the relay sees every
+ * data datagram at exactly that size but the one with the last bytes, and
+ * none larger. Datagrams of half the size or less are the ACK and control
+ * frames. Before, every data datagram was 44 bytes or more short.
+ */
+TEST(full_size_datagrams)
+{
+	struct timeval tv = { .tv_sec = 120 };
+	static const int fams[] = { AF_INET, AF_INET6 };
+	struct quic_transport_param tp = {
+		.max_datagram_frame_size = 65535,
+		.max_data = 4 << 20,
+		.max_stream_data_uni = 4 << 20,
+	};
+	static unsigned char out[FULL_LEN], in[FULL_LEN + 1];
+	unsigned int full, data, over, s, dgram;
+	int cfd, sfd, ret, val = 8 << 20;
+	struct size_relay *r;
+	char seen[512];
+	size_t off;
+	unsigned int f;
+
+	ASSERT_EQ(0, own_netns());
+	ASSERT_EQ(0, lo_mtu(1500));
+	ASSERT_EQ(0, quic_pair_write_psk(PSK_FILE));
+	fill_random(out, sizeof(out));
+	for (f = 0; f < ARRAY_SIZE(fams); f++) {
+		dgram = 1500 - (fams[f] == AF_INET ? 20 : 40) - 8;
+		r = calloc(1, sizeof(*r));
+		ASSERT_NE(NULL, r);
+		ret = relay_pair_open(fams[f], &tp, r, &cfd, &sfd);
+		ASSERT_EQ(0, ret) {
+			TH_LOG("handshake: %s", strerror(-ret));
+		}
+		ASSERT_EQ(0, setsockopt(cfd, SOL_SOCKET, SO_RCVTIMEO, &tv,
+					sizeof(tv)));
+		/* A short header with the client's 8-byte ID and a 4-byte
+		 * packet number, the tag, and the frame's type and Length.
+		 */
+		ASSERT_EQ(0, wait_dgram_size(sfd, cfd, dgram - 32)) {
+			TH_LOG("family %d: the search never confirmed %u",
+			       fams[f], dgram);
+		}
+		ASSERT_EQ(0, wait_datagram_len(cfd, dgram - 32));
+		__atomic_store_n(&r->count, 1, __ATOMIC_RELEASE);
+
+		ASSERT_EQ(0, setsockopt(sfd, SOL_SOCKET, SO_SNDBUFFORCE, &val,
+					sizeof(val)));
+		ASSERT_EQ(FULL_LEN, quic_sendmsg(sfd, out, FULL_LEN, SUNI(0),
+						 MSG_QUIC_STREAM_NEW |
+						 MSG_QUIC_STREAM_FIN));
+		EXPECT_EQ(FULL_LEN, read_to_fin(cfd, SUNI(0), in, sizeof(in)));
+		EXPECT_EQ(0, memcmp(in, out, FULL_LEN));
+		__atomic_store_n(&r->stop, 1, __ATOMIC_RELEASE);
+		pthread_join(r->th, NULL);
+
+		full = r->sizes[dgram];
+		data = 0;
+		over = 0;
+		off = 0;
+		seen[0] = 0;
+		for (s = dgram / 2 + 1; s < ARRAY_SIZE(r->sizes); s++) {
+			if (!r->sizes[s])
+				continue;
+			data += r->sizes[s];
+			if (s > dgram)
+				over += r->sizes[s];
+			if (off < sizeof(seen) - 32)
+				off += snprintf(seen + off, sizeof(seen) - off,
+						" %u x%u", s, r->sizes[s]);
+		}
+		TH_LOG("family %d: %u data datagrams, sizes (x count):%s",
+		       fams[f], data, seen);
+		EXPECT_EQ(0, over);
+		/* All but the last chunk's (and a copy of it, sent again). */
+		EXPECT_LE(data, full + 2);
+		EXPECT_LT(FULL_LEN / dgram, full);
+		close(r->front);
+		close(r->up);
+		free(r);
 		close(cfd);
 		close(sfd);
 	}
