@@ -1868,15 +1868,11 @@ void quic_conn_loss_timeout(struct sock *sk)
 	}
 }
 
-/**
- * quic_conn_reset_rcvd() - a Stateless Reset from the peer
- * @sk: the socket, locked
- * @token: the last 16 bytes of the datagram
- *
- * RFC 9000 10.3.1: if @token is the one of an ID of the peer we used, the
+/* RFC 9000 10.3.1: a Stateless Reset from the peer, if @token (the last
+ * 16 bytes of the datagram) is the one of an ID of the peer we used: the
  * connection drains, silently.
  */
-void quic_conn_reset_rcvd(struct sock *sk, const u8 *token)
+static void quic_conn_reset_rcvd(struct sock *sk, const u8 *token)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
@@ -1893,8 +1889,10 @@ void quic_conn_reset_rcvd(struct sock *sk, const u8 *token)
 }
 
 /**
- * quic_conn_reset_check() - is an undecryptable datagram a Stateless Reset?
- * @sk: the socket, locked, whose ID the datagram's first packet carried
+ * quic_conn_reset_check() - is a datagram a Stateless Reset for us?
+ * @sk: the socket, locked: the one whose ID the datagram's first packet
+ *	carried (it did not decrypt), or the one whose peer's token ends it
+ *	(quic_stateless_reset_sk())
  * @buf: the whole datagram
  * @len: its length
  *

@@ -47,11 +47,14 @@
 
 /* The sender of a datagram, its ECN bits and the UDP socket it arrived
  * on (compared, never used: it may be gone by the time the datagram is
- * processed), kept in skb->cb while it waits.
+ * processed), kept in skb->cb while it waits; @reset: it names no
+ * connection of ours and ends with a token of the socket's peer, a
+ * Stateless Reset candidate (quic_stateless_reset_sk()).
  */
 struct quic_in_cb {
 	union quic_addr	peer;
 	u8		ecn;
+	u8		reset:1;
 	const struct quic_udp_sock *us;
 };
 
@@ -1080,9 +1083,23 @@ static void quic_in_listen(struct sock *sk, struct sk_buff *skb)
 	sk->sk_data_ready(sk);
 }
 
+/* A Stateless Reset candidate for @sk, socket locked: the connection
+ * drains if the token is one of its peer's (RFC 9000 10.3.1). Consumes
+ * @skb.
+ */
+static void quic_in_reset(struct sock *sk, struct sk_buff *skb)
+{
+	if (quic_conn_reset_check(sk, skb->data, skb->len))
+		consume_skb(skb);
+	else
+		quic_in_drop(sk, skb, QUIC_MIB_DROP_NOCONN);
+}
+
 static void quic_in_sk(struct sock *sk, struct sk_buff *skb)
 {
-	if (sk->sk_state == TCP_LISTEN)
+	if (unlikely(QUIC_IN_CB(skb)->reset))
+		quic_in_reset(sk, skb);
+	else if (sk->sk_state == TCP_LISTEN)
 		quic_in_listen(sk, skb);
 	else if (sk->sk_state == TCP_SYN_RECV || sk->sk_state == TCP_ESTABLISHED)
 		quic_in_conn_rcv(sk, skb);
@@ -1175,16 +1192,6 @@ int quic_input_rcv(struct net *net, struct quic_udp_sock *us,
 		return -ENOMEM;
 	}
 	__skb_pull(skb, sizeof(struct udphdr));
-	/* udp.c checked the invariants: what does not parse as a packet
-	 * of ours is for no connection.
-	 */
-	err = quic_packet_parse_header(skb->data, skb->len, QUIC_CONN_CID_LEN,
-				       0, &h);
-	if (err) {
-		quic_stateless_rcv(net, us, skb, &h, err, &local, &peer);
-		kfree_skb(skb);
-		return -ENOENT;
-	}
 	memset(skb->cb, 0, sizeof(skb->cb));
 	QUIC_IN_CB(skb)->peer = peer;
 	QUIC_IN_CB(skb)->us = us;
@@ -1192,17 +1199,36 @@ int quic_input_rcv(struct net *net, struct quic_udp_sock *us,
 				ip_hdr(skb)->tos :
 				ipv6_get_dsfield(ipv6_hdr(skb))) &
 			       INET_ECN_MASK;
-	sk = quic_lookup_conn(net, h.dcid, h.dcid_len, &peer);
-	/* A 0-RTT datagram of a connection not yet accepted waits with its
-	 * Initial on the listener's request.
+	/* udp.c checked the invariants: what does not parse as a packet
+	 * of ours is for no connection.
 	 */
-	if (!sk && (h.type == QUIC_PACKET_INITIAL || h.type == QUIC_PACKET_0RTT))
-		sk = quic_lookup_listener_initial(net, us, local.v4.sin_port,
-						  &peer,
-						  h.type == QUIC_PACKET_INITIAL ?
-						  skb->data : NULL, &h);
+	err = quic_packet_parse_header(skb->data, skb->len, QUIC_CONN_CID_LEN,
+				       0, &h);
+	sk = NULL;
+	if (!err) {
+		sk = quic_lookup_conn(net, h.dcid, h.dcid_len, &peer);
+		/* A 0-RTT datagram of a connection not yet accepted waits
+		 * with its Initial on the listener's request.
+		 */
+		if (!sk && (h.type == QUIC_PACKET_INITIAL ||
+			    h.type == QUIC_PACKET_0RTT))
+			sk = quic_lookup_listener_initial(net, us,
+							  local.v4.sin_port,
+							  &peer,
+							  h.type == QUIC_PACKET_INITIAL ?
+							  skb->data : NULL, &h);
+	}
+	/* A Stateless Reset goes to its connection as any datagram does,
+	 * to be processed under its lock, or from its backlog while a user
+	 * holds it.
+	 */
+	if (!sk && err != -EPROTONOSUPPORT) {
+		sk = quic_stateless_reset_sk(net, skb);
+		if (sk)
+			QUIC_IN_CB(skb)->reset = 1;
+	}
 	if (!sk) {
-		quic_stateless_rcv(net, us, skb, &h, 0, &local, &peer);
+		quic_stateless_rcv(net, us, skb, &h, err, &local, &peer);
 		kfree_skb(skb);
 		return -ENOENT;
 	}

@@ -18,7 +18,6 @@
 #include <linux/workqueue.h>
 #include <net/sock.h>
 
-#include <net/quic/conn.h>
 #include <net/quic/crypto.h>
 #include <net/quic/frame.h>
 #include <net/quic/lookup.h>
@@ -354,6 +353,35 @@ static void quic_stateless_reset(struct net *net, struct quic_udp_sock *us,
 }
 
 /**
+ * quic_stateless_reset_sk() - the connection a Stateless Reset is for
+ * @net: the namespace
+ * @skb: a datagram whose first packet names no connection of ours, at
+ *	the QUIC payload
+ *
+ * Softirq, under RCU. RFC 9000 10.3.1: a datagram that ends with the
+ * token of one of the peer IDs a connection used may be a Stateless
+ * Reset for it. The caller hands it to that connection as any datagram
+ * (input.c: under its lock, or through its backlog while a user holds
+ * it), which compares the token again (quic_conn_reset_check()).
+ *
+ * Return: that socket, referenced, or NULL.
+ */
+struct sock *quic_stateless_reset_sk(struct net *net,
+				     const struct sk_buff *skb)
+{
+	const u8 *token;
+	struct sock *sk;
+
+	if (!quic_packet_is_stateless_reset_candidate(skb->data, skb->len,
+						      &token))
+		return NULL;
+	sk = quic_lookup_reset_find(net, token);
+	if (sk && refcount_inc_not_zero(&sk->sk_refcnt))
+		return sk;
+	return NULL;
+}
+
+/**
  * quic_stateless_rcv() - a datagram whose first packet no socket takes
  * @net: the namespace
  * @us: the UDP socket it came on
@@ -363,32 +391,18 @@ static void quic_stateless_reset(struct net *net, struct quic_udp_sock *us,
  * @local: the address it was sent to
  * @peer: its sender
  *
- * Softirq, under RCU. A Stateless Reset for one of our connections
- * drains it; a long header of an unknown version at a listener's port
- * gets Version Negotiation; a short header gets a Stateless Reset.
+ * Softirq, under RCU; after quic_stateless_reset_sk() found no
+ * connection it could reset. A long header of an unknown version at a
+ * listener's port gets Version Negotiation; a short header gets a
+ * Stateless Reset.
  */
 void quic_stateless_rcv(struct net *net, struct quic_udp_sock *us,
 			struct sk_buff *skb, const struct quic_pkt_hdr *h,
 			int perr, const union quic_addr *local,
 			const union quic_addr *peer)
 {
-	const u8 *token;
-	struct sock *sk;
-
 	if (perr == -EPROTONOSUPPORT) {
 		quic_stateless_vn(net, us, skb, h, local, peer);
-		return;
-	}
-	if (!quic_packet_is_stateless_reset_candidate(skb->data, skb->len,
-						      &token))
-		return;
-	sk = quic_lookup_reset_find(net, token);
-	if (sk && refcount_inc_not_zero(&sk->sk_refcnt)) {
-		bh_lock_sock(sk);
-		if (!sock_owned_by_user(sk))
-			quic_conn_reset_rcvd(sk, token);
-		bh_unlock_sock(sk);
-		sock_put(sk);
 		return;
 	}
 	if (!perr && !h->long_header)

@@ -393,7 +393,6 @@ void quic_conn_idle_sent(struct sock *sk);
 void quic_conn_idle_timeout(struct sock *sk);
 void quic_conn_loss_timeout(struct sock *sk);
 bool quic_conn_reset_check(struct sock *sk, const u8 *buf, u32 len);
-void quic_conn_reset_rcvd(struct sock *sk, const u8 *token);
 bool quic_conn_retire_pop(struct sock *sk, u64 *seq);
 void quic_conn_retire_push(struct sock *sk, u64 seq);
 int quic_conn_new_cid(struct sock *sk, const struct quic_frame_new_cid *f);

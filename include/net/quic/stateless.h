@@ -16,6 +16,8 @@ struct quic_pkt_hdr;
 struct sk_buff;
 struct sock;
 
+struct sock *quic_stateless_reset_sk(struct net *net,
+				     const struct sk_buff *skb);
 void quic_stateless_rcv(struct net *net, struct quic_udp_sock *us,
 			struct sk_buff *skb, const struct quic_pkt_hdr *h,
 			int perr, const union quic_addr *local,
