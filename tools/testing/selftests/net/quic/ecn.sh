@@ -12,33 +12,25 @@
 #    bits of the server's datagrams): the server's validation must fail
 #    (QuicEcnValidationFailed) and the transfer go on unmarked.
 # Every body is compared by SHA-256; one result line per transfer
-# (ktap.sh); the counters go to the log. Nothing asserts a time.
+# (quic_lib.sh: TAP on stdout and a line of $RESULTS); the counters go to
+# the log. Nothing asserts a time. Exits 1 if a transfer failed, 4
+# (KSFT_SKIP) if all were skipped.
 #
 # QUIC_ECN_SIZE (default 1 MiB) sets the size of the file; QUIC_ECN_FAMS
 # ("4 6") the address families.
 
 set -u
-dir=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$dir/../../../../.." && pwd)
-OUT=${OUT:-$repo/.vm}
-. "$dir/ktap.sh"
+# shellcheck source=quic_lib.sh
+. "$(dirname "$0")/quic_lib.sh"
+# shellcheck source=topo.sh
 . "$dir/topo.sh"
 
 h3=$repo/tools/quic/http3
 suite=ecn
 size=${QUIC_ECN_SIZE:-1048576}
 port=4733
-log=$OUT/ecn.log
-: >"$log"
-tmp=$(mktemp -d)
-srv_pid=
-
-cleanup() {
-	[ -n "$srv_pid" ] && kill "$srv_pid" 2>/dev/null
-	topo_down
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+quic_init
+quic_at_exit topo_down
 
 names=()
 for fam in ${QUIC_ECN_FAMS:-4 6}; do
@@ -52,7 +44,7 @@ fail_all() {
 	for n in "${names[@]}"; do
 		result "not ok" $suite "$n ($1)"
 	done
-	exit 0
+	quic_exit
 }
 
 echo "== ECN across a router"
@@ -123,7 +115,6 @@ transfer() {
 	local name=$1 what=$2 rc ok=1 ce cong failed body=intact
 	shift 2
 	if [ "$what" = bleach ] && [ $tc_rewrites = 0 ]; then
-		echo "   skip $name: no tc clsact/pedit in this kernel"
 		result skip $suite "$name (no tc clsact or pedit)"
 		return
 	fi
@@ -150,7 +141,6 @@ transfer() {
 		[ "$failed" -ge 1 ] || ok=0
 	fi
 	if [ $ok = 1 ]; then
-		echo "   ok   $name"
 		result ok $suite "$name"
 	else
 		echo "   FAIL $name: status $rc, body $body, client CE $ce, server CE events $cong, validation failures $failed"
@@ -182,8 +172,6 @@ for fam in ${QUIC_ECN_FAMS:-4 6}; do
 		timeout 120 ip netns exec "$TOPO_QC" "$h3/h3client" -t 100 \
 		--ca "$tmp/cert.pem" -o "$tmp/got/f.bin" "$url"
 	router clean >>"$log" 2>&1
-	kill "$srv_pid" 2>/dev/null
-	wait "$srv_pid" 2>/dev/null
-	srv_pid=
+	quic_stop_server
 done
-exit 0
+quic_exit

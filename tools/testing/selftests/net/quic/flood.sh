@@ -8,19 +8,17 @@
 # h3client downloads 1 MiB from it, compared by SHA-256. The QUIC and
 # QUICv6 slab objects and the Slab of /proc/meminfo are printed before,
 # during (after the download) and 8 s after each flood, with the snmp
-# counters the flood moved. Result lines (ktap.sh), per flood: the
+# counters the flood moved. Result lines (quic_lib.sh), per flood: the
 # download succeeds; the QUIC socket objects come back within 4 of what
 # they were before. At the end, at most 2 h3server children are left
 # (the half-open connections of the floods timed out). Nothing asserts a
-# time or a rate.
+# time or a rate. Exits 1 if a result failed.
 #
 # QUIC_FLOOD_SECS (20) and QUIC_FLOOD_RATE (3000 pps) set each flood.
 
 set -u
-dir=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$dir/../../../../.." && pwd)
-OUT=${OUT:-$repo/.vm}
-. "$dir/ktap.sh"
+# shellcheck source=quic_lib.sh
+. "$(dirname "$0")/quic_lib.sh"
 
 h3=$repo/tools/quic/http3
 suite=flood
@@ -30,22 +28,16 @@ modes=("junk" "initial" "initial -s" "replay")
 port=4481
 sysctl=/proc/sys/net/quic/retry_threshold
 snmp=/proc/net/quic/snmp
-log=$OUT/flood.log
-: >"$log"
+quic_init
 
-tmp=$(mktemp -d)
-srv_pid=
 fl_pid=
 old_thr=
-cleanup() {
+flood_cleanup() {
 	[ -n "$fl_pid" ] && kill "$fl_pid" 2>/dev/null
-	[ -n "$srv_pid" ] && kill "$srv_pid" 2>/dev/null
 	wait 2>/dev/null
 	[ -n "$old_thr" ] && echo "$old_thr" >"$sysctl"
-	rm -rf "$tmp"
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+quic_at_exit flood_cleanup
 
 fail_all() {
 	local m
@@ -54,7 +46,7 @@ fail_all() {
 		result "not ok" $suite "QUIC sockets return to baseline after $m flood ($1)"
 	done
 	result "not ok" $suite "no half-open connection left behind ($1)"
-	exit 0
+	quic_exit
 }
 
 echo "== floods at h3server: ${modes[*]} (${secs} s at $rate pps each)"
@@ -81,20 +73,10 @@ sum=$(sha256sum <"$tmp/www/f.bin" | cut -d' ' -f1)
 old_thr=$(cat "$sysctl")
 echo 16 >"$sysctl" || fail_all "retry_threshold not settable"
 
-# wait_udp PORT: until something listens on UDP PORT (at most 10 s).
-wait_udp() {
-	local _
-	for _ in $(seq 100); do
-		ss -Hulna "sport = :$1" 2>/dev/null | grep -q . && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 "$h3/h3server" --idle 5 -d "$tmp/www" 127.0.0.1 $port \
 	"$tmp/key.pem" "$tmp/cert.pem" >>"$log" 2>&1 &
 srv_pid=$!
-wait_udp $port || fail_all "h3server did not start"
+quic_wait_udp $port || fail_all "h3server did not start"
 
 # quic_objs: the active QUIC and QUICv6 slab objects, "none" without
 # such caches. The caches are shrunk first, so that objects freed to a
@@ -191,7 +173,7 @@ for mode in "${modes[@]}"; do
 
 	name="download during $mode flood"
 	if [ $rc = 0 ] && [ "$(sha256sum <"$tmp/got.bin" 2>/dev/null | cut -d' ' -f1)" = "$sum" ]; then
-		echo "   ok   $name: ${dl} s (flood still running: $running)"
+		echo "# $name: ${dl} s (flood still running: $running)"
 		result ok $suite "$name"
 	else
 		echo "   FAIL $name: status $rc, $(stat -c %s "$tmp/got.bin" 2>/dev/null || echo 0) bytes, ${dl} s"
@@ -201,7 +183,7 @@ for mode in "${modes[@]}"; do
 	if [ "$objs0" = none ] || [ "$objs2" = none ]; then
 		result "not ok" $suite "$name (no QUIC slab cache in /proc/slabinfo)"
 	elif [ "$objs2" -le $((objs0 + 4)) ]; then
-		echo "   ok   $name: $objs2 <= $objs0 + 4"
+		echo "# $name: $objs2 <= $objs0 + 4"
 		result ok $suite "$name"
 	else
 		echo "   FAIL $name: $objs2 > $objs0 + 4"
@@ -219,4 +201,4 @@ else
 	echo "   FAIL $name: $live h3server children running"
 	result "not ok" $suite "$name ($live h3server children)"
 fi
-exit 0
+quic_exit

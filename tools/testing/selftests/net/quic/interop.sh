@@ -11,8 +11,9 @@
 # ways, Version Negotiation both ways, a server's preferred address both
 # ways and between our ends, and a gtlsclient upload that our server
 # forgets midway: gtlsclient must drain on our Stateless Reset. One
-# result line per transfer (ktap.sh), with its throughput in the log;
-# nothing asserts a time.
+# result line per transfer (quic_lib.sh: TAP on stdout and a line of
+# $RESULTS), with its throughput in the log; nothing asserts a time.
+# Exits 1 if a transfer failed, 4 (KSFT_SKIP) if none ran.
 #
 #   interop.sh [SIZE...]	sizes in bytes (default 1 MiB and 10 MiB)
 #
@@ -22,10 +23,8 @@
 # h3server are (default: tools/quic/http3 of this tree).
 
 set -u
-dir=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$dir/../../../../.." && pwd)
-OUT=${OUT:-$repo/.vm}
-. "$dir/ktap.sh"
+# shellcheck source=quic_lib.sh
+. "$(dirname "$0")/quic_lib.sh"
 
 h3=${QUIC_INTEROP_H3:-$repo/tools/quic/http3}
 suite=interop
@@ -36,16 +35,7 @@ families=${QUIC_INTEROP_FAMILIES:-4 6}
 ciphers=${QUIC_INTEROP_CIPHERS:-AES-128-GCM AES-256-GCM CHACHA20-POLY1305}
 tmo=${QUIC_INTEROP_TIMEOUT:-180}
 port=4433
-log=$OUT/interop.log
-: >"$log"
-
-tmp=$(mktemp -d)
-srv_pid=
-cleanup() {
-	[ -n "$srv_pid" ] && kill "$srv_pid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+quic_init
 
 mib() {
 	awk -v b="$1" 'BEGIN { if (b % 1048576) print b " B"; else print b / 1048576 " MiB" }'
@@ -69,7 +59,7 @@ fail_all() {
 		result "not ok" $suite "gtlsclient 0-RTT with h3server --early-data IPv$f ($why)"
 		result "not ok" $suite "gtlsclient drains on h3server's stateless reset IPv$f ($why)"
 	done
-	exit 0
+	quic_exit
 }
 
 echo "== interop with ngtcp2 $(dpkg-query -W -f='${Version}' ngtcp2-client 2>/dev/null)"
@@ -94,16 +84,6 @@ for s in "${sizes[@]}"; do
 	sha256sum <"$tmp/www/f$s.bin" | cut -d' ' -f1 >"$tmp/$s.sha"
 done
 
-# wait_udp PORT: until something listens on UDP PORT (at most 10 s).
-wait_udp() {
-	local i
-	for i in $(seq 100); do
-		ss -Hulna "sport = :$1" 2>/dev/null | grep -q . && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # serve gtlsserver|h3server [ARG...]: start that server, logging to
 # $log, on the next port ($port) of $addr with the test certificate.
 serve() {
@@ -114,14 +94,7 @@ serve() {
 	"$prog" "$@" "$addr" $port "$tmp/key.pem" "$tmp/cert.pem" \
 		>>"$log" 2>&1 &
 	srv_pid=$!
-	wait_udp $port || echo "$who did not bind port $port" >>"$log"
-}
-
-stop_server() {
-	[ -n "$srv_pid" ] || return
-	kill "$srv_pid" 2>/dev/null
-	wait "$srv_pid" 2>/dev/null
-	srv_pid=
+	quic_wait_udp $port || echo "$who did not bind port $port" >>"$log"
 }
 
 # check NAME SIZE FILE RC SECONDS: one result line.
@@ -130,7 +103,7 @@ check() {
 	sum=$(sha256sum <"$file" 2>/dev/null | cut -d' ' -f1)
 	rate=$(awk -v b="$size" -v s="$secs" 'BEGIN { printf "%.2f", (s > 0 ? b / s / 1e6 : 0) }')
 	if [ "$rc" = 0 ] && [ "$sum" = "$(cat "$tmp/$size.sha")" ]; then
-		echo "   ok   $name: ${secs}s, $rate MB/s"
+		echo "# $name: ${secs}s, $rate MB/s"
 		result ok $suite "$name"
 	else
 		echo "   FAIL $name: status $rc, $(stat -c %s "$file" 2>/dev/null || echo 0) bytes"
@@ -172,7 +145,7 @@ for fam in $families; do
 		gtlsserver -q -d "$tmp/www" --ciphers="$prio" "$addr" $port \
 			"$tmp/key.pem" "$tmp/cert.pem" >>"$log" 2>&1 &
 		srv_pid=$!
-		wait_udp $port || echo "gtlsserver did not bind port $port" >>"$log"
+		quic_wait_udp $port || echo "gtlsserver did not bind port $port" >>"$log"
 		for s in "${sizes[@]}"; do
 			name="h3client from gtlsserver IPv$fam $cipher $(mib "$s")"
 			echo "-- $name" >>"$log"
@@ -182,14 +155,14 @@ for fam in $families; do
 				"https://$host:$port/f$s.bin"
 			check "$name" "$s" "$tmp/got/f$s.bin" "$rc" "$secs"
 		done
-		stop_server
+		quic_stop_server
 
 		# ngtcp2's client, our server.
 		port=$((port + 1))
 		"$h3/h3server" -c "$cipher" -d "$tmp/www" "$addr" $port \
 			"$tmp/key.pem" "$tmp/cert.pem" >>"$log" 2>&1 &
 		srv_pid=$!
-		wait_udp $port || echo "h3server did not bind port $port" >>"$log"
+		quic_wait_udp $port || echo "h3server did not bind port $port" >>"$log"
 		for s in "${sizes[@]}"; do
 			name="gtlsclient from h3server IPv$fam $cipher $(mib "$s")"
 			echo "-- $name" >>"$log"
@@ -200,7 +173,7 @@ for fam in $families; do
 				"https://$host:$port/f$s.bin"
 			check "$name" "$s" "$tmp/got/f$s.bin" "$rc" "$secs"
 		done
-		stop_server
+		quic_stop_server
 	done
 
 	# Address validation with a Retry (RFC 9000 8.1.2), both ways: our
@@ -210,20 +183,20 @@ for fam in $families; do
 	gtlsserver -q -V -d "$tmp/www" "$addr" $port \
 		"$tmp/key.pem" "$tmp/cert.pem" >>"$log" 2>&1 &
 	srv_pid=$!
-	wait_udp $port || echo "gtlsserver did not bind port $port" >>"$log"
+	quic_wait_udp $port || echo "gtlsserver did not bind port $port" >>"$log"
 	name="h3client from gtlsserver -V (Retry) IPv$fam $(mib "$s")"
 	echo "-- $name" >>"$log"
 	rm -f "$tmp/got/f$s.bin"
 	timed timeout "$tmo" "$h3/h3client" --ca "$tmp/cert.pem" \
 		-o "$tmp/got/f$s.bin" "https://$host:$port/f$s.bin"
 	check "$name" "$s" "$tmp/got/f$s.bin" "$rc" "$secs"
-	stop_server
+	quic_stop_server
 
 	port=$((port + 1))
 	"$h3/h3server" --retry -d "$tmp/www" "$addr" $port \
 		"$tmp/key.pem" "$tmp/cert.pem" >>"$log" 2>&1 &
 	srv_pid=$!
-	wait_udp $port || echo "h3server did not bind port $port" >>"$log"
+	quic_wait_udp $port || echo "h3server did not bind port $port" >>"$log"
 	name="gtlsclient from h3server --retry IPv$fam $(mib "$s")"
 	echo "-- $name" >>"$log"
 	rm -f "$tmp/got/f$s.bin"
@@ -234,7 +207,7 @@ for fam in $families; do
 	echo "Retry packets sent: $((retry1 - retry0))" >>"$log"
 	[ $((retry1 - retry0)) -ge 1 ] || rc="$rc (no Retry sent)"
 	check "$name" "$s" "$tmp/got/f$s.bin" "$rc" "$secs"
-	stop_server
+	quic_stop_server
 
 	# Session resumption (RFC 8446 2.2, RFC 9001 4.6), both ways: the
 	# first connection saves the server's NewSessionTicket (and its
@@ -245,7 +218,7 @@ for fam in $families; do
 	gtlsserver -q -d "$tmp/www" "$addr" $port \
 		"$tmp/key.pem" "$tmp/cert.pem" >>"$log" 2>&1 &
 	srv_pid=$!
-	wait_udp $port || echo "gtlsserver did not bind port $port" >>"$log"
+	quic_wait_udp $port || echo "gtlsserver did not bind port $port" >>"$log"
 	name="h3client resumes with gtlsserver IPv$fam"
 	echo "-- $name" >>"$log"
 	rm -f "$tmp/sess" "$tmp/tp" "$tmp/got/f$s.bin"
@@ -264,13 +237,13 @@ for fam in $families; do
 		grep -q ", resumed" "$tmp/resume.log" || rc="$rc (not resumed)"
 	fi
 	check "$name" "$s" "$tmp/got/f$s.bin" "$rc" "$secs"
-	stop_server
+	quic_stop_server
 
 	port=$((port + 1))
 	"$h3/h3server" -d "$tmp/www" "$addr" $port \
 		"$tmp/key.pem" "$tmp/cert.pem" >"$tmp/h3s.log" 2>&1 &
 	srv_pid=$!
-	wait_udp $port || echo "h3server did not bind port $port" >>"$log"
+	quic_wait_udp $port || echo "h3server did not bind port $port" >>"$log"
 	name="gtlsclient resumes with h3server IPv$fam"
 	echo "-- $name" >>"$log"
 	rm -f "$tmp/sess" "$tmp/tp" "$tmp/got/f$s.bin"
@@ -286,7 +259,7 @@ for fam in $families; do
 			"https://$host:$port/f$s.bin" >>"$log" 2>&1
 		rc=$?
 	fi
-	stop_server
+	quic_stop_server
 	cat "$tmp/h3s.log" >>"$log"
 	[ "$rc" != 0 ] || grep -q ", resumed" "$tmp/h3s.log" ||
 		rc="$rc (not resumed)"
@@ -300,7 +273,7 @@ for fam in $families; do
 	gtlsserver -q -d "$tmp/www" "$addr" $port \
 		"$tmp/key.pem" "$tmp/cert.pem" >>"$log" 2>&1 &
 	srv_pid=$!
-	wait_udp $port || echo "gtlsserver did not bind port $port" >>"$log"
+	quic_wait_udp $port || echo "gtlsserver did not bind port $port" >>"$log"
 	name="h3client 0-RTT with gtlsserver IPv$fam"
 	echo "-- $name" >>"$log"
 	rm -f "$tmp/sess" "$tmp/tp" "$tmp/got/f$s.bin"
@@ -324,7 +297,7 @@ for fam in $families; do
 		[ $((out1 - out0)) -ge 1 ] || rc="$rc (no 0-RTT packet sent)"
 	fi
 	check "$name" "$s" "$tmp/got/f$s.bin" "$rc" "$secs"
-	stop_server
+	quic_stop_server
 
 	# gtlsclient names early data only when it is rejected, and only
 	# without -q (--no-quic-dump and --no-http-dump keep its log short):
@@ -334,7 +307,7 @@ for fam in $families; do
 	"$h3/h3server" --early-data -d "$tmp/www" "$addr" $port \
 		"$tmp/key.pem" "$tmp/cert.pem" >"$tmp/h3s.log" 2>&1 &
 	srv_pid=$!
-	wait_udp $port || echo "h3server did not bind port $port" >>"$log"
+	quic_wait_udp $port || echo "h3server did not bind port $port" >>"$log"
 	name="gtlsclient 0-RTT with h3server --early-data IPv$fam"
 	echo "-- $name" >>"$log"
 	rm -f "$tmp/sess" "$tmp/tp" "$tmp/got/f$s.bin"
@@ -360,7 +333,7 @@ for fam in $families; do
 		[ "$sent" -ge 1 ] || rc="$rc (no 0-RTT packet sent)"
 		[ $((in1 - in0)) -ge 1 ] || rc="$rc (no 0-RTT packet taken)"
 	fi
-	stop_server
+	quic_stop_server
 	cat "$tmp/h3s.log" >>"$log"
 	[ "$rc" != 0 ] || grep -q ", resumed, 0-RTT accepted" "$tmp/h3s.log" ||
 		rc="$rc (h3server took no 0-RTT)"
@@ -383,7 +356,7 @@ for fam in $families; do
 	echo "Version Negotiation packets taken: $((vn1 - vn0))" >>"$log"
 	[ $((vn1 - vn0)) -ge 1 ] || rc="$rc (no Version Negotiation)"
 	check "$name" "$s" "$tmp/got/f$s.bin" "$rc" "$secs"
-	stop_server
+	quic_stop_server
 
 	serve h3server -d "$tmp/www"
 	name="gtlsclient Version Negotiation with h3server IPv$fam"
@@ -394,7 +367,7 @@ for fam in $families; do
 		--download "$tmp/got" "$addr" $port \
 		"https://$host:$port/f$s.bin"
 	check "$name" "$s" "$tmp/got/f$s.bin" "$rc" "$secs"
-	stop_server
+	quic_stop_server
 
 	# A server's preferred address (RFC 9000 9.6), both ways and between
 	# our ends: the client moves there once the handshake is confirmed.
@@ -437,7 +410,7 @@ for fam in $families; do
 		[ $((mv1 - mv0)) -ge $want ] ||
 			rc="$rc ($((mv1 - mv0)) validated moves)"
 		check "$name" "$s" "$tmp/got/f$s.bin" "$rc" "$secs"
-		stop_server
+		quic_stop_server
 	done
 
 	# A server that forgets a connection (h3server --drop-after, a
@@ -453,7 +426,7 @@ for fam in $families; do
 	"$h3/h3server" --drop-after 65536 -d "$tmp/www" "$addr" $port \
 		"$tmp/key.pem" "$tmp/cert.pem" >"$tmp/reset-srv.log" 2>&1 &
 	srv_pid=$!
-	wait_udp $port || echo "h3server did not bind port $port" >>"$log"
+	quic_wait_udp $port || echo "h3server did not bind port $port" >>"$log"
 	name="gtlsclient drains on h3server's stateless reset IPv$fam"
 	echo "-- $name" >>"$log"
 	cp /proc/net/quic/snmp "$tmp/snmp0"
@@ -466,7 +439,7 @@ for fam in $families; do
 	cat "$tmp/reset.log" "$tmp/reset-srv.log" >>"$log"
 	echo "Stateless Resets sent: $((rst1 - rst0))" >>"$log"
 	if [ $((rst1 - rst0)) -ge 1 ] && grep -q ERR_DRAINING "$tmp/reset.log"; then
-		echo "   ok   $name: $((rst1 - rst0)) resets sent"
+		echo "# $name: $((rst1 - rst0)) resets sent"
 		result ok $suite "$name"
 	else
 		echo "   FAIL $name: $((rst1 - rst0)) resets sent"
@@ -479,6 +452,6 @@ for fam in $families; do
 		} | sed 's/^/      /'
 		result "not ok" $suite "$name"
 	fi
-	stop_server
+	quic_stop_server
 done
-exit 0
+quic_exit

@@ -31,9 +31,10 @@
 # The server must follow the client: every body is compared by SHA-256,
 # and the server's QuicPathMigrations counter must have grown (the
 # client's, for its own move; with gtlsserver, the router must have
-# rewritten packets both ways). One result
-# line per transfer (ktap.sh); the server's counters go to the log.
-# Nothing asserts a time.
+# rewritten packets both ways). One result line per transfer (quic_lib.sh:
+# TAP on stdout and a line of $RESULTS); the server's counters go to the
+# log. Nothing asserts a time. Exits 1 if a transfer failed, 4 (KSFT_SKIP)
+# if all were skipped or none was left to run.
 #
 # QUIC_MIGRATE_SIZE (default 2 MiB) sets the size of the file;
 # QUIC_MIGRATE_FAMS ("4 6") the address families of the port cases;
@@ -41,29 +42,19 @@
 # '*changes its port*'; the others are left out of the results).
 
 set -u
-dir=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$dir/../../../../.." && pwd)
-OUT=${OUT:-$repo/.vm}
-. "$dir/ktap.sh"
+# shellcheck source=quic_lib.sh
+. "$(dirname "$0")/quic_lib.sh"
+# shellcheck source=topo.sh
 . "$dir/topo.sh"
 
 h3=$repo/tools/quic/http3
 suite=migrate
 size=${QUIC_MIGRATE_SIZE:-2097152}
 port=4633
-log=$OUT/migrate.log
-: >"$log"
-tmp=$(mktemp -d)
-srv_pid=
 # The client's address as the server sees it once the router translates.
 nat4=10.9.1.77
-
-cleanup() {
-	[ -n "$srv_pid" ] && kill "$srv_pid" 2>/dev/null
-	topo_down
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+quic_init
+quic_at_exit topo_down
 
 names=()
 for fam in ${QUIC_MIGRATE_FAMS:-4 6}; do
@@ -83,7 +74,7 @@ fail_all() {
 	for n in "${names[@]}"; do
 		result "not ok" $suite "$n ($1)"
 	done
-	exit 0
+	quic_exit
 }
 
 echo "== a client that moves"
@@ -257,12 +248,10 @@ transfer() {
 	# shellcheck disable=SC2053
 	[[ $name == ${QUIC_MIGRATE_ONLY:-*} ]] || return 0
 	if [ -n "$move" ] && [ $tc_rewrites = 0 ]; then
-		echo "   skip $name: no tc clsact/nat/pedit in this kernel"
 		result skip $suite "$name (no tc clsact, nat or pedit)"
 		return
 	fi
 	if [ "${move% *}" = port-lossy ] && [ $tc_police = 0 ]; then
-		echo "   skip $name: no tc police action in this kernel"
 		result skip $suite "$name (no tc police)"
 		return
 	fi
@@ -323,7 +312,6 @@ transfer() {
 	if [ "$rc" = 0 ] && [ "$moved" -ge 1 ] &&
 	   { [ -z "$file" ] ||
 	     [ "$(sha256sum <"$file" 2>/dev/null | cut -d' ' -f1)" = "$sum" ]; }; then
-		echo "   ok   $name"
 		result ok $suite "$name"
 	else
 		echo "   FAIL $name: status $rc, $moved validated moves, $(stat -c %s "$file" 2>/dev/null || echo 0) bytes$why"
@@ -337,12 +325,6 @@ start_server() {
 		"$tmp/key.pem" "$tmp/cert.pem" >>"$log" 2>&1 &
 	srv_pid=$!
 	sleep 1
-}
-
-stop_server() {
-	kill "$srv_pid" 2>/dev/null
-	wait "$srv_pid" 2>/dev/null
-	srv_pid=
 }
 
 gtls() {
@@ -373,7 +355,7 @@ for fam in ${QUIC_MIGRATE_FAMS:-4 6}; do
 		"$tmp/got/f.bin" "" timeout 120 \
 		ip netns exec "$TOPO_QC" "$h3/h3client" -t 100 --migrate "$to" \
 		--ca "$tmp/cert.pem" -o "$tmp/got/f.bin" "$url"
-	stop_server
+	quic_stop_server
 	port=$((port + 1))
 	ip netns exec "$TOPO_QS" gtlsserver -q -d "$tmp/www" "$addr" $port \
 		"$tmp/key.pem" "$tmp/cert.pem" >>"$log" 2>&1 &
@@ -390,7 +372,7 @@ for fam in ${QUIC_MIGRATE_FAMS:-4 6}; do
 		"$tmp/got/f.bin" "port $fam" timeout 120 \
 		ip netns exec "$TOPO_QC" "$h3/h3client" -t 100 \
 		--ca "$tmp/cert.pem" -o "$tmp/got/f.bin" "$url"
-	stop_server
+	quic_stop_server
 done
 
 start_server "$TOPO_S4"
@@ -398,10 +380,10 @@ url="https://$TOPO_S4:$port/f.bin"
 transfer "h3client behind a NAT that changes its address IPv4" \
 	"$tmp/got/f.bin" addr timeout 120 ip netns exec "$TOPO_QC" \
 	"$h3/h3client" -t 100 --ca "$tmp/cert.pem" -o "$tmp/got/f.bin" "$url"
-stop_server
+quic_stop_server
 start_server "$TOPO_S4"
 url="https://$TOPO_S4:$port/f.bin"
 transfer "gtlsclient behind a NAT that changes its address IPv4" \
 	"$tmp/got/f.bin" addr gtls --download "$tmp/got" "$TOPO_S4" $port "$url"
-stop_server
-exit 0
+quic_stop_server
+quic_exit

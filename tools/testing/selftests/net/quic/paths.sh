@@ -16,8 +16,9 @@
 # Then our h3client's handshakes with ngtcp2's gtlsserver, 30% of the
 # datagrams towards the client lost and a 12 KB certificate flight.
 # Every body is compared by SHA-256; one result line
-# per transfer (ktap.sh); the server's counters go to the log. Nothing
-# asserts a time.
+# per transfer (quic_lib.sh: TAP on stdout and a line of $RESULTS); the
+# server's counters go to the log. Nothing asserts a time. Exits 1 if a
+# transfer failed, 4 (KSFT_SKIP) if all were skipped.
 #
 # QUIC_PATHS_SIZE (default 2 MiB) sets the size of the file;
 # QUIC_PATHS_ONLY (indices into cases[]) runs only some cases;
@@ -25,27 +26,17 @@
 # families and clients of every case (the debug kernel's run).
 
 set -u
-dir=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$dir/../../../../.." && pwd)
-OUT=${OUT:-$repo/.vm}
-. "$dir/ktap.sh"
+# shellcheck source=quic_lib.sh
+. "$(dirname "$0")/quic_lib.sh"
+# shellcheck source=topo.sh
 . "$dir/topo.sh"
 
 h3=$repo/tools/quic/http3
 suite=paths
 size=${QUIC_PATHS_SIZE:-2097152}
 port=4533
-log=$OUT/paths.log
-: >"$log"
-tmp=$(mktemp -d)
-srv_pid=
-
-cleanup() {
-	[ -n "$srv_pid" ] && kill "$srv_pid" 2>/dev/null
-	topo_down
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+quic_init
+quic_at_exit topo_down
 
 # One entry per case: its name, the server's congestion control, the
 # address families, the clients, their idle timeout (s, 0: default).
@@ -100,7 +91,7 @@ fail_all() {
 			done
 		done
 	fi
-	exit 0
+	quic_exit
 }
 
 echo "== transfers across a router"
@@ -118,7 +109,6 @@ sum=$(sha256sum <"$tmp/www/f.bin" | cut -d' ' -f1)
 # check NAME RC FILE
 check() {
 	if [ "$2" = 0 ] && [ "$(sha256sum <"$3" 2>/dev/null | cut -d' ' -f1)" = "$sum" ]; then
-		echo "   ok   $1"
 		result ok $suite "$1"
 	else
 		echo "   FAIL $1: status $2, $(stat -c %s "$3" 2>/dev/null || echo 0) bytes"
@@ -279,9 +269,7 @@ for i in ${QUIC_PATHS_ONLY:-${!cases[@]}}; do
 				pmtu_check "$(client_name $k) IPv$fam: no fragment, at most 30 datagrams too big" $fam
 		done
 
-		kill "$srv_pid" 2>/dev/null
-		wait "$srv_pid" 2>/dev/null
-		srv_pid=
+		quic_stop_server
 	done
 done
 
@@ -327,16 +315,13 @@ if [ "$hs_runs" -gt 0 ] && want h3 "${QUIC_PATHS_CLIENTS:-h3 gtls}"; then
 				"https://$host:$port/small.bin" >>"$log" 2>&1
 			rc=$?
 			if [ $rc = 0 ] && [ "$(sha256sum <"$tmp/got/small.bin" | cut -d' ' -f1)" = "$small" ]; then
-				echo "   ok   $name"
 				result ok $suite "$name"
 			else
 				echo "   FAIL $name: status $rc"
 				result "not ok" $suite "$name"
 			fi
 		done
-		kill "$srv_pid" 2>/dev/null
-		wait "$srv_pid" 2>/dev/null
-		srv_pid=
+		quic_stop_server
 	done
 fi
-exit 0
+quic_exit
