@@ -10,10 +10,17 @@
 #define _QUIC_SELFTEST_CONN_COMMON_H
 
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <netinet/quic.h>
 
@@ -145,6 +152,102 @@ static inline int quic_pair_open(int family, const char *psk,
 				 int *cfd, int *sfd)
 {
 	return quic_pair_open_events(family, psk, tp, 0, cfd, sfd);
+}
+
+/*
+ * A quic_sendmsg() that sleeps holding its socket's lock: the kernel
+ * copies the data under lock_sock(), and its page faults into a
+ * userfaultfd until held_send_release() fills it. For tests of what
+ * arrives while a user holds a socket (its backlog).
+ */
+struct held_send {
+	int fd;			/* set by the caller */
+	int64_t sid;		/* and the rest of quic_sendmsg()'s arguments */
+	uint32_t flags;
+	size_t len;		/* at most a page */
+	ssize_t ret;		/* what quic_sendmsg() returned */
+	int err;		/* and errno */
+	int uffd;
+	long page;
+	void *buf;
+	pthread_t th;
+};
+
+static inline void *held_send_main(void *p)
+{
+	struct held_send *h = p;
+
+	h->ret = quic_sendmsg(h->fd, h->buf, h->len, h->sid, h->flags);
+	h->err = errno;
+	return NULL;
+}
+
+/*
+ * Let @h's quic_sendmsg() go on, the page reading as zeros; join it and
+ * free what held_send_start() set up. Returns what quic_sendmsg()
+ * returned.
+ */
+static inline ssize_t held_send_release(struct held_send *h)
+{
+	struct uffdio_zeropage zp = {};
+
+	zp.range.start = (unsigned long)h->buf;
+	zp.range.len = h->page;
+	ioctl(h->uffd, UFFDIO_ZEROPAGE, &zp);
+	pthread_join(h->th, NULL);
+	munmap(h->buf, h->page);
+	close(h->uffd);
+	return h->ret;
+}
+
+/*
+ * Start @h's quic_sendmsg() in a thread and wait up to 10 s for it to
+ * fault. Returns 0 once it holds the socket (held_send_release() must
+ * follow); else -1 with errno set, nothing left to release: ETIMEDOUT if
+ * it did not fault, another errno without a userfaultfd (a reason to
+ * skip).
+ */
+static inline int held_send_start(struct held_send *h)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = {};
+	struct pollfd pfd = {};
+	struct uffd_msg msg;
+	int err;
+
+	h->page = sysconf(_SC_PAGESIZE);
+	h->uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (h->uffd < 0)
+		return -1;
+	h->buf = mmap(NULL, h->page, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (h->buf == MAP_FAILED) {
+		err = errno;
+		close(h->uffd);
+		errno = err;
+		return -1;
+	}
+	reg.range.start = (unsigned long)h->buf;
+	reg.range.len = h->page;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	if (ioctl(h->uffd, UFFDIO_API, &api) ||
+	    ioctl(h->uffd, UFFDIO_REGISTER, &reg) ||
+	    pthread_create(&h->th, NULL, held_send_main, h)) {
+		err = errno;
+		munmap(h->buf, h->page);
+		close(h->uffd);
+		errno = err;
+		return -1;
+	}
+	pfd.fd = h->uffd;
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, 10000) == 1 &&
+	    read(h->uffd, &msg, sizeof(msg)) == (ssize_t)sizeof(msg) &&
+	    msg.event == UFFD_EVENT_PAGEFAULT)
+		return 0;
+	held_send_release(h);
+	errno = ETIMEDOUT;
+	return -1;
 }
 
 #endif /* _QUIC_SELFTEST_CONN_COMMON_H */
