@@ -993,75 +993,23 @@ TEST_F(conn, migration_to_peer_or_broadcast_einval)
 }
 
 /*
- * A UDP relay on loopback between a client and a server: the client's
- * datagrams go on to the server from @up; the server's go back to the
- * client from @front, the address the client connected to, or, while
- * @rogue_on is set, from @rogue, an address the server never had.
+ * The relay's way back to the client: from @front, the address the
+ * client connected to, or, while @rogue_on is set, from @rogue, an
+ * address the server never had.
  */
-struct relay {
-	int front, rogue, up;
-	struct sockaddr_storage client;
-	socklen_t client_len;
+struct rogue_relay {
+	struct udp_relay r;
+	int rogue;
 	int rogue_on;
-	int stop;
-	pthread_t th;
 };
 
-static void *relay_main(void *p)
+static int rogue_back(struct udp_relay *r, int from, const unsigned char *buf,
+		      ssize_t n)
 {
-	static unsigned char buf[65536];
-	struct relay *r = p;
-	struct pollfd pfd[2] = {
-		{ .fd = r->front, .events = POLLIN },
-		{ .fd = r->up, .events = POLLIN },
-	};
-	socklen_t len;
-	ssize_t n;
-	int fd;
+	struct rogue_relay *x = r->priv;
 
-	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
-		if (poll(pfd, 2, 50) <= 0)
-			continue;
-		if (pfd[0].revents & POLLIN) {
-			len = sizeof(r->client);
-			n = recvfrom(r->front, buf, sizeof(buf), MSG_DONTWAIT,
-				     (struct sockaddr *)&r->client, &len);
-			if (n > 0) {
-				r->client_len = len;
-				send(r->up, buf, n, 0);
-			}
-		}
-		if (pfd[1].revents & POLLIN) {
-			n = recv(r->up, buf, sizeof(buf), MSG_DONTWAIT);
-			if (n <= 0 || !r->client_len)
-				continue;
-			fd = __atomic_load_n(&r->rogue_on, __ATOMIC_ACQUIRE) ?
-			     r->rogue : r->front;
-			sendto(fd, buf, n, 0, (struct sockaddr *)&r->client,
-			       r->client_len);
-		}
-	}
-	return NULL;
-}
-
-/* A UDP socket bound to a port of loopback, connected to @to if not
- * NULL; -1 on error.
- */
-static int relay_sock(int family, const struct sockaddr_storage *to,
-		      socklen_t tolen)
-{
-	struct sockaddr_storage ss;
-	socklen_t len = make_addr(&ss, family, loopback(family), 0);
-	int fd = socket(family, SOCK_DGRAM, IPPROTO_UDP);
-
-	if (fd < 0)
-		return -1;
-	if (bind(fd, (struct sockaddr *)&ss, len) ||
-	    (to && connect(fd, (const struct sockaddr *)to, tolen))) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return __atomic_load_n(&x->rogue_on, __ATOMIC_ACQUIRE) ? x->rogue :
+								 r->front;
 }
 
 /*
@@ -1074,7 +1022,9 @@ static int relay_sock(int family, const struct sockaddr_storage *to,
 TEST_F(conn, client_drops_unknown_server_address)
 {
 	struct quic_pair_server a = { .psk = PSK_FILE, .fd = -1 };
-	struct relay r = { .front = -1, .rogue = -1, .up = -1 };
+	struct rogue_relay r = {
+		.r = { .front = -1, .up = -1, .up2 = -1 }, .rogue = -1,
+	};
 	struct sockaddr_storage ls, fs;
 	socklen_t llen, flen;
 	long before, after;
@@ -1087,15 +1037,17 @@ TEST_F(conn, client_drops_unknown_server_address)
 	ASSERT_EQ(0, bind(a.lfd, (struct sockaddr *)&ls, llen));
 	ASSERT_EQ(0, getsockname(a.lfd, (struct sockaddr *)&ls, &llen));
 	ASSERT_EQ(0, listen(a.lfd, 4));
-	r.front = relay_sock(variant->family, NULL, 0);
-	r.rogue = relay_sock(variant->family, NULL, 0);
-	r.up = relay_sock(variant->family, &ls, llen);
-	ASSERT_LE(0, r.front);
+	r.r.front = loopback_udp(variant->family, NULL, 0, 0);
+	r.rogue = loopback_udp(variant->family, NULL, 0, 0);
+	r.r.up = loopback_udp(variant->family, &ls, llen, 0);
+	r.r.back = rogue_back;
+	r.r.priv = &r;
+	ASSERT_LE(0, r.r.front);
 	ASSERT_LE(0, r.rogue);
-	ASSERT_LE(0, r.up);
+	ASSERT_LE(0, r.r.up);
 	flen = sizeof(fs);
-	ASSERT_EQ(0, getsockname(r.front, (struct sockaddr *)&fs, &flen));
-	ASSERT_EQ(0, pthread_create(&r.th, NULL, relay_main, &r));
+	ASSERT_EQ(0, getsockname(r.r.front, (struct sockaddr *)&fs, &flen));
+	ASSERT_EQ(0, udp_relay_start(&r.r));
 	ASSERT_EQ(0, pthread_create(&th, NULL, quic_pair_server_main, &a));
 	self->cfd = socket(variant->family, SOCK_DGRAM, IPPROTO_QUIC);
 	ASSERT_LE(0, self->cfd);
@@ -1125,74 +1077,42 @@ TEST_F(conn, client_drops_unknown_server_address)
 	EXPECT_EQ(4, wait_data(self->cfd, buf, sizeof(buf), 15000));
 	EXPECT_EQ(0, memcmp(buf, "pong", 4));
 
-	__atomic_store_n(&r.stop, 1, __ATOMIC_RELEASE);
-	pthread_join(r.th, NULL);
-	close(r.front);
+	udp_relay_stop(&r.r);
 	close(r.rogue);
-	close(r.up);
 }
 
 /*
- * A NAT between a client and a server: the client's datagrams go on to
- * the server from @up, or, once @moved is set, from @up2, another port,
- * as a NAT that rebinds the client does; the server's come back to the
- * client from @front whichever port they reached. The first @drop
- * datagrams the server sends to the new port are lost.
+ * A NAT between a client and a server (a udp_relay): the client's
+ * datagrams go on to the server from r.up, or, once @moved is set, from
+ * r.up2, another port, as a NAT that rebinds the client does; the
+ * server's come back to the client from r.front whichever port they
+ * reached. The first @drop datagrams the server sends to the new port
+ * are lost.
  */
 struct nat {
-	int front, up, up2;
-	struct sockaddr_storage client;
-	socklen_t client_len;
+	struct udp_relay r;
 	int moved;
 	int drop;
 	int dropped;
-	int stop;
-	pthread_t th;
 };
 
-static void *nat_main(void *p)
+static int nat_fwd(struct udp_relay *r)
 {
-	static unsigned char buf[65536];
-	struct nat *r = p;
-	struct pollfd pfd[3] = {
-		{ .fd = r->front, .events = POLLIN },
-		{ .fd = r->up, .events = POLLIN },
-		{ .fd = r->up2, .events = POLLIN },
-	};
-	socklen_t len;
-	ssize_t n;
-	int i;
+	struct nat *x = r->priv;
 
-	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
-		if (poll(pfd, 3, 50) <= 0)
-			continue;
-		if (pfd[0].revents & POLLIN) {
-			len = sizeof(r->client);
-			n = recvfrom(r->front, buf, sizeof(buf), MSG_DONTWAIT,
-				     (struct sockaddr *)&r->client, &len);
-			if (n > 0) {
-				r->client_len = len;
-				send(__atomic_load_n(&r->moved,
-						     __ATOMIC_ACQUIRE) ?
-				     r->up2 : r->up, buf, n, 0);
-			}
-		}
-		for (i = 1; i < 3; i++) {
-			if (!(pfd[i].revents & POLLIN))
-				continue;
-			n = recv(pfd[i].fd, buf, sizeof(buf), MSG_DONTWAIT);
-			if (n <= 0 || !r->client_len)
-				continue;
-			if (i == 2 && r->dropped < r->drop) {
-				__atomic_add_fetch(&r->dropped, 1,
-						   __ATOMIC_RELEASE);
-				continue;
-			}
-			sendto(r->front, buf, n, 0,
-			       (struct sockaddr *)&r->client, r->client_len);
-		}
+	return __atomic_load_n(&x->moved, __ATOMIC_ACQUIRE) ? r->up2 : r->up;
+}
+
+static int nat_back(struct udp_relay *r, int from, const unsigned char *buf,
+		    ssize_t n)
+{
+	struct nat *x = r->priv;
+
+	if (from == r->up2 && x->dropped < x->drop) {
+		__atomic_add_fetch(&x->dropped, 1, __ATOMIC_RELEASE);
+		return -1;
 	}
-	return NULL;
+	return r->front;
 }
 
 #define NAT_SIZE	(512 * 1024)
@@ -1235,7 +1155,7 @@ static void *nat_sender_main(void *p)
 TEST_F_TIMEOUT(conn, nat_rebinding_challenge_lost, 120)
 {
 	struct quic_pair_server a = { .psk = PSK_FILE, .fd = -1 };
-	struct nat r = { .front = -1, .up = -1, .up2 = -1, .drop = 1 };
+	struct nat r = { .r = { .front = -1, .up = -1, .up2 = -1 }, .drop = 1 };
 	struct timeval tmo = { .tv_sec = 30 };
 	static unsigned char buf[NAT_CHUNK];
 	long migrated, failed, pto;
@@ -1256,15 +1176,18 @@ TEST_F_TIMEOUT(conn, nat_rebinding_challenge_lost, 120)
 	ASSERT_EQ(0, bind(a.lfd, (struct sockaddr *)&ls, llen));
 	ASSERT_EQ(0, getsockname(a.lfd, (struct sockaddr *)&ls, &llen));
 	ASSERT_EQ(0, listen(a.lfd, 4));
-	r.front = relay_sock(variant->family, NULL, 0);
-	r.up = relay_sock(variant->family, &ls, llen);
-	r.up2 = relay_sock(variant->family, &ls, llen);
-	ASSERT_LE(0, r.front);
-	ASSERT_LE(0, r.up);
-	ASSERT_LE(0, r.up2);
+	r.r.front = loopback_udp(variant->family, NULL, 0, 0);
+	r.r.up = loopback_udp(variant->family, &ls, llen, 0);
+	r.r.up2 = loopback_udp(variant->family, &ls, llen, 0);
+	r.r.fwd = nat_fwd;
+	r.r.back = nat_back;
+	r.r.priv = &r;
+	ASSERT_LE(0, r.r.front);
+	ASSERT_LE(0, r.r.up);
+	ASSERT_LE(0, r.r.up2);
 	flen = sizeof(fs);
-	ASSERT_EQ(0, getsockname(r.front, (struct sockaddr *)&fs, &flen));
-	ASSERT_EQ(0, pthread_create(&r.th, NULL, nat_main, &r));
+	ASSERT_EQ(0, getsockname(r.r.front, (struct sockaddr *)&fs, &flen));
+	ASSERT_EQ(0, udp_relay_start(&r.r));
 	ASSERT_EQ(0, pthread_create(&th, NULL, quic_pair_server_main, &a));
 	self->cfd = socket(variant->family, SOCK_DGRAM, IPPROTO_QUIC);
 	ASSERT_LE(0, self->cfd);
@@ -1323,14 +1246,10 @@ TEST_F_TIMEOUT(conn, nat_rebinding_challenge_lost, 120)
 	close(self->cfd);
 	self->cfd = -1;
 	for (i = 0; i < 20; i++) {
-		if (wait_fd(r.front, POLLIN, 50))
+		if (wait_fd(r.r.front, POLLIN, 50))
 			msleep(50);
 	}
-	__atomic_store_n(&r.stop, 1, __ATOMIC_RELEASE);
-	pthread_join(r.th, NULL);
-	close(r.front);
-	close(r.up);
-	close(r.up2);
+	udp_relay_stop(&r.r);
 }
 
 /* Many listeners, more than the namespace's listener hash has buckets:

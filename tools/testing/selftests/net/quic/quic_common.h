@@ -341,4 +341,118 @@ static inline int blocked_call_finish(struct blocked_call *b)
 	return woken;
 }
 
+/*
+ * A UDP socket bound to a port of loopback, connected to @to if not NULL,
+ * with a receive buffer of @rcvbuf bytes if not 0; -1 on error.
+ */
+static inline int loopback_udp(int family, const struct sockaddr_storage *to,
+			       socklen_t tolen, int rcvbuf)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = make_addr(&ss, family, loopback(family), 0);
+	int fd = socket(family, SOCK_DGRAM, IPPROTO_UDP);
+
+	if (fd < 0)
+		return -1;
+	if ((rcvbuf && setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+				  sizeof(rcvbuf))) ||
+	    bind(fd, (struct sockaddr *)&ss, len) ||
+	    (to && connect(fd, (const struct sockaddr *)to, tolen))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * A UDP relay on loopback between a client and a server: the client's
+ * datagrams to @front go on to the server from @up (connected to it), or
+ * from the socket @fwd returns (@up2, another port, say, as a NAT that
+ * rebinds the client); the server's, from either, go back to the
+ * client's last address from the socket @back returns for each (@front
+ * without @back), which may also look at them, or drop them (-1). @up2
+ * is -1 if unused; @priv is the test's.
+ */
+struct udp_relay {
+	int front, up, up2;
+	struct sockaddr_storage client;
+	socklen_t client_len;
+	int (*fwd)(struct udp_relay *r);
+	int (*back)(struct udp_relay *r, int from, const unsigned char *buf,
+		    ssize_t n);
+	void *priv;
+	int stop;
+	int running;
+	pthread_t th;
+};
+
+static inline void *udp_relay_main(void *p)
+{
+	static unsigned char buf[65536];
+	struct udp_relay *r = p;
+	struct pollfd pfd[3] = {
+		{ .fd = r->front, .events = POLLIN },
+		{ .fd = r->up, .events = POLLIN },
+		{ .fd = r->up2, .events = POLLIN },
+	};
+	socklen_t len;
+	ssize_t n;
+	int i, fd;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		if (poll(pfd, 3, 50) <= 0)
+			continue;
+		if (pfd[0].revents & POLLIN) {
+			len = sizeof(r->client);
+			n = recvfrom(r->front, buf, sizeof(buf), MSG_DONTWAIT,
+				     (struct sockaddr *)&r->client, &len);
+			if (n > 0) {
+				r->client_len = len;
+				send(r->fwd ? r->fwd(r) : r->up, buf, n, 0);
+			}
+		}
+		for (i = 1; i < 3; i++) {
+			if (!(pfd[i].revents & POLLIN))
+				continue;
+			n = recv(pfd[i].fd, buf, sizeof(buf), MSG_DONTWAIT);
+			if (n <= 0 || !r->client_len)
+				continue;
+			fd = r->back ? r->back(r, pfd[i].fd, buf, n) : r->front;
+			if (fd >= 0)
+				sendto(fd, buf, n, 0,
+				       (struct sockaddr *)&r->client,
+				       r->client_len);
+		}
+	}
+	return NULL;
+}
+
+/* Run @r (its sockets and hooks set) in a thread: 0, or -1. */
+static inline int udp_relay_start(struct udp_relay *r)
+{
+	r->stop = 0;
+	r->client_len = 0;
+	r->running = !pthread_create(&r->th, NULL, udp_relay_main, r);
+	return r->running ? 0 : -1;
+}
+
+/* Stop @r's thread if it runs, and close its sockets (-1 if none). */
+static inline void udp_relay_stop(struct udp_relay *r)
+{
+	if (r->running) {
+		__atomic_store_n(&r->stop, 1, __ATOMIC_RELEASE);
+		pthread_join(r->th, NULL);
+		r->running = 0;
+	}
+	if (r->front >= 0)
+		close(r->front);
+	if (r->up >= 0)
+		close(r->up);
+	if (r->up2 >= 0)
+		close(r->up2);
+	r->front = -1;
+	r->up = -1;
+	r->up2 = -1;
+}
+
 #endif /* _QUIC_SELFTEST_COMMON_H */

@@ -401,77 +401,29 @@ TEST(fin_after_mtu_fallback)
 }
 
 /*
- * A UDP relay on loopback between a client and a server, which counts the
- * sizes of the datagrams the server sends while @count is set. The
- * server's 1-RTT datagrams leave in GSO batches; the relay's socket
- * receives them one datagram at a time, as any receiver on the path would.
+ * A relay (udp_relay) that counts the sizes of the datagrams the server
+ * sends while @count is set. The server's 1-RTT datagrams leave in GSO
+ * batches; the relay's socket receives them one datagram at a time, as
+ * any receiver on the path would.
  */
 struct size_relay {
-	int front, up;
-	struct sockaddr_storage client;
-	socklen_t client_len;
+	struct udp_relay r;
 	int count;
-	int stop;
-	pthread_t th;
 	unsigned int sizes[65536];
 };
 
-static void *size_relay_main(void *p)
+static int size_back(struct udp_relay *r, int from, const unsigned char *buf,
+		     ssize_t n)
 {
-	static unsigned char buf[65536];
-	struct size_relay *r = p;
-	struct pollfd pfd[2] = {
-		{ .fd = r->front, .events = POLLIN },
-		{ .fd = r->up, .events = POLLIN },
-	};
-	socklen_t len;
-	ssize_t n;
+	struct size_relay *x = r->priv;
 
-	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
-		if (poll(pfd, 2, 50) <= 0)
-			continue;
-		if (pfd[0].revents & POLLIN) {
-			len = sizeof(r->client);
-			n = recvfrom(r->front, buf, sizeof(buf), MSG_DONTWAIT,
-				     (struct sockaddr *)&r->client, &len);
-			if (n > 0) {
-				r->client_len = len;
-				send(r->up, buf, n, 0);
-			}
-		}
-		if (pfd[1].revents & POLLIN) {
-			n = recv(r->up, buf, sizeof(buf), MSG_DONTWAIT);
-			if (n <= 0 || !r->client_len)
-				continue;
-			if (__atomic_load_n(&r->count, __ATOMIC_ACQUIRE))
-				r->sizes[n]++;
-			sendto(r->front, buf, n, 0,
-			       (struct sockaddr *)&r->client, r->client_len);
-		}
-	}
-	return NULL;
+	if (__atomic_load_n(&x->count, __ATOMIC_ACQUIRE))
+		x->sizes[n]++;
+	return r->front;
 }
 
-/* A UDP socket of the relay on loopback, connected to @to if not NULL,
- * with a receive buffer that holds a few GSO batches; -1 on error.
- */
-static int size_relay_sock(int family, const struct sockaddr_storage *to,
-			   socklen_t tolen)
-{
-	struct sockaddr_storage ss;
-	socklen_t len = make_addr(&ss, family, loopback(family), 0);
-	int fd = socket(family, SOCK_DGRAM, IPPROTO_UDP), val = 4 << 20;
-
-	if (fd < 0)
-		return -1;
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &val, sizeof(val)) ||
-	    bind(fd, (struct sockaddr *)&ss, len) ||
-	    (to && connect(fd, (const struct sockaddr *)to, tolen))) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
+/* The relay's sockets hold a few GSO batches. */
+#define SIZE_RELAY_RCVBUF	(4 << 20)
 
 /*
  * A client and a server of @family, @tp applied to both, connected
@@ -486,8 +438,11 @@ static int relay_pair_open(int family, const struct quic_transport_param *tp,
 	pthread_t th;
 	int ret = -1;
 
-	r->front = -1;
-	r->up = -1;
+	r->r.front = -1;
+	r->r.up = -1;
+	r->r.up2 = -1;
+	r->r.back = size_back;
+	r->r.priv = r;
 	*sfd = -1;
 	*cfd = socket(family, SOCK_DGRAM, IPPROTO_QUIC);
 	a.lfd = socket(family, SOCK_DGRAM, IPPROTO_QUIC);
@@ -501,15 +456,14 @@ static int relay_pair_open(int family, const struct quic_transport_param *tp,
 	    getsockname(a.lfd, (struct sockaddr *)&ls, &llen) ||
 	    listen(a.lfd, 4))
 		goto out;
-	r->front = size_relay_sock(family, NULL, 0);
-	r->up = size_relay_sock(family, &ls, llen);
-	if (r->front < 0 || r->up < 0 ||
-	    getsockname(r->front, (struct sockaddr *)&fs, &flen) ||
-	    pthread_create(&r->th, NULL, size_relay_main, r))
+	r->r.front = loopback_udp(family, NULL, 0, SIZE_RELAY_RCVBUF);
+	r->r.up = loopback_udp(family, &ls, llen, SIZE_RELAY_RCVBUF);
+	if (r->r.front < 0 || r->r.up < 0 ||
+	    getsockname(r->r.front, (struct sockaddr *)&fs, &flen) ||
+	    udp_relay_start(&r->r))
 		goto out;
 	if (pthread_create(&th, NULL, quic_pair_server_main, &a)) {
-		__atomic_store_n(&r->stop, 1, __ATOMIC_RELEASE);
-		pthread_join(r->th, NULL);
+		udp_relay_stop(&r->r);
 		goto out;
 	}
 	ret = connect(*cfd, (struct sockaddr *)&fs, flen) ? -errno :
@@ -520,18 +474,11 @@ static int relay_pair_open(int family, const struct quic_transport_param *tp,
 	*sfd = a.fd;
 	if (!ret)
 		ret = a.ret;
-	if (ret) {
-		__atomic_store_n(&r->stop, 1, __ATOMIC_RELEASE);
-		pthread_join(r->th, NULL);
-	}
 out:
 	if (a.lfd >= 0)
 		close(a.lfd);
 	if (ret) {
-		if (r->front >= 0)
-			close(r->front);
-		if (r->up >= 0)
-			close(r->up);
+		udp_relay_stop(&r->r);
 		if (*cfd >= 0)
 			close(*cfd);
 		if (*sfd >= 0)
@@ -620,8 +567,7 @@ TEST(full_size_datagrams)
 						 MSG_QUIC_STREAM_FIN));
 		EXPECT_EQ(FULL_LEN, read_to_fin(cfd, SUNI(0), in, sizeof(in)));
 		EXPECT_EQ(0, memcmp(in, out, FULL_LEN));
-		__atomic_store_n(&r->stop, 1, __ATOMIC_RELEASE);
-		pthread_join(r->th, NULL);
+		udp_relay_stop(&r->r);
 
 		full = r->sizes[dgram];
 		data = 0;
@@ -644,8 +590,6 @@ TEST(full_size_datagrams)
 		/* All but the last chunk's (and a copy of it, sent again). */
 		EXPECT_LE(data, full + 2);
 		EXPECT_LT(FULL_LEN / dgram, full);
-		close(r->front);
-		close(r->up);
 		free(r);
 		close(cfd);
 		close(sfd);
