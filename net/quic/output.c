@@ -50,6 +50,7 @@
 #include <net/quic/protocol.h>
 #include <net/quic/token.h>
 #include <net/quic/recovery.h>
+#include <net/quic/sendq.h>
 #include <net/quic/socket.h>
 #include <net/quic/varint.h>
 #include <net/quic/version.h>
@@ -102,83 +103,6 @@
 #define QUIC_OUT_STREAM_CHUNK		1000
 /* Records of packets that are not ack-eliciting kept per space. */
 #define QUIC_OUT_ACK_ONLY_RECORDS	512
-/* Frames a sent-packet record holds in itself; more go to extensions. */
-#define QUIC_OUT_REC_ITEMS		4
-#define QUIC_OUT_EXT_ITEMS		15
-
-/* What one frame of a sent packet was, for an ACK or a loss to act on. */
-enum quic_out_kind {
-	QUIC_OUT_CHUNK,		/* CRYPTO or STREAM data: @chunk */
-	QUIC_OUT_HANDSHAKE_DONE,
-	QUIC_OUT_MAX_DATA,
-	QUIC_OUT_MSD,		/* MAX_STREAM_DATA of stream @id */
-	QUIC_OUT_CONN_CTL,	/* MAX_STREAMS or *_BLOCKED: @bit */
-	QUIC_OUT_STREAM_CTL,	/* RESET_STREAM, ...: @bit of stream @id */
-	QUIC_OUT_NEW_CID,	/* NEW_CONNECTION_ID of our ID @seq */
-	QUIC_OUT_RETIRE_CID,	/* RETIRE_CONNECTION_ID of the peer's @seq */
-	QUIC_OUT_NEW_TOKEN,
-	QUIC_OUT_DATAGRAM,	/* DATAGRAM frames: never sent again */
-	QUIC_OUT_PATH_CHALLENGE,	/* try @seq; another goes if still
-					 * validating and it was the last
-					 */
-};
-
-/**
- * struct quic_out_item - a retransmittable frame a sent packet carried
- * @chunk: QUIC_OUT_CHUNK: the data, referenced
- * @id: QUIC_OUT_MSD, QUIC_OUT_STREAM_CTL: the stream
- * @seq: QUIC_OUT_NEW_CID, QUIC_OUT_RETIRE_CID: the sequence number;
- *	QUIC_OUT_PATH_CHALLENGE: which try of the validation it was
- * @kind: enum quic_out_kind
- * @bit: QUIC_OUT_CONN_CTL: a QUIC_STREAM_MAX_STREAMS_* or
- *	QUIC_STREAM_BLOCKED_CONN_* bit; QUIC_OUT_STREAM_CTL: a
- *	QUIC_STREAM_CTL_* bit
- */
-struct quic_out_item {
-	union {
-		struct quic_outq_chunk	*chunk;
-		s64			id;
-		u64			seq;
-	};
-	u8	kind;
-	u8	bit;
-};
-
-/**
- * struct quic_out_ext - more frames of a sent packet
- * @next: the next extension, or NULL
- * @nr: items used
- * @item: the frames
- */
-struct quic_out_ext {
-	struct quic_out_ext	*next;
-	u32			nr;
-	struct quic_out_item	item[QUIC_OUT_EXT_ITEMS];
-};
-
-/**
- * struct quic_out_pkt - a sent packet we may have to answer for
- * @sent: the sent-store record
- * @level: its packet-number space
- * @pmtu_probe: a path MTU probe (PING and PADDING)
- * @ect: it left in a datagram marked ECT(0)
- * @nr: items used in @item
- * @item: the retransmittable frames it carried, the first ones
- * @ext: the others, if any, in extensions
- *
- * Every frame that is sent again when lost is recorded, so that a lost
- * packet sends again what it carried and nothing more (RFC 9000 13.3);
- * ACK, PADDING and PING are not.
- */
-struct quic_out_pkt {
-	struct quic_sent_pkt	sent;
-	u8			level;
-	bool			pmtu_probe;
-	bool			ect;
-	u8			nr;
-	struct quic_out_item	item[QUIC_OUT_REC_ITEMS];
-	struct quic_out_ext	*ext;
-};
 
 static const u8 quic_out_levels[] = {
 	QUIC_CRYPTO_INITIAL, QUIC_CRYPTO_HANDSHAKE, QUIC_CRYPTO_APP
@@ -284,87 +208,6 @@ static u32 quic_out_ack(struct quic_pnspace *s, const struct quic_ecn *ecn,
 	return len > 0 ? len : 0;
 }
 
-/* A slot for one more frame of @rec, or NULL without memory (the frame
- * then waits for another packet). Slots are taken in order: only the
- * last extension can have room.
- */
-static struct quic_out_item *quic_out_item_add(struct quic_out_pkt *rec)
-{
-	struct quic_out_ext *e, **pe = &rec->ext;
-
-	if (rec->nr < QUIC_OUT_REC_ITEMS)
-		return &rec->item[rec->nr++];
-	for (e = rec->ext; e; e = e->next) {
-		if (e->nr < QUIC_OUT_EXT_ITEMS)
-			return &e->item[e->nr++];
-		pe = &e->next;
-	}
-	e = kmalloc(sizeof(*e), GFP_ATOMIC | __GFP_NOWARN);
-	if (!e)
-		return NULL;
-	e->next = NULL;
-	e->nr = 1;
-	*pe = e;
-	return &e->item[0];
-}
-
-/* Record a frame of @kind in @rec; false without memory. */
-static bool quic_out_note(struct quic_out_pkt *rec, u8 kind, u8 bit, u64 val)
-{
-	struct quic_out_item *it = quic_out_item_add(rec);
-
-	if (!it)
-		return false;
-	it->kind = kind;
-	it->bit = bit;
-	it->seq = val;
-	return true;
-}
-
-/* Walks the frames of a record. */
-struct quic_out_iter {
-	struct quic_out_ext	*ext;
-	u32			i;
-	bool			in_ext;
-};
-
-static struct quic_out_item *quic_out_item_next(struct quic_out_pkt *rec,
-						struct quic_out_iter *it)
-{
-	if (!it->in_ext) {
-		if (it->i < rec->nr)
-			return &rec->item[it->i++];
-		it->in_ext = true;
-		it->ext = rec->ext;
-		it->i = 0;
-	}
-	while (it->ext) {
-		if (it->i < it->ext->nr)
-			return &it->ext->item[it->i++];
-		it->ext = it->ext->next;
-		it->i = 0;
-	}
-	return NULL;
-}
-
-/* A record lets go of what its frames hold: the chunks' references and
- * the extensions.
- */
-static void quic_out_rec_release(struct quic_out_pkt *rec)
-{
-	struct quic_out_iter iter = {};
-	struct quic_out_item *it;
-	struct quic_out_ext *e;
-
-	while ((it = quic_out_item_next(rec, &iter)))
-		if (it->kind == QUIC_OUT_CHUNK)
-			quic_outq_put(it->chunk);
-	while ((e = rec->ext)) {
-		rec->ext = e->next;
-		kfree(e);
-	}
-}
-
 /* Encode @f at @buf + *@used and record it in @rec; false if it does not
  * fit or cannot be recorded (nothing is written then).
  */
@@ -374,7 +217,7 @@ static bool quic_out_put(struct quic_out_pkt *rec, struct quic_frame *f,
 {
 	int n = quic_frame_encode(buf + *used, room - *used, f);
 
-	if (n <= 0 || !quic_out_note(rec, kind, bit, val))
+	if (n <= 0 || !quic_sendq_note(rec, kind, bit, val))
 		return false;
 	*used += n;
 	return true;
@@ -658,7 +501,7 @@ static u32 quic_out_data(struct sock *sk, struct quic_outq *q, u8 *buf,
 		n = quic_frame_encode(buf + used, room - used, &f);
 		if (n < 0)
 			break;
-		it = quic_out_item_add(rec);
+		it = quic_sendq_item_add(rec);
 		if (!it)
 			break;
 		it->kind = QUIC_OUT_CHUNK;
@@ -727,7 +570,7 @@ static u32 quic_out_new_token(struct sock *sk, u8 *buf, u32 room,
 	len = quic_token_make(&quic_net(sock_net(sk))->token_key,
 			      QUIC_TOKEN_NEW, token, &c->peer, NULL, NULL,
 			      nonce, quic_token_now());
-	if (len < 0 || !quic_out_note(rec, QUIC_OUT_NEW_TOKEN, 0, 0))
+	if (len < 0 || !quic_sendq_note(rec, QUIC_OUT_NEW_TOKEN, 0, 0))
 		return 0;
 	*p++ = QUIC_FRAME_NEW_TOKEN;
 	p = quic_varint_put(p, len);
@@ -779,7 +622,7 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 		}
 	}
 	if (app && c->handshake_done_pending && room - used >= 1 &&
-	    quic_out_note(rec, QUIC_OUT_HANDSHAKE_DONE, 0, 0)) {
+	    quic_sendq_note(rec, QUIC_OUT_HANDSHAKE_DONE, 0, 0)) {
 		buf[used++] = QUIC_FRAME_HANDSHAKE_DONE;
 		c->handshake_done_pending = 0;
 	}
@@ -800,7 +643,7 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 
 		n = quic_dgram_out(sk, buf + used, room - used, &nr);
 		if (nr)
-			quic_out_note(rec, QUIC_OUT_DATAGRAM, 0, 0);
+			quic_sendq_note(rec, QUIC_OUT_DATAGRAM, 0, 0);
 		used += n;
 	}
 	if (data_ok)
@@ -891,7 +734,7 @@ static int quic_out_seal(struct sock *sk, u8 level, u8 *p, u32 room,
 	    s->sent.others >= QUIC_OUT_ACK_ONLY_RECORDS) {
 		if (quic_sent_skip(&s->sent, pn))
 			return -EINVAL;
-		quic_output_pkt_free(sk, &rec->sent);
+		quic_sendq_pkt_free(sk, &rec->sent);
 	} else if (rec) {
 		now_ns = ktime_get_ns();
 		rec->level = early ? QUIC_CRYPTO_APP : level;
@@ -1121,7 +964,7 @@ static void quic_out_rec_reset(struct sock *sk, struct quic_out_pkt *rec,
 {
 	if (rec->nr) {
 		quic_out_pkt_requeue(sk, &rec->sent);
-		quic_out_rec_release(rec);
+		quic_sendq_rec_release(rec);
 	}
 	memset(rec, 0, sizeof(*rec));
 	rec->level = level;
@@ -1611,7 +1454,7 @@ static void quic_out_path_one(struct sock *sk, bool response, gfp_t gfp)
 		return;
 	quic_out_rec_reset(sk, rec, QUIC_CRYPTO_APP);
 	if (!response &&
-	    !quic_out_note(rec, QUIC_OUT_PATH_CHALLENGE, 0, p->tries + 1)) {
+	    !quic_sendq_note(rec, QUIC_OUT_PATH_CHALLENGE, 0, p->tries + 1)) {
 		quic_out_rec_put(sk, rec, QUIC_CRYPTO_APP);
 		return;
 	}
@@ -2101,7 +1944,7 @@ void quic_output_discard(struct sock *sk, u8 level)
 	struct quic_pnspace *s = &c->space[level];
 	struct quic_outq_chunk *ch, *tmp;
 
-	quic_sent_remove_all(&s->sent, quic_output_pkt_free, sk);
+	quic_sent_remove_all(&s->sent, quic_sendq_pkt_free, sk);
 	list_for_each_entry_safe(ch, tmp, &s->out.chunks, list) {
 		quic_out_chunk_gone(sk, ch, false);
 		quic_outq_drop(&s->out, ch);
@@ -2114,7 +1957,7 @@ void quic_output_discard(struct sock *sk, u8 level)
 static void quic_out_pkt_retried(void *ctx, struct quic_sent_pkt *pkt)
 {
 	quic_out_pkt_requeue(ctx, pkt);
-	quic_output_pkt_free(ctx, pkt);
+	quic_sendq_pkt_free(ctx, pkt);
 }
 
 /**
@@ -2161,19 +2004,6 @@ void quic_output_free(struct sock *sk)
 	}
 }
 
-/**
- * quic_output_pkt_free() - drop a sent-packet record
- * @ctx: the socket
- * @pkt: the record
- */
-void quic_output_pkt_free(void *ctx, struct quic_sent_pkt *pkt)
-{
-	struct quic_out_pkt *rec = container_of(pkt, struct quic_out_pkt, sent);
-
-	quic_out_rec_release(rec);
-	kfree(rec);
-}
-
 /* Queue the frames of a sent packet (lost or probed; the record stays the
  * caller's) again, each unless it was delivered or is no longer needed.
  * Whether anything was queued.
@@ -2188,7 +2018,7 @@ static bool quic_out_pkt_requeue(struct sock *sk, struct quic_sent_pkt *pkt)
 	struct quic_stream *st;
 	bool any = false;
 
-	while ((it = quic_out_item_next(rec, &iter))) {
+	while ((it = quic_sendq_item_next(rec, &iter))) {
 		switch (it->kind) {
 		case QUIC_OUT_CHUNK:
 			any |= quic_outq_lost(q, it->chunk);
@@ -2268,7 +2098,7 @@ static void quic_out_pkt_lost(void *ctx, struct quic_sent_pkt *pkt)
 	if (rec->pmtu_probe) {
 		/* Too large for the path, most likely: not congestion. */
 		quic_pmtu_lost(&c->pmtu, pkt->pn);
-		quic_output_pkt_free(sk, pkt);
+		quic_sendq_pkt_free(sk, pkt);
 		return;
 	}
 	if (!b->nr++)
@@ -2287,7 +2117,7 @@ static void quic_out_pkt_lost(void *ctx, struct quic_sent_pkt *pkt)
 			quic_recovery_lost_note(&c->rec, pkt->pn, largest);
 		quic_out_pkt_requeue(sk, pkt);
 	}
-	quic_output_pkt_free(sk, pkt);
+	quic_sendq_pkt_free(sk, pkt);
 }
 
 /* A stream control frame was delivered; an acknowledged RESET_STREAM
@@ -2331,7 +2161,7 @@ static void quic_out_pkt_acked(void *ctx, struct quic_sent_pkt *pkt)
 	b->ect += rec->ect;
 	if (rec->pmtu_probe && quic_pmtu_acked(&c->pmtu, pkt->pn))
 		quic_out_grow(c);
-	while ((it = quic_out_item_next(rec, &iter))) {
+	while ((it = quic_sendq_item_next(rec, &iter))) {
 		switch (it->kind) {
 		case QUIC_OUT_CHUNK:
 			if (quic_outq_acked(q, it->chunk))
@@ -2348,7 +2178,7 @@ static void quic_out_pkt_acked(void *ctx, struct quic_sent_pkt *pkt)
 			break;
 		}
 	}
-	quic_output_pkt_free(sk, pkt);
+	quic_sendq_pkt_free(sk, pkt);
 }
 
 static u64 quic_out_now(void)

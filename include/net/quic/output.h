@@ -14,7 +14,6 @@
 struct iov_iter;
 struct quic_ack_range;
 struct quic_frame_ack;
-struct quic_sent_pkt;
 struct quic_stream;
 struct sock;
 
@@ -26,7 +25,6 @@ void quic_output_ack_timeout(struct sock *sk);
 void quic_output_pace_timeout(struct sock *sk);
 void quic_output_close(struct sock *sk, u32 err, gfp_t gfp);
 void quic_output_close_app(struct sock *sk, gfp_t gfp);
-void quic_output_pkt_free(void *ctx, struct quic_sent_pkt *pkt);
 int quic_output_ack_rcvd(struct sock *sk, u8 level, bool ecn,
 			 const struct quic_frame_ack *ack,
 			 const struct quic_ack_range *ranges);
