@@ -38,6 +38,7 @@
 #include <net/quic/packet.h>
 #include <net/quic/path.h>
 #include <net/quic/protocol.h>
+#include <net/quic/sendq.h>
 #include <net/quic/socket.h>
 #include <net/quic/stateless.h>
 #include <net/quic/varint.h>
@@ -197,7 +198,7 @@ static void quic_in_stop_sending(struct sock *sk, struct quic_stream *st,
 		return;
 	if (c->active_sid == st->id)
 		c->active_sid = -1;
-	quic_output_stream_drop(sk, st->id);
+	quic_sendq_stream_drop(sk, st->id);
 	quic_event_stream_update(sk, st->id, QUIC_STREAM_SEND_STATE_RESET_SENT,
 				 errcode, st->send.used);
 	sk->sk_write_space(sk);

@@ -86,21 +86,6 @@
  * each, and a Length of 4; for estimates of the datagrams data takes.
  */
 #define QUIC_OUT_STREAM_HDR_MAX	(1 + 8 + 8 + 4)
-/* Least data a chunk too large for any packet (quic_out_chunk_split())
- * is cut to where other frames take most of a packet: else it waits for
- * an empty one.
- */
-#define QUIC_OUT_SPLIT_MIN		64
-/* Largest piece of CRYPTO data kept as one unit for (re)transmission:
- * a chunk of it is a 1 KiB allocation, and fits any Initial packet.
- */
-#define QUIC_OUT_CRYPTO_CHUNK		(1024 - sizeof(struct quic_outq_chunk))
-/* CRYPTO bytes one level holds until the peer acknowledges them: a TLS
- * flight with a long certificate chain is a few tens of KB.
- */
-#define QUIC_OUT_CRYPTO_MAX		SZ_64K
-/* Least STREAM chunk, whatever quic_out_data_max() says. */
-#define QUIC_OUT_STREAM_CHUNK		1000
 /* Records of packets that are not ack-eliciting kept per space. */
 #define QUIC_OUT_ACK_ONLY_RECORDS	512
 
@@ -395,29 +380,25 @@ static u32 quic_out_cid(struct sock *sk, u8 *buf, u32 room,
 	return used;
 }
 
-/* Charge (@sign 1) or uncharge (-1) a queued chunk to the socket's send
- * buffer: STREAM and CRYPTO data alike, from queueing to delivery
- * (quic_out_chunk_gone()), its header and room. @cap never changes, so
- * neither does the charge.
- */
-static void quic_out_chunk_charge(struct sock *sk,
-				  const struct quic_outq_chunk *ch, int sign)
-{
-	sk_wmem_queued_add(sk, sign * (int)struct_size(ch, data, ch->cap));
-}
-
 static u32 quic_out_dgram_limit(struct sock *sk);
 
-/* The most data of one frame of stream @id (QUIC_OUTQ_CRYPTO: CRYPTO) at
- * offset @off that a packet of the datagram size in use holds with no
- * other frame: the datagram less the packet header, the tag and the
- * frame's header, its Length included. Once established (@max_dgram
- * set), a 1-RTT packet with our DCID; before, a 0-RTT one, whose long
- * header is larger. STREAM chunks are cut to it, so that a packet with
- * one full chunk is exactly the datagram size the path MTU search
- * confirmed.
+/**
+ * quic_output_data_max() - the most data of one frame a packet holds alone
+ * @sk: the socket, locked
+ * @id: the stream, or %QUIC_OUTQ_CRYPTO for CRYPTO data
+ * @off: the offset of the data
+ *
+ * The most data of one frame of stream @id at offset @off that a packet
+ * of the datagram size in use holds with no other frame: the datagram
+ * less the packet header, the tag and the frame's header, its Length
+ * included. Once established (@max_dgram set), a 1-RTT packet with our
+ * DCID; before, a 0-RTT one, whose long header is larger. STREAM chunks
+ * are cut to it (sendq.c), so that a packet with one full chunk is
+ * exactly the datagram size the path MTU search confirmed.
+ *
+ * Return: the bytes, 0 if none fit.
  */
-static u32 quic_out_data_max(struct sock *sk, s64 id, u64 off)
+u32 quic_output_data_max(struct sock *sk, s64 id, u64 off)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	u8 level = c->max_dgram ? QUIC_CRYPTO_APP : QUIC_CRYPTO_EARLY;
@@ -432,40 +413,11 @@ static u32 quic_out_data_max(struct sock *sk, s64 id, u64 off)
 	return n > 0 ? n : 0;
 }
 
-/* A chunk too large for any packet now (the datagram size fell back
- * after a black hole, quic_out_pmtu_check()): cut it where @n bytes fit.
- * Return 0 if cut, else the chunk waits for the next packet: one that
- * fits an empty packet is never cut, so that a packet whose ACK and
- * control frames leave it too little room goes without it, and the
- * chunk fills the next one whole (quic_out_data()).
- */
-static int quic_out_chunk_split(struct sock *sk, struct quic_outq *q,
-				struct quic_outq_chunk *ch, int n)
-{
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_outq_chunk *tail;
-	struct quic_stream *st;
-
-	if (!c->max_dgram || n < QUIC_OUT_SPLIT_MIN ||
-	    ch->len <= quic_out_data_max(sk, ch->id, ch->offset))
-		return -EAGAIN;	/* a packet of its own takes it */
-	if (quic_outq_split(q, ch, n, GFP_ATOMIC | __GFP_NOWARN))
-		return -ENOMEM;
-	tail = list_next_entry(ch, list);
-	quic_out_chunk_charge(sk, tail, 1);
-	if (ch->id == QUIC_OUTQ_CRYPTO)
-		return 0;
-	st = quic_stream_find(&c->streams, ch->id);
-	if (st)
-		quic_stream_out_hold(st);
-	return 0;
-}
-
 /* The data of the space's send queue: lost chunks first, then new ones
  * from the send cursor, one CRYPTO or STREAM frame each. A chunk that
  * does not fit what the frames before it left waits for the next packet,
  * which it fills: a STREAM chunk is cut to what a packet holds with
- * nothing else (quic_out_data_max()), so one that shares a packet with
+ * nothing else (quic_output_data_max()), so one that shares a packet with
  * an ACK or control frames seldom fits. Those then go in a packet of
  * their own: cutting the chunk instead would cost an allocation and a
  * copy of its tail, and put in flight one more packet, a fragment of
@@ -489,7 +441,7 @@ static u32 quic_out_data(struct sock *sk, struct quic_outq *q, u8 *buf,
 			n = quic_frame_stream_fit(ch->id, ch->offset, true,
 						  room - used, ch->len);
 		if (n < (int)ch->len &&
-		    (n <= 0 || quic_out_chunk_split(sk, q, ch, n)))
+		    (n <= 0 || quic_sendq_chunk_split(sk, q, ch, n)))
 			break;	/* for the next packet */
 		/* After the cut: the FIN went with the chunk's tail. */
 		f.type = ch->id == QUIC_OUTQ_CRYPTO ? QUIC_FRAME_CRYPTO :
@@ -983,7 +935,7 @@ static bool quic_out_gso_start(struct quic_out_plan *pl, u32 size, u32 seg,
 }
 
 /* A 1-RTT datagram of the datagram size in use, to a few bytes: a full
- * STREAM chunk fills it (quic_out_data_max()), and more are likely to
+ * STREAM chunk fills it (quic_output_data_max()), and more are likely to
  * follow at that size.
  */
 static bool quic_out_full(u32 total, u32 limit)
@@ -1556,85 +1508,6 @@ void quic_output_pace_timeout(struct sock *sk)
 	quic_output_flush(sk, GFP_ATOMIC);
 }
 
-/**
- * quic_output_crypto_room() - whether a level takes @len more CRYPTO bytes
- * @sk: the socket, locked
- * @level: QUIC_CRYPTO_INITIAL, _HANDSHAKE or _APP
- * @len: the bytes of one TLS message
- *
- * CRYPTO data is charged to the send buffer like STREAM data, and a level
- * holds at most %QUIC_OUT_CRYPTO_MAX bytes the peer has not acknowledged:
- * a handshake nobody answers pins no more. A message is taken whole, and
- * a level with nothing queued takes one whatever sk_sndbuf says, so that
- * a small send buffer never stalls a handshake.
- *
- * Return: 0 if it fits now, -EAGAIN if it will once the peer acknowledges
- * what is queued, -EMSGSIZE if it never will.
- */
-int quic_output_crypto_room(struct sock *sk, u8 level, u32 len)
-{
-	struct quic_outq *q = &quic_sk(sk)->conn.space[level].out;
-
-	if (len > QUIC_OUT_CRYPTO_MAX)
-		return -EMSGSIZE;
-	if (!q->crypto)
-		return 0;
-	if (q->crypto + len > QUIC_OUT_CRYPTO_MAX ||
-	    sk->sk_wmem_queued + len > READ_ONCE(sk->sk_sndbuf))
-		return -EAGAIN;
-	return 0;
-}
-
-/**
- * quic_output_crypto() - queue handshake data of one level
- * @sk: the socket, locked
- * @level: QUIC_CRYPTO_INITIAL, _HANDSHAKE or _APP, its send key ready
- * @from: the bytes
- * @len: their number, taken by quic_output_crypto_room()
- *
- * Return: 0 or a negative errno (nothing queued then).
- */
-int quic_output_crypto(struct sock *sk, u8 level, struct iov_iter *from,
-		       u32 len)
-{
-	struct quic_pnspace *s = &quic_sk(sk)->conn.space[level];
-	struct quic_outq_chunk *ch, *tmp;
-	u64 off = s->crypto_send_off;
-	LIST_HEAD(chunks);
-	int err;
-	u32 n;
-
-	while (len) {
-		n = min_t(u32, len, QUIC_OUT_CRYPTO_CHUNK);
-		ch = quic_outq_chunk_alloc(QUIC_OUTQ_CRYPTO, off, n, n,
-					   GFP_KERNEL_ACCOUNT);
-		err = -ENOMEM;
-		if (!ch)
-			goto err;
-		list_add_tail(&ch->list, &chunks);
-		quic_out_chunk_charge(sk, ch, 1);
-		err = -EFAULT;
-		if (copy_from_iter(ch->data, n, from) != n)
-			goto err;
-		off += n;
-		len -= n;
-	}
-	list_for_each_entry_safe(ch, tmp, &chunks, list) {
-		list_del(&ch->list);
-		quic_outq_add(&s->out, ch);
-	}
-	s->crypto_send_off = off;
-	if (level == QUIC_CRYPTO_HANDSHAKE)
-		quic_sk(sk)->conn.fin_pending = 0;
-	return 0;
-err:
-	list_for_each_entry_safe(ch, tmp, &chunks, list) {
-		quic_out_chunk_charge(sk, ch, -1);
-		kfree(ch);
-	}
-	return err;
-}
-
 /* Send a CONNECTION_CLOSE of @f once, at the highest level with a send
  * key; a copy is kept for the closing state (conn.c).
  */
@@ -1750,147 +1623,6 @@ void quic_output_close_app(struct sock *sk, gfp_t gfp)
 	quic_out_close(sk, &f, gfp);
 }
 
-/* A chunk was delivered (acknowledged, @acked) or dropped: off the queue.
- * The stream's sending part is done once its FIN was queued (Data Sent)
- * and no chunk of it is left, whichever chunk arrives last.
- */
-static void quic_out_chunk_gone(struct sock *sk, struct quic_outq_chunk *ch,
-				bool acked)
-{
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_stream *st;
-
-	quic_out_chunk_charge(sk, ch, -1);
-	sk->sk_write_space(sk);
-	if (ch->id == QUIC_OUTQ_CRYPTO)
-		return;
-	st = quic_stream_find(&c->streams, ch->id);
-	if (!st || !quic_stream_out_put(st) || !acked ||
-	    st->send_state != QUIC_STREAM_SEND_STATE_SENT)
-		return;
-	if (quic_stream_set_send_state(st, QUIC_STREAM_SEND_STATE_RECVD))
-		return;
-	/* socket-api.md 5.6: no final size in this one. */
-	quic_event_stream_update(sk, st->id, QUIC_STREAM_SEND_STATE_RECVD, 0,
-				 0);
-	quic_stream_release(&c->streams, st);
-}
-
-/* A chunk of @n bytes for a stream, at most @full, with the room of
- * quic_outq_stream_room() (none for a bare FIN), charged to the socket.
- */
-static struct quic_outq_chunk *quic_out_chunk_new(struct sock *sk, s64 id,
-						  u64 off, u32 n, u32 full)
-{
-	struct quic_outq_chunk *ch;
-
-	ch = quic_outq_chunk_alloc(id, off, n, quic_outq_stream_room(n, full),
-				   GFP_KERNEL_ACCOUNT);
-	if (ch)
-		quic_out_chunk_charge(sk, ch, 1);
-	return ch;
-}
-
-/**
- * quic_output_stream() - queue stream data
- * @sk: the socket, locked, its streams ready
- * @st: the stream, able to send
- * @from: the bytes
- * @len: their number, at most the stream's send credit
- * @fin: they end the stream
- *
- * Bytes join the last chunk of the stream if it was not sent yet and has
- * room; the others fill chunks of a packet's worth.
- *
- * Return: 0 or a negative errno (nothing queued then).
- */
-int quic_output_stream(struct sock *sk, struct quic_stream *st,
-		       struct iov_iter *from, u32 len, bool fin)
-{
-	struct quic_outq *q = &quic_sk(sk)->conn.space[QUIC_CRYPTO_APP].out;
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_outq_chunk *ch, *tmp, *tail;
-	u32 n, total = len, full, grown = 0;
-	u64 off = st->send.used;
-	LIST_HEAD(chunks);
-	int err;
-
-	tail = quic_outq_tail(q, st->id);
-	if (tail && len) {
-		grown = min(len, tail->cap - tail->len);
-		if (copy_from_iter(tail->data + tail->len, grown, from) !=
-		    grown)
-			return -EFAULT;
-		off += grown;
-		len -= grown;
-	}
-	while (len || (fin && list_empty(&chunks) && !tail)) {
-		/* A packet of the datagram size in use, alone: its header
-		 * grows with the offset's varint.
-		 */
-		full = max_t(u32, QUIC_OUT_STREAM_CHUNK,
-			     quic_out_data_max(sk, st->id, off));
-		n = min(len, full);
-		ch = quic_out_chunk_new(sk, st->id, off, n, full);
-		if (!ch)
-			goto err;
-		list_add_tail(&ch->list, &chunks);
-		if (copy_from_iter(ch->data, n, from) != n)
-			goto err;
-		off += n;
-		len -= n;
-	}
-	err = quic_stream_send_advance(&c->streams, st, total, fin);
-	if (err)
-		goto free;
-	if (grown)
-		quic_outq_grow(q, tail, grown);
-	list_for_each_entry_safe(ch, tmp, &chunks, list) {
-		list_del(&ch->list);
-		quic_outq_add(q, ch);
-		quic_stream_out_hold(st);
-	}
-	if (fin)
-		list_last_entry(&q->chunks, struct quic_outq_chunk, list)->fin = 1;
-	return 0;
-err:
-	err = -EFAULT;
-free:
-	list_for_each_entry_safe(ch, tmp, &chunks, list) {
-		quic_out_chunk_charge(sk, ch, -1);
-		kfree(ch);
-	}
-	return err;
-}
-
-/* quic_outq_drop_stream() drops a chunk of a reset stream (@ctx: sk). */
-static void quic_out_chunk_dropped(void *ctx, struct quic_outq_chunk *ch)
-{
-	quic_out_chunk_gone(ctx, ch, false);
-}
-
-/**
- * quic_output_stream_drop() - a stream was reset: its queued STREAM data
- *	is never sent again
- * @sk: the socket, locked
- * @id: the stream
- *
- * The walk of the send queue ends at the stream's last chunk: the stream
- * counts its chunks on the queue (quic_stream_out_hold()), so chunks
- * queued after that one, and the whole queue when it has none, are not
- * visited (quic_outq_drop_stream()).
- */
-void quic_output_stream_drop(struct sock *sk, s64 id)
-{
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_stream *st = quic_stream_find(&c->streams, id);
-
-	if (st && st->out_chunks)
-		quic_outq_drop_stream(&c->space[QUIC_CRYPTO_APP].out, id,
-				      st->out_chunks, quic_out_chunk_dropped,
-				      sk);
-}
-
 /**
  * quic_output_msd() - a stream's receive limit rose: send MAX_STREAM_DATA
  * @sk: the socket, locked
@@ -1911,28 +1643,6 @@ void quic_output_msd(struct sock *sk, s64 id)
 }
 
 /**
- * quic_output_unsent() - bytes queued in the 1-RTT space and never sent
- * @sk: the socket, locked
- *
- * Return: the bytes, for SIOCOUTQNSD.
- */
-u64 quic_output_unsent(struct sock *sk)
-{
-	return quic_sk(sk)->conn.space[QUIC_CRYPTO_APP].out.unsent;
-}
-
-/**
- * quic_output_done() - whether all queued data was delivered
- * @sk: the socket, locked
- *
- * Return: true if the 1-RTT send queue is empty (SO_LINGER waits for it).
- */
-bool quic_output_done(struct sock *sk)
-{
-	return quic_outq_empty(&quic_sk(sk)->conn.space[QUIC_CRYPTO_APP].out);
-}
-
-/**
  * quic_output_discard() - a space is discarded: its sent-packet records
  *	and its queued data go
  * @sk: the socket, locked
@@ -1946,7 +1656,7 @@ void quic_output_discard(struct sock *sk, u8 level)
 
 	quic_sent_remove_all(&s->sent, quic_sendq_pkt_free, sk);
 	list_for_each_entry_safe(ch, tmp, &s->out.chunks, list) {
-		quic_out_chunk_gone(sk, ch, false);
+		quic_sendq_chunk_gone(sk, ch, false);
 		quic_outq_drop(&s->out, ch);
 	}
 	kfree(c->out_spare[level]);
@@ -2165,7 +1875,7 @@ static void quic_out_pkt_acked(void *ctx, struct quic_sent_pkt *pkt)
 		switch (it->kind) {
 		case QUIC_OUT_CHUNK:
 			if (quic_outq_acked(q, it->chunk))
-				quic_out_chunk_gone(sk, it->chunk, true);
+				quic_sendq_chunk_gone(sk, it->chunk, true);
 			break;
 		case QUIC_OUT_HANDSHAKE_DONE:
 			c->hd_acked = 1;

@@ -5,12 +5,39 @@
  * The records of the packets sent: output.c fills one per packet with
  * the retransmittable frames it planned into it, the sent store
  * (sent.c) keeps it until an ACK or a loss, and loss.c reads it then.
+ *
+ * The CRYPTO and STREAM data queued to send (outq.c keeps it): cut into
+ * chunks of a packet's worth, charged to the socket's send buffer from
+ * queueing to delivery, dropped with a reset stream.
  */
-
+#include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/uio.h>
+#include <net/sock.h>
 
+#include <net/quic/conn.h>
+#include <net/quic/event.h>
+#include <net/quic/output.h>
 #include <net/quic/outq.h>
 #include <net/quic/sendq.h>
+#include <net/quic/socket.h>
+#include <net/quic/stream.h>
+
+/* Least data a chunk too large for any packet (quic_sendq_chunk_split())
+ * is cut to where other frames take most of a packet: else it waits for
+ * an empty one.
+ */
+#define QUIC_SENDQ_SPLIT_MIN		64
+/* Largest piece of CRYPTO data kept as one unit for (re)transmission:
+ * a chunk of it is a 1 KiB allocation, and fits any Initial packet.
+ */
+#define QUIC_SENDQ_CRYPTO_CHUNK		(1024 - sizeof(struct quic_outq_chunk))
+/* CRYPTO bytes one level holds until the peer acknowledges them: a TLS
+ * flight with a long certificate chain is a few tens of KB.
+ */
+#define QUIC_SENDQ_CRYPTO_MAX		SZ_64K
+/* Least STREAM chunk, whatever quic_output_data_max() says. */
+#define QUIC_SENDQ_STREAM_CHUNK		1000
 
 /**
  * quic_sendq_item_add() - a slot for one more frame of a record
@@ -120,4 +147,300 @@ void quic_sendq_pkt_free(void *ctx, struct quic_sent_pkt *pkt)
 
 	quic_sendq_rec_release(rec);
 	kfree(rec);
+}
+
+/* Charge (@sign 1) or uncharge (-1) a queued chunk to the socket's send
+ * buffer: STREAM and CRYPTO data alike, from queueing to delivery
+ * (quic_sendq_chunk_gone()), its header and room. @cap never changes, so
+ * neither does the charge.
+ */
+static void quic_sendq_chunk_charge(struct sock *sk,
+				    const struct quic_outq_chunk *ch, int sign)
+{
+	sk_wmem_queued_add(sk, sign * (int)struct_size(ch, data, ch->cap));
+}
+
+/**
+ * quic_sendq_chunk_split() - cut a chunk too large for any packet now
+ * @sk: the socket, locked
+ * @q: the send queue of the chunk
+ * @ch: the chunk
+ * @n: its bytes that fit the packet being planned
+ *
+ * The datagram size fell back after a black hole (quic_out_pmtu_check()):
+ * the chunk is cut where @n bytes fit. One that fits an empty packet is
+ * never cut, so that a packet whose ACK and control frames leave it too
+ * little room goes without it, and the chunk fills the next one whole
+ * (quic_out_data() in output.c).
+ *
+ * Return: 0 if cut, else a negative errno: the chunk waits for the next
+ * packet.
+ */
+int quic_sendq_chunk_split(struct sock *sk, struct quic_outq *q,
+			   struct quic_outq_chunk *ch, int n)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_outq_chunk *tail;
+	struct quic_stream *st;
+
+	if (!c->max_dgram || n < QUIC_SENDQ_SPLIT_MIN ||
+	    ch->len <= quic_output_data_max(sk, ch->id, ch->offset))
+		return -EAGAIN;	/* a packet of its own takes it */
+	if (quic_outq_split(q, ch, n, GFP_ATOMIC | __GFP_NOWARN))
+		return -ENOMEM;
+	tail = list_next_entry(ch, list);
+	quic_sendq_chunk_charge(sk, tail, 1);
+	if (ch->id == QUIC_OUTQ_CRYPTO)
+		return 0;
+	st = quic_stream_find(&c->streams, ch->id);
+	if (st)
+		quic_stream_out_hold(st);
+	return 0;
+}
+
+/**
+ * quic_sendq_crypto_room() - whether a level takes @len more CRYPTO bytes
+ * @sk: the socket, locked
+ * @level: QUIC_CRYPTO_INITIAL, _HANDSHAKE or _APP
+ * @len: the bytes of one TLS message
+ *
+ * CRYPTO data is charged to the send buffer like STREAM data, and a level
+ * holds at most %QUIC_SENDQ_CRYPTO_MAX bytes the peer has not acknowledged:
+ * a handshake nobody answers pins no more. A message is taken whole, and
+ * a level with nothing queued takes one whatever sk_sndbuf says, so that
+ * a small send buffer never stalls a handshake.
+ *
+ * Return: 0 if it fits now, -EAGAIN if it will once the peer acknowledges
+ * what is queued, -EMSGSIZE if it never will.
+ */
+int quic_sendq_crypto_room(struct sock *sk, u8 level, u32 len)
+{
+	struct quic_outq *q = &quic_sk(sk)->conn.space[level].out;
+
+	if (len > QUIC_SENDQ_CRYPTO_MAX)
+		return -EMSGSIZE;
+	if (!q->crypto)
+		return 0;
+	if (q->crypto + len > QUIC_SENDQ_CRYPTO_MAX ||
+	    sk->sk_wmem_queued + len > READ_ONCE(sk->sk_sndbuf))
+		return -EAGAIN;
+	return 0;
+}
+
+/**
+ * quic_sendq_crypto() - queue handshake data of one level
+ * @sk: the socket, locked
+ * @level: QUIC_CRYPTO_INITIAL, _HANDSHAKE or _APP, its send key ready
+ * @from: the bytes
+ * @len: their number, taken by quic_sendq_crypto_room()
+ *
+ * Return: 0 or a negative errno (nothing queued then).
+ */
+int quic_sendq_crypto(struct sock *sk, u8 level, struct iov_iter *from,
+		      u32 len)
+{
+	struct quic_pnspace *s = &quic_sk(sk)->conn.space[level];
+	struct quic_outq_chunk *ch, *tmp;
+	u64 off = s->crypto_send_off;
+	LIST_HEAD(chunks);
+	int err;
+	u32 n;
+
+	while (len) {
+		n = min_t(u32, len, QUIC_SENDQ_CRYPTO_CHUNK);
+		ch = quic_outq_chunk_alloc(QUIC_OUTQ_CRYPTO, off, n, n,
+					   GFP_KERNEL_ACCOUNT);
+		err = -ENOMEM;
+		if (!ch)
+			goto err;
+		list_add_tail(&ch->list, &chunks);
+		quic_sendq_chunk_charge(sk, ch, 1);
+		err = -EFAULT;
+		if (copy_from_iter(ch->data, n, from) != n)
+			goto err;
+		off += n;
+		len -= n;
+	}
+	list_for_each_entry_safe(ch, tmp, &chunks, list) {
+		list_del(&ch->list);
+		quic_outq_add(&s->out, ch);
+	}
+	s->crypto_send_off = off;
+	if (level == QUIC_CRYPTO_HANDSHAKE)
+		quic_sk(sk)->conn.fin_pending = 0;
+	return 0;
+err:
+	list_for_each_entry_safe(ch, tmp, &chunks, list) {
+		quic_sendq_chunk_charge(sk, ch, -1);
+		kfree(ch);
+	}
+	return err;
+}
+
+/**
+ * quic_sendq_chunk_gone() - a chunk was delivered or dropped: off the queue
+ * @sk: the socket, locked
+ * @ch: the chunk
+ * @acked: it was acknowledged, not dropped
+ *
+ * The stream's sending part is done once its FIN was queued (Data Sent)
+ * and no chunk of it is left, whichever chunk arrives last.
+ */
+void quic_sendq_chunk_gone(struct sock *sk, struct quic_outq_chunk *ch,
+			   bool acked)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_stream *st;
+
+	quic_sendq_chunk_charge(sk, ch, -1);
+	sk->sk_write_space(sk);
+	if (ch->id == QUIC_OUTQ_CRYPTO)
+		return;
+	st = quic_stream_find(&c->streams, ch->id);
+	if (!st || !quic_stream_out_put(st) || !acked ||
+	    st->send_state != QUIC_STREAM_SEND_STATE_SENT)
+		return;
+	if (quic_stream_set_send_state(st, QUIC_STREAM_SEND_STATE_RECVD))
+		return;
+	/* socket-api.md 5.6: no final size in this one. */
+	quic_event_stream_update(sk, st->id, QUIC_STREAM_SEND_STATE_RECVD, 0,
+				 0);
+	quic_stream_release(&c->streams, st);
+}
+
+/* A chunk of @n bytes for a stream, at most @full, with the room of
+ * quic_outq_stream_room() (none for a bare FIN), charged to the socket.
+ */
+static struct quic_outq_chunk *quic_sendq_chunk_new(struct sock *sk, s64 id,
+						    u64 off, u32 n, u32 full)
+{
+	struct quic_outq_chunk *ch;
+
+	ch = quic_outq_chunk_alloc(id, off, n, quic_outq_stream_room(n, full),
+				   GFP_KERNEL_ACCOUNT);
+	if (ch)
+		quic_sendq_chunk_charge(sk, ch, 1);
+	return ch;
+}
+
+/**
+ * quic_sendq_stream() - queue stream data
+ * @sk: the socket, locked, its streams ready
+ * @st: the stream, able to send
+ * @from: the bytes
+ * @len: their number, at most the stream's send credit
+ * @fin: they end the stream
+ *
+ * Bytes join the last chunk of the stream if it was not sent yet and has
+ * room; the others fill chunks of a packet's worth.
+ *
+ * Return: 0 or a negative errno (nothing queued then).
+ */
+int quic_sendq_stream(struct sock *sk, struct quic_stream *st,
+		      struct iov_iter *from, u32 len, bool fin)
+{
+	struct quic_outq *q = &quic_sk(sk)->conn.space[QUIC_CRYPTO_APP].out;
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_outq_chunk *ch, *tmp, *tail;
+	u32 n, total = len, full, grown = 0;
+	u64 off = st->send.used;
+	LIST_HEAD(chunks);
+	int err;
+
+	tail = quic_outq_tail(q, st->id);
+	if (tail && len) {
+		grown = min(len, tail->cap - tail->len);
+		if (copy_from_iter(tail->data + tail->len, grown, from) !=
+		    grown)
+			return -EFAULT;
+		off += grown;
+		len -= grown;
+	}
+	while (len || (fin && list_empty(&chunks) && !tail)) {
+		/* A packet of the datagram size in use, alone: its header
+		 * grows with the offset's varint.
+		 */
+		full = max_t(u32, QUIC_SENDQ_STREAM_CHUNK,
+			     quic_output_data_max(sk, st->id, off));
+		n = min(len, full);
+		ch = quic_sendq_chunk_new(sk, st->id, off, n, full);
+		if (!ch)
+			goto err;
+		list_add_tail(&ch->list, &chunks);
+		if (copy_from_iter(ch->data, n, from) != n)
+			goto err;
+		off += n;
+		len -= n;
+	}
+	err = quic_stream_send_advance(&c->streams, st, total, fin);
+	if (err)
+		goto free;
+	if (grown)
+		quic_outq_grow(q, tail, grown);
+	list_for_each_entry_safe(ch, tmp, &chunks, list) {
+		list_del(&ch->list);
+		quic_outq_add(q, ch);
+		quic_stream_out_hold(st);
+	}
+	if (fin)
+		list_last_entry(&q->chunks, struct quic_outq_chunk, list)->fin = 1;
+	return 0;
+err:
+	err = -EFAULT;
+free:
+	list_for_each_entry_safe(ch, tmp, &chunks, list) {
+		quic_sendq_chunk_charge(sk, ch, -1);
+		kfree(ch);
+	}
+	return err;
+}
+
+/* quic_outq_drop_stream() drops a chunk of a reset stream (@ctx: sk). */
+static void quic_sendq_chunk_dropped(void *ctx, struct quic_outq_chunk *ch)
+{
+	quic_sendq_chunk_gone(ctx, ch, false);
+}
+
+/**
+ * quic_sendq_stream_drop() - a stream was reset: its queued STREAM data
+ *	is never sent again
+ * @sk: the socket, locked
+ * @id: the stream
+ *
+ * The walk of the send queue ends at the stream's last chunk: the stream
+ * counts its chunks on the queue (quic_stream_out_hold()), so chunks
+ * queued after that one, and the whole queue when it has none, are not
+ * visited (quic_outq_drop_stream()).
+ */
+void quic_sendq_stream_drop(struct sock *sk, s64 id)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_stream *st = quic_stream_find(&c->streams, id);
+
+	if (st && st->out_chunks)
+		quic_outq_drop_stream(&c->space[QUIC_CRYPTO_APP].out, id,
+				      st->out_chunks, quic_sendq_chunk_dropped,
+				      sk);
+}
+
+/**
+ * quic_sendq_unsent() - bytes queued in the 1-RTT space and never sent
+ * @sk: the socket, locked
+ *
+ * Return: the bytes, for SIOCOUTQNSD.
+ */
+u64 quic_sendq_unsent(struct sock *sk)
+{
+	return quic_sk(sk)->conn.space[QUIC_CRYPTO_APP].out.unsent;
+}
+
+/**
+ * quic_sendq_done() - whether all queued data was delivered
+ * @sk: the socket, locked
+ *
+ * Return: true if the 1-RTT send queue is empty (SO_LINGER waits for it).
+ */
+bool quic_sendq_done(struct sock *sk)
+{
+	return quic_outq_empty(&quic_sk(sk)->conn.space[QUIC_CRYPTO_APP].out);
 }

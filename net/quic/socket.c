@@ -38,6 +38,7 @@
 #include <net/quic/lookup.h>
 #include <net/quic/output.h>
 #include <net/quic/path.h>
+#include <net/quic/sendq.h>
 #include <net/quic/socket.h>
 #include <net/quic/udp.h>
 
@@ -965,8 +966,8 @@ static int quic_sock_stream_sendmsg(struct sock *sk, struct msghdr *msg,
 				goto partial;
 			continue;
 		}
-		err = quic_output_stream(sk, st, &msg->msg_iter, n,
-					 fin && done + n == len);
+		err = quic_sendq_stream(sk, st, &msg->msg_iter, n,
+					fin && done + n == len);
 		if (err)
 			goto partial;
 		done += n;
@@ -1087,7 +1088,7 @@ static int quic_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		err = -EMSGSIZE;
 		if (!len || len > INT_MAX)
 			goto out;
-		err = quic_output_crypto_room(sk, info.crypto_level, len);
+		err = quic_sendq_crypto_room(sk, info.crypto_level, len);
 		if (err != -EAGAIN)
 			break;
 		/* socket-api.md 3 (b): a blocking call queues it all. */
@@ -1097,7 +1098,7 @@ static int quic_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	}
 	if (err)
 		goto out;
-	err = quic_output_crypto(sk, info.crypto_level, &msg->msg_iter, len);
+	err = quic_sendq_crypto(sk, info.crypto_level, &msg->msg_iter, len);
 	if (err)
 		goto out;
 	if (!(msg->msg_flags & MSG_MORE))
@@ -1240,7 +1241,7 @@ out:
 /* Stream bytes queued and never sent yet, for SIOCOUTQNSD. */
 static int quic_unsent_bytes(struct sock *sk)
 {
-	return min_t(u64, quic_output_unsent(sk), INT_MAX);
+	return min_t(u64, quic_sendq_unsent(sk), INT_MAX);
 }
 
 /* The queue ioctls, as for TCP: SIOCINQ and SIOCOUTQ give the receive
@@ -1352,9 +1353,9 @@ static void quic_close_linger(struct sock *sk, long timeo)
 
 	quic_output_flush(sk, GFP_KERNEL);
 	add_wait_queue(sk_sleep(sk), &wait);
-	while (timeo && !quic_output_done(sk) &&
+	while (timeo && !quic_sendq_done(sk) &&
 	       sk->sk_state == TCP_ESTABLISHED && !signal_pending(current))
-		sk_wait_event(sk, &timeo, quic_output_done(sk) ||
+		sk_wait_event(sk, &timeo, quic_sendq_done(sk) ||
 			      sk->sk_state != TCP_ESTABLISHED, &wait);
 	remove_wait_queue(sk_sleep(sk), &wait);
 }

@@ -25,6 +25,7 @@
 #include <net/quic/keyupdate.h>
 #include <net/quic/output.h>
 #include <net/quic/protocol.h>
+#include <net/quic/sendq.h>
 #include <net/quic/socket.h>
 #include <net/quic/sockopt.h>
 #include <net/quic/stream.h>
@@ -619,7 +620,7 @@ static int quic_set_stream_ctl(struct sock *sk, int optname,
 		if (!err) {
 			if (c->active_sid == st->id)
 				c->active_sid = -1;
-			quic_output_stream_drop(sk, st->id);
+			quic_sendq_stream_drop(sk, st->id);
 		}
 	} else {
 		err = quic_stream_app_stop_sending(&c->streams, st,

@@ -2,8 +2,9 @@
 /*
  * QUIC: the send queue of a connection, its socket side
  * (net/quic/sendq.c): the records of the packets sent, each listing the
- * retransmittable frames it carried, for an ACK or a loss to act on
- * (loss.c); the queue of CRYPTO and STREAM data itself is outq.h's.
+ * retransmittable frames it carried, for an ACK or a loss to act on; and
+ * the CRYPTO and STREAM data queued until it is acknowledged, charged to
+ * the socket. The queue itself is outq.h's.
  *
  * Everything here takes the socket locked (conn.h).
  */
@@ -13,6 +14,12 @@
 #include <linux/types.h>
 
 #include <net/quic/sent.h>
+
+struct iov_iter;
+struct quic_outq;
+struct quic_outq_chunk;
+struct quic_stream;
+struct sock;
 
 /* Frames a sent-packet record holds in itself; more go to extensions. */
 #define QUIC_OUT_REC_ITEMS		4
@@ -112,5 +119,18 @@ struct quic_out_item *quic_sendq_item_next(struct quic_out_pkt *rec,
 					   struct quic_out_iter *it);
 void quic_sendq_rec_release(struct quic_out_pkt *rec);
 void quic_sendq_pkt_free(void *ctx, struct quic_sent_pkt *pkt);
+
+int quic_sendq_crypto_room(struct sock *sk, u8 level, u32 len);
+int quic_sendq_crypto(struct sock *sk, u8 level, struct iov_iter *from,
+		      u32 len);
+int quic_sendq_stream(struct sock *sk, struct quic_stream *st,
+		      struct iov_iter *from, u32 len, bool fin);
+int quic_sendq_chunk_split(struct sock *sk, struct quic_outq *q,
+			   struct quic_outq_chunk *ch, int n);
+void quic_sendq_chunk_gone(struct sock *sk, struct quic_outq_chunk *ch,
+			   bool acked);
+void quic_sendq_stream_drop(struct sock *sk, s64 id);
+u64 quic_sendq_unsent(struct sock *sk);
+bool quic_sendq_done(struct sock *sk);
 
 #endif /* __NET_QUIC_SENDQ_H */

@@ -110,7 +110,7 @@ struct quic_fc_recv {
  * @stop_errcode: application error code of our STOP_SENDING
  * @ctl_pending: QUIC_STREAM_CTL_* frames to send
  * @ctl_unacked: QUIC_STREAM_CTL_* frames sent and not acknowledged
- * @out_chunks: chunks of its data in the send queue (output.c)
+ * @out_chunks: chunks of its data in the send queue (sendq.c)
  * @final_known: the peer's final size is known (FIN or RESET_STREAM)
  * @stop_sending: we sent STOP_SENDING
  * @retired: counted in @closed of its kind (socket-api.md 5.3): its
