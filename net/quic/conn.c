@@ -4,8 +4,9 @@
  *
  * The packet-number spaces with their keys, ACK ranges, sent packets and
  * CRYPTO streams; the installation of the TLS secrets and of the peer's
- * transport parameters; the loss and idle timeouts (their timers are in
- * timer.c); closing and draining; the anti-amplification limit. Finding
+ * transport parameters; the idle timeout (its timer is in timer.c; loss
+ * detection and PTO are loss.c's); closing and draining; the
+ * anti-amplification limit. Finding
  * the socket a datagram is for is lookup.c's; the answers to datagrams no
  * connection takes are stateless.c's.
  */
@@ -1337,8 +1338,13 @@ void quic_conn_closing_rcv(struct sock *sk, struct sk_buff *skb)
 	}
 }
 
-/* End of the closing or draining state. */
-static void quic_conn_close_done(struct sock *sk)
+/**
+ * quic_conn_close_done() - the end of the closing or draining state
+ * @sk: the socket, locked, closing or draining
+ *
+ * The loss timer, which times those states, fired (loss.c).
+ */
+void quic_conn_close_done(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
@@ -1740,132 +1746,6 @@ void quic_conn_local_close(struct sock *sk, bool send)
 		quic_output_close_app(sk, GFP_KERNEL);
 	}
 	__quic_conn_closed(sk, 0, 0, NULL);
-}
-
-/* RFC 9002 6.2.2.1: a client whose Handshake packets the server has not
- * acknowledged, nor confirmed the handshake, keeps a PTO armed even with
- * nothing in flight: the server may be held by its anti-amplification
- * limit, and only a datagram from us frees it. Not before its first
- * Initial: a client that queued 0-RTT data before the handshake started
- * would send a padded PING Initial ahead of its ClientHello.
- */
-static bool quic_conn_anti_deadlock(struct sock *sk)
-{
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_pnspace *hs = &c->space[QUIC_CRYPTO_HANDSHAKE];
-
-	return !c->is_server && sk->sk_state == TCP_SYN_RECV &&
-	       !c->handshake_confirmed && !c->retry_pending &&
-	       !c->vn_resend &&
-	       (c->space[QUIC_CRYPTO_INITIAL].next_pn ||
-		c->space[QUIC_CRYPTO_INITIAL].discarded) &&
-	       !(quic_crypto_ready(&hs->tx) && hs->sent.any_acked);
-}
-
-/* When that PTO expires: from the last ack-eliciting packet sent. */
-static u64 quic_conn_anti_deadlock_at(struct sock *sk)
-{
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	u64 last = 0;
-	int i;
-
-	for (i = 0; i < QUIC_PNSPACE_NUM; i++)
-		last = max(last, c->space[i].sent.last_eliciting_time);
-	return last + quic_recovery_pto(&c->rec, 0);
-}
-
-/**
- * quic_conn_timer_arm() - (re)arm the loss timer if packets are in flight
- * @sk: the socket, locked
- */
-void quic_conn_timer_arm(struct sock *sk)
-{
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_rec_space sp[QUIC_PNSPACE_NUM];
-	u64 deadline = 0, now;
-	int space, kind;
-	unsigned long t;
-
-	if (sk->sk_state == TCP_CLOSE) {
-		/* The timer ends the closing or draining state. */
-		if (!c->closing && !c->draining)
-			quic_timer_stop(sk, QUIC_TIMER_LOSS);
-		return;
-	}
-	quic_conn_rec_spaces(sk, sp);
-	kind = quic_recovery_deadline(&c->rec, sp, &deadline, &space);
-	c->anti_deadlock = 0;
-	if (kind == QUIC_REC_NONE && quic_conn_anti_deadlock(sk)) {
-		deadline = quic_conn_anti_deadlock_at(sk);
-		c->anti_deadlock = 1;
-		kind = QUIC_REC_PTO;
-	}
-	/* RFC 9002 6.2.2.1: a server the anti-amplification limit blocks
-	 * during the handshake arms no PTO; the client's next datagram
-	 * unblocks it (the client keeps a PTO for that), and the flush that
-	 * follows arms it again. After the handshake the limit holds only
-	 * for a client's new address, whose validation must fail on time
-	 * even if the client sends nothing more (quic_path_challenge_pto()):
-	 * there the PTO stays.
-	 */
-	if (kind == QUIC_REC_NONE ||
-	    (kind == QUIC_REC_PTO && !c->handshake_confirmed &&
-	     quic_conn_amp_room(sk) < quic_conn_amp_min(sk))) {
-		quic_timer_stop(sk, QUIC_TIMER_LOSS);
-		return;
-	}
-	now = ktime_to_us(ktime_get());
-	t = deadline > now ? usecs_to_jiffies(deadline - now) : 0;
-	quic_timer_reset(sk, QUIC_TIMER_LOSS, jiffies + t + 1);
-}
-
-/**
- * quic_conn_rec_spaces() - the packet-number spaces as recovery sees them
- * @sk: the socket, locked
- * @sp: QUIC_PNSPACE_NUM entries to fill
- */
-void quic_conn_rec_spaces(struct sock *sk, struct quic_rec_space *sp)
-{
-	int i;
-
-	for (i = 0; i < QUIC_PNSPACE_NUM; i++)
-		quic_conn_rec_space(sk, i, &sp[i]);
-}
-
-/**
- * quic_conn_rec_space() - one packet-number space as recovery sees it
- * @sk: the socket, locked
- * @level: the space
- * @sp: filled in
- */
-void quic_conn_rec_space(struct sock *sk, u8 level, struct quic_rec_space *sp)
-{
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_pnspace *s = &c->space[level];
-
-	sp->sent = s->discarded ? NULL : &s->sent;
-	sp->loss_time = &s->loss_time;
-	sp->max_ack_delay = level == QUIC_CRYPTO_APP && c->handshake_confirmed ?
-			    c->peer_tp.max_ack_delay_us : 0;
-}
-
-/**
- * quic_conn_loss_timeout() - the loss timer fired (timer.c)
- * @sk: the socket, locked, not running a user's call
- *
- * Loss detection or PTO probes (output.c), then the timer again; in
- * the closing or draining state, the end of it.
- */
-void quic_conn_loss_timeout(struct sock *sk)
-{
-	struct quic_conn *c = &quic_sk(sk)->conn;
-
-	if (sk->sk_state != TCP_CLOSE) {
-		quic_output_loss_timeout(sk);
-		quic_conn_timer_arm(sk);
-	} else if (c->closing || c->draining) {
-		quic_conn_close_done(sk);
-	}
 }
 
 /* RFC 9000 10.3.1: a Stateless Reset from the peer, if @token (the last

@@ -33,6 +33,7 @@
 #include <net/quic/input.h>
 #include <net/quic/keyupdate.h>
 #include <net/quic/lookup.h>
+#include <net/quic/loss.h>
 #include <net/quic/mib.h>
 #include <net/quic/output.h>
 #include <net/quic/packet.h>
@@ -384,9 +385,9 @@ static int quic_in_frames(struct sock *sk, struct sk_buff *skb, u8 level,
 		switch (f.type) {
 		case QUIC_FRAME_ACK:
 		case QUIC_FRAME_ACK_ECN:
-			err = quic_output_ack_rcvd(sk, level,
-						   f.type == QUIC_FRAME_ACK_ECN,
-						   &f.ack, f.ranges);
+			err = quic_loss_ack_rcvd(sk, level,
+						 f.type == QUIC_FRAME_ACK_ECN,
+						 &f.ack, f.ranges);
 			if (err < 0) {
 				quic_in_error(sk, err == -EPROTO ?
 					QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION :

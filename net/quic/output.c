@@ -8,8 +8,8 @@
  * ID frames, flow-control and stream control frames, then CRYPTO and
  * STREAM data from the space's send queue (outq.h: lost data first, then
  * new data at the send cursor), or a PING probe. Each packet's record
- * lists the retransmittable frames it carried, so that a lost packet
- * sends again what it carried and nothing more. A datagram that carries
+ * (sendq.h) lists the retransmittable frames it carried, so that a lost
+ * packet sends again what it carried and nothing more. A datagram that carries
  * an Initial packet is padded to 1200 bytes (RFC 9000 14.1), in its last
  * packet. The packet number is always sent in 4 bytes. Once established,
  * datagrams take the path's size (quic_out_dgram_limit()), and 1-RTT ACKs
@@ -21,9 +21,8 @@
  * and for the pacer (cong.c); ACKs and control frames do not, and PTO
  * probes skip both (RFC 9002 7.5).
  *
- * It also gives recovery.c's pure engine its meaning: what an
- * acknowledged or lost packet carried (the records of the sent packets),
- * and what a PTO probe sends (quic_output_loss_timeout()).
+ * What an acknowledged or lost packet means, and what a PTO probe sends,
+ * is loss.c's; the data queued to send is sendq.c's.
  */
 
 #include <linux/ip.h>
@@ -43,6 +42,7 @@
 #include <net/quic/event.h>
 #include <net/quic/frame.h>
 #include <net/quic/input.h>
+#include <net/quic/loss.h>
 #include <net/quic/mib.h>
 #include <net/quic/output.h>
 #include <net/quic/packet.h>
@@ -77,8 +77,6 @@
  * frame headers vary by a few bytes with the varints of the offsets).
  */
 #define QUIC_OUT_GSO_PAD	16
-/* Records whose frames a PTO sends again (RFC 9002 6.2.4: two probes). */
-#define QUIC_OUT_PTO_PROBES	2
 /* PTOs in a row taken for a path MTU black hole. */
 #define QUIC_OUT_BLACK_HOLE_PTOS	2
 
@@ -744,8 +742,15 @@ static u32 quic_out_path_payload(struct sock *sk)
 	       mtu - sizeof(struct ipv6hdr) - sizeof(struct udphdr) : 0;
 }
 
-/* The datagram size in use: the congestion controller counts in it. */
-static void quic_out_set_dgram(struct quic_conn *c, u32 size)
+/**
+ * quic_output_set_dgram() - set the datagram size in use
+ * @c: the connection, its socket locked
+ * @size: the size, in bytes of UDP payload
+ *
+ * The congestion controller counts in it. loss.c sets it when a path MTU
+ * probe is acknowledged.
+ */
+void quic_output_set_dgram(struct quic_conn *c, u32 size)
 {
 	c->max_dgram = size;
 	quic_cong_set_mss(&c->cong, size);
@@ -756,7 +761,7 @@ static void quic_out_set_dgram(struct quic_conn *c, u32 size)
  * search (pmtu.c) has confirmed, starting at 1200, up to the path MTU
  * less the headers, both ends' max_udp_payload_size and
  * QUIC_CONN_MAX_DGRAM_CAP. It grows as probes confirm larger sizes and
- * falls back to 1200 after a black hole (quic_out_pmtu_check()); STREAM
+ * falls back to 1200 after a black hole (quic_output_pmtu_check()); STREAM
  * chunks are cut to it when queued, and cut again if it fell since.
  */
 static u32 quic_out_dgram_limit(struct sock *sk)
@@ -774,18 +779,23 @@ static u32 quic_out_dgram_limit(struct sock *sk)
 			c->local_tp.max_udp_payload_size));
 	max = min(max, quic_out_path_payload(sk));
 	quic_pmtu_init(&c->pmtu, QUIC_CONN_MAX_DGRAM, max);
-	quic_out_set_dgram(c, c->pmtu.plpmtu);
+	quic_output_set_dgram(c, c->pmtu.plpmtu);
 	return c->max_dgram;
 }
 
-/* At a PTO, with datagrams above the base size in use: has the path
- * shrunk? The route says so (an ICMP "fragmentation needed" or "packet
- * too big" lowered its MTU: our datagrams, DF, are then dropped before
- * they leave), or PTOs in a row suggest a black hole (RFC 8899 4.3).
- * Either way datagrams fall back to 1200 bytes, which every QUIC path
- * carries, and the search starts again, up to the route's MTU.
+/**
+ * quic_output_pmtu_check() - at a PTO, fall back if the path shrank
+ * @sk: the socket, locked
+ *
+ * With datagrams above the base size in use (loss.c calls it at a PTO):
+ * has the path shrunk? The route says so (an ICMP "fragmentation needed"
+ * or "packet too big" lowered its MTU: our datagrams, DF, are then
+ * dropped before they leave), or PTOs in a row suggest a black hole
+ * (RFC 8899 4.3). Either way datagrams fall back to 1200 bytes, which
+ * every QUIC path carries, and the search starts again, up to the
+ * route's MTU.
  */
-static void quic_out_pmtu_check(struct sock *sk)
+void quic_output_pmtu_check(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	u32 route;
@@ -798,12 +808,12 @@ static void quic_out_pmtu_check(struct sock *sk)
 		return;
 	quic_pmtu_init(&c->pmtu, QUIC_CONN_MAX_DGRAM,
 		       min(c->pmtu.max, max(route, QUIC_CONN_MAX_DGRAM)));
-	quic_out_set_dgram(c, c->pmtu.plpmtu);
+	quic_output_set_dgram(c, c->pmtu.plpmtu);
 }
 
 /* DPLPMTUD (pmtu.c): a PING padded to the size being probed, alone in
  * its datagram, once the handshake is confirmed; it waits for the window
- * like data, but its loss is no sign of congestion (quic_out_pkt_lost()).
+ * like data, but its loss is no sign of congestion (quic_loss_pkt_lost()).
  * With a PLPMTUD probe interval configured, a finished search starts
  * again after it.
  */
@@ -906,8 +916,6 @@ static int quic_out_gso_send(struct sock *sk, struct quic_out_plan *pl)
 			     quic_ecn_tos(&c->ecn), &c->dst_cache);
 }
 
-static bool quic_out_pkt_requeue(struct sock *sk, struct quic_sent_pkt *pkt);
-
 /* Make a record ready for planning a packet of @level. Frames planned
  * into it for a packet that was not sent after all are queued again.
  */
@@ -915,7 +923,7 @@ static void quic_out_rec_reset(struct sock *sk, struct quic_out_pkt *rec,
 			       u8 level)
 {
 	if (rec->nr) {
-		quic_out_pkt_requeue(sk, &rec->sent);
+		quic_loss_pkt_requeue(sk, &rec->sent);
 		quic_sendq_rec_release(rec);
 	}
 	memset(rec, 0, sizeof(*rec));
@@ -1496,7 +1504,7 @@ out:
 			quic_out_rec_put(sk, pl.rec[i], i);
 	}
 	quic_out_pace_arm(sk, pl.paced || n == QUIC_OUT_MAX_DGRAMS);
-	quic_conn_timer_arm(sk);
+	quic_loss_timer_arm(sk);
 }
 
 /**
@@ -1666,7 +1674,7 @@ void quic_output_discard(struct sock *sk, u8 level)
 /* A Retry made the client's Initials void: each one's frames go again. */
 static void quic_out_pkt_retried(void *ctx, struct quic_sent_pkt *pkt)
 {
-	quic_out_pkt_requeue(ctx, pkt);
+	quic_loss_pkt_requeue(ctx, pkt);
 	quic_sendq_pkt_free(ctx, pkt);
 }
 
@@ -1712,429 +1720,4 @@ void quic_output_free(struct sock *sk)
 		kfree(c->out_spare[i]);
 		c->out_spare[i] = NULL;
 	}
-}
-
-/* Queue the frames of a sent packet (lost or probed; the record stays the
- * caller's) again, each unless it was delivered or is no longer needed.
- * Whether anything was queued.
- */
-static bool quic_out_pkt_requeue(struct sock *sk, struct quic_sent_pkt *pkt)
-{
-	struct quic_out_pkt *rec = container_of(pkt, struct quic_out_pkt, sent);
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_outq *q = &c->space[rec->level].out;
-	struct quic_out_iter iter = {};
-	struct quic_out_item *it;
-	struct quic_stream *st;
-	bool any = false;
-
-	while ((it = quic_sendq_item_next(rec, &iter))) {
-		switch (it->kind) {
-		case QUIC_OUT_CHUNK:
-			any |= quic_outq_lost(q, it->chunk);
-			break;
-		case QUIC_OUT_HANDSHAKE_DONE:
-			if (!c->hd_acked)
-				c->handshake_done_pending = 1;
-			any |= !c->hd_acked;
-			break;
-		case QUIC_OUT_MAX_DATA:
-			c->max_data_pending = true;
-			any = true;
-			break;
-		case QUIC_OUT_MSD:
-			quic_output_msd(sk, it->id);
-			any = true;
-			break;
-		case QUIC_OUT_CONN_CTL:
-			any |= quic_stream_conn_ctl_lost(&c->streams, it->bit);
-			break;
-		case QUIC_OUT_STREAM_CTL:
-			st = quic_stream_find(&c->streams, it->id);
-			if (st)
-				any |= quic_stream_ctl_lost(&c->streams, st,
-							    it->bit);
-			break;
-		case QUIC_OUT_NEW_CID:
-			quic_cid_src_mark(&c->src, it->seq, true);
-			any = true;
-			break;
-		case QUIC_OUT_RETIRE_CID:
-			quic_conn_retire_push(sk, it->seq);
-			any = true;
-			break;
-		case QUIC_OUT_PATH_CHALLENGE:
-			any |= quic_path_challenge_lost(sk, it->seq);
-			break;
-		case QUIC_OUT_NEW_TOKEN:
-			/* A fresh one goes, unless a newer one was sent. */
-			if (c->new_token_unacked && !c->new_token_pending) {
-				c->new_token_unacked = 0;
-				c->new_token_pending = 1;
-				any = true;
-			}
-			break;
-		}
-	}
-	return any;
-}
-
-/* What one ACK or one loss detection found, for congestion control. */
-struct quic_out_batch {
-	struct sock	*sk;
-	u64		bytes;		/* in flight, acknowledged */
-	u64		newest;		/* newest sent_time of those in flight */
-	u64		first_pn;	/* lost: the packet numbers, */
-	u64		last_pn;
-	u64		nr;		/* how many, */
-	u64		first_el;	/* the oldest and newest sent_time of */
-	u64		last_el;	/* the ack-eliciting ones, */
-	u64		first_el_pn;	/* the oldest's packet number, */
-	u32		nr_el;		/* how many of those */
-	u32		ect;		/* acknowledged: those marked ECT(0) */
-};
-
-/* Recovery declared a sent packet lost (@ctx: a struct quic_out_batch):
- * its frames go again, its record is freed.
- */
-static void quic_out_pkt_lost(void *ctx, struct quic_sent_pkt *pkt)
-{
-	struct quic_out_pkt *rec = container_of(pkt, struct quic_out_pkt, sent);
-	struct quic_out_batch *b = ctx;
-	struct sock *sk = b->sk;
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	u64 largest = c->space[rec->level].sent.largest_acked;
-
-	if (rec->pmtu_probe) {
-		/* Too large for the path, most likely: not congestion. */
-		quic_pmtu_lost(&c->pmtu, pkt->pn);
-		quic_sendq_pkt_free(sk, pkt);
-		return;
-	}
-	if (!b->nr++)
-		b->first_pn = pkt->pn;
-	b->last_pn = pkt->pn;
-	if (pkt->in_flight)
-		b->newest = max(b->newest, pkt->sent_time);
-	if (pkt->ack_eliciting) {
-		if (!b->nr_el++) {
-			b->first_el = pkt->sent_time;
-			b->first_el_pn = pkt->pn;
-		}
-		b->last_el = pkt->sent_time;
-		/* Kept to see whether the loss was spurious after all. */
-		if (rec->level == QUIC_CRYPTO_APP)
-			quic_recovery_lost_note(&c->rec, pkt->pn, largest);
-		quic_out_pkt_requeue(sk, pkt);
-	}
-	quic_sendq_pkt_free(sk, pkt);
-}
-
-/* A stream control frame was delivered; an acknowledged RESET_STREAM
- * ends the sending part.
- */
-static void quic_out_ctl_acked(struct sock *sk, u8 ctl, s64 id)
-{
-	struct quic_stream_table *t = &quic_sk(sk)->conn.streams;
-	struct quic_stream *st = quic_stream_find(t, id);
-
-	if (!st || !quic_stream_ctl_acked(t, st, ctl))
-		return;
-	quic_event_stream_update(sk, id, QUIC_STREAM_SEND_STATE_RESET_RECVD,
-				 st->send_errcode, st->send.used);
-	quic_stream_release(t, st);
-}
-
-/* A path MTU probe was acknowledged: datagrams take its size. */
-static void quic_out_grow(struct quic_conn *c)
-{
-	quic_out_set_dgram(c, c->pmtu.plpmtu);
-}
-
-/* Recovery found a sent packet acknowledged (@ctx: a struct
- * quic_out_batch): what it carried is delivered, its record is freed.
- */
-static void quic_out_pkt_acked(void *ctx, struct quic_sent_pkt *pkt)
-{
-	struct quic_out_pkt *rec = container_of(pkt, struct quic_out_pkt, sent);
-	struct quic_out_batch *b = ctx;
-	struct sock *sk = b->sk;
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_outq *q = &c->space[rec->level].out;
-	struct quic_out_iter iter = {};
-	struct quic_out_item *it;
-
-	if (pkt->in_flight) {
-		b->bytes += pkt->size;
-		b->newest = max(b->newest, pkt->sent_time);
-	}
-	b->ect += rec->ect;
-	if (rec->pmtu_probe && quic_pmtu_acked(&c->pmtu, pkt->pn))
-		quic_out_grow(c);
-	while ((it = quic_sendq_item_next(rec, &iter))) {
-		switch (it->kind) {
-		case QUIC_OUT_CHUNK:
-			if (quic_outq_acked(q, it->chunk))
-				quic_sendq_chunk_gone(sk, it->chunk, true);
-			break;
-		case QUIC_OUT_HANDSHAKE_DONE:
-			c->hd_acked = 1;
-			break;
-		case QUIC_OUT_NEW_TOKEN:
-			c->new_token_unacked = 0;
-			break;
-		case QUIC_OUT_STREAM_CTL:
-			quic_out_ctl_acked(sk, it->bit, it->id);
-			break;
-		}
-	}
-	quic_sendq_pkt_free(sk, pkt);
-}
-
-static u64 quic_out_now(void)
-{
-	return ktime_to_us(ktime_get());
-}
-
-/* RFC 9002 7.6: the lost ack-eliciting packets span more than the
- * persistent congestion duration, nothing between them was acknowledged
- * (their packet numbers follow each other: every packet but a
- * CONNECTION_CLOSE is recorded), and the first was sent after the first
- * RTT sample. Losses are judged one space and one detection at a time.
- */
-static bool quic_out_persistent(struct quic_conn *c, u8 level,
-				const struct quic_out_batch *b)
-{
-	u64 mad = level == QUIC_CRYPTO_APP ? c->peer_tp.max_ack_delay_us : 0;
-
-	if (b->nr_el < 2 || b->last_pn - b->first_pn + 1 != b->nr ||
-	    !c->cong.first_sample || b->first_el <= c->cong.first_sample)
-		return false;
-	return b->last_el - b->first_el >
-	       quic_cong_persistent_duration(&c->rec.rtt, mad);
-}
-
-/* Loss detection in one space (RFC 9002 6.1), counted in QuicLostPackets;
- * the congestion controller hears of it.
- */
-static void quic_out_detect_lost(struct sock *sk, u8 level, u64 now)
-{
-	struct quic_out_batch b = { .sk = sk };
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_rec_space sp;
-	u32 lost;
-
-	quic_conn_rec_space(sk, level, &sp);
-	if (!sp.sent)
-		return;
-	lost = quic_recovery_detect_lost(&c->rec, &sp, now, quic_out_pkt_lost,
-					 &b);
-	if (!lost)
-		return;
-	SNMP_ADD_STATS(quic_net(sock_net(sk))->mib, QUIC_MIB_PKT_LOST, lost);
-	if (b.newest &&
-	    quic_cong_on_lost(&c->cong, b.newest, level == QUIC_CRYPTO_APP &&
-			      b.nr_el ? b.first_el_pn : U64_MAX, b.nr_el,
-			      now)) {
-		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_CONG_EVENT);
-		quic_recovery_on_event(&c->rec);
-	}
-	if (quic_out_persistent(c, level, &b)) {
-		quic_cong_persistent(&c->cong);
-		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_CONG_PERSISTENT);
-	}
-	quic_cong_pace_rate(&c->cong, &c->rec.rtt);
-}
-
-/* The ECN counts of a 1-RTT ACK (ecn.c): a CE increase is a congestion
- * event (RFC 9002 7.1), of the newest packet it acknowledges; one that
- * never undoes, as no packet was lost.
- */
-static void quic_out_ecn(struct sock *sk, const u64 *counts,
-			 const struct quic_out_batch *b, u64 now)
-{
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	int ret = quic_ecn_on_ack(&c->ecn, counts, b->ect);
-
-	if (ret < 0) {
-		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_ECN_FAILED);
-		return;
-	}
-	if (!ret || !b->newest)
-		return;
-	if (quic_cong_on_lost(&c->cong, b->newest, U64_MAX, 0, now)) {
-		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_CONG_EVENT);
-		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_ECN_CONG);
-		quic_recovery_on_event(&c->rec);
-	}
-}
-
-/**
- * quic_output_ack_rcvd() - an ACK frame arrived
- * @sk: the socket, locked
- * @level: the packet-number space it arrived in
- * @ecn: it is an ACK_ECN frame, with counts
- * @ack: the decoded frame
- * @ranges: its ranges, descending
- *
- * What it acknowledges is delivered (recovery.c calls back for each
- * packet), the RTT estimate takes a sample, and loss detection runs.
- *
- * Return: as quic_sent_on_ack().
- */
-int quic_output_ack_rcvd(struct sock *sk, u8 level, bool ecn,
-			 const struct quic_frame_ack *ack,
-			 const struct quic_ack_range *ranges)
-{
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	u64 now = quic_out_now(), delay = 0;
-	struct quic_out_batch b = { .sk = sk };
-	bool undo;
-	int n;
-
-	/* Initial and Handshake ACKs carry no useful delay. */
-	if (level == QUIC_CRYPTO_APP)
-		delay = quic_rtt_ack_delay(ack->delay,
-					   c->peer_tp.ack_delay_exponent,
-					   c->handshake_confirmed,
-					   c->peer_tp.max_ack_delay_us);
-	n = quic_recovery_on_ack(&c->rec, &c->space[level].sent, ranges,
-				 ack->nr_ranges, delay, now,
-				 quic_out_pkt_acked, &b);
-	if (n < 0)
-		return n;
-	/* The ranges are valid: do they prove a loss spurious? */
-	if (level == QUIC_CRYPTO_APP &&
-	    quic_recovery_spurious(&c->rec, ranges, ack->nr_ranges,
-				   c->cong.event_pn, &undo)) {
-		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_SPURIOUS_LOSS);
-		if (undo && quic_cong_undo(&c->cong))
-			QUIC_INC_STATS(sock_net(sk), QUIC_MIB_CONG_UNDO);
-	}
-	if (!n)
-		return n;
-	if (level == QUIC_CRYPTO_APP)
-		quic_out_ecn(sk, ecn ? ack->ecn : NULL, &b, now);
-	if (b.bytes) {
-		quic_cong_on_ack(&c->cong, b.bytes, b.newest, &c->rec.rtt, now);
-		quic_cong_pace_rate(&c->cong, &c->rec.rtt);
-	}
-	quic_out_detect_lost(sk, level, now);
-	return n;
-}
-
-/* RFC 9002 6.2.4: what a PTO probe in one space carries. New data (or
- * data of lost packets) if any is queued; else the frames of the oldest
- * packets in flight again (their records stay, so a late ACK of them
- * still counts); else a PING.
- */
-static void quic_out_probe(struct sock *sk, u8 level)
-{
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_pnspace *s = &c->space[level];
-	struct quic_sent_pkt *pkt;
-	u32 probes = 0;
-
-	if (quic_outq_pending(&s->out))
-		return;
-	list_for_each_entry(pkt, &s->sent.head, list) {
-		if (!pkt->ack_eliciting || !pkt->in_flight)
-			continue;
-		if (quic_out_pkt_requeue(sk, pkt))
-			probes++;
-		if (probes == QUIC_OUT_PTO_PROBES)
-			break;
-	}
-	if (!probes)
-		s->ping = true;
-}
-
-/* The client's PTO with nothing in flight during the handshake fired
- * (RFC 9002 6.2.2.1, armed by conn.c): a Handshake PING if it has the
- * keys, else a padded Initial PING, so that a server held by its
- * anti-amplification limit may send again.
- */
-static void quic_out_anti_deadlock(struct sock *sk)
-{
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_pnspace *hs = &c->space[QUIC_CRYPTO_HANDSHAKE];
-	u8 level = QUIC_CRYPTO_INITIAL;
-
-	if (!hs->discarded && quic_crypto_ready(&hs->tx))
-		level = QUIC_CRYPTO_HANDSHAKE;
-	if (c->space[level].discarded)
-		return;
-	quic_recovery_on_pto(&c->rec);
-	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_PTO);
-	c->space[level].ping = true;
-	c->probes = 1;
-	quic_output_flush(sk, GFP_ATOMIC);
-	c->probes = 0;
-}
-
-/**
- * quic_output_loss_timeout() - the loss timer fired, not closing
- * @sk: the socket, locked
- *
- * Loss detection if a loss time passed; else the PTO probes of every
- * space with ack-eliciting packets in flight, and the PTO backs off. The
- * caller arms the timer again.
- */
-void quic_output_loss_timeout(struct sock *sk)
-{
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_rec_space sp[QUIC_PNSPACE_NUM];
-	u64 deadline = 0, now = quic_out_now(), before[QUIC_PNSPACE_NUM];
-	bool probe[QUIC_PNSPACE_NUM] = {}, ping = false;
-	enum quic_rec_timer what;
-	int space, i;
-
-	quic_conn_rec_spaces(sk, sp);
-	what = quic_recovery_deadline(&c->rec, sp, &deadline, &space);
-	if (what == QUIC_REC_NONE && c->anti_deadlock) {
-		quic_out_anti_deadlock(sk);
-		return;
-	}
-	if (what == QUIC_REC_NONE || deadline > now)
-		return;	/* early: armed again by the caller */
-	if (what == QUIC_REC_LOSS) {
-		quic_out_detect_lost(sk, space, now);
-		quic_output_flush(sk, GFP_ATOMIC);
-		return;
-	}
-	quic_recovery_on_pto(&c->rec);
-	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_PTO);
-	quic_out_pmtu_check(sk);
-	/* The PATH_CHALLENGE out is taken for lost: the probes below may
-	 * not reach its packet, behind older ones or queued data.
-	 */
-	quic_path_challenge_pto(sk);
-	/* 7.5: probes are not blocked by the window nor the pacer. */
-	c->probes = QUIC_OUT_PTO_PROBES;
-	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
-		if (!sp[i].sent || !quic_sent_eliciting_in_flight(sp[i].sent))
-			continue;
-		probe[i] = true;
-		before[i] = sp[i].sent->last_eliciting_time;
-		quic_out_probe(sk, i);
-	}
-	quic_output_flush(sk, GFP_ATOMIC);
-	/* Flow control or the datagram budget may have held the new data
-	 * back: then a PING is the probe.
-	 */
-	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
-		struct quic_pnspace *s = &c->space[i];
-
-		if (!probe[i] || s->discarded ||
-		    s->sent.last_eliciting_time != before[i])
-			continue;
-		s->ping = true;
-		ping = true;
-	}
-	if (ping) {
-		/* The PING is the probe: past the window and the pacer. */
-		c->probes = max_t(u8, c->probes, 1);
-		quic_output_flush(sk, GFP_ATOMIC);
-	}
-	c->probes = 0;
 }

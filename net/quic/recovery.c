@@ -6,7 +6,7 @@
  * A pure engine, as sent.c is: no socket, no frames, no clock. It keeps
  * the RTT estimate and the PTO backoff, and works over the sent stores
  * of the packet-number spaces it is given; what a lost or acknowledged
- * packet means is the caller's, through callbacks (output.c), and so is
+ * packet means is the caller's, through callbacks (loss.c), and so is
  * what a PTO probe sends.  All times are in microseconds.
  */
 

@@ -167,7 +167,7 @@ static void quic_sendq_chunk_charge(struct sock *sk,
  * @ch: the chunk
  * @n: its bytes that fit the packet being planned
  *
- * The datagram size fell back after a black hole (quic_out_pmtu_check()):
+ * The datagram size fell back after a black hole (quic_output_pmtu_check()):
  * the chunk is cut where @n bytes fit. One that fits an empty packet is
  * never cut, so that a packet whose ACK and control frames leave it too
  * little room goes without it, and the chunk fills the next one whole

@@ -14,6 +14,7 @@
 #include <linux/lockdep.h>
 #include <net/sock.h>
 #include <net/quic/conn.h>
+#include <net/quic/loss.h>
 #include <net/quic/output.h>
 #include <net/quic/socket.h>
 #include <net/quic/timer.h>
@@ -21,7 +22,7 @@
 typedef void (*quic_timer_handler_t)(struct sock *sk);
 
 static const quic_timer_handler_t quic_timer_handlers[QUIC_TIMER_NUM] = {
-	[QUIC_TIMER_LOSS]	= quic_conn_loss_timeout,
+	[QUIC_TIMER_LOSS]	= quic_loss_timeout,
 	[QUIC_TIMER_ACK]	= quic_output_ack_timeout,
 	[QUIC_TIMER_IDLE]	= quic_conn_idle_timeout,
 	[QUIC_TIMER_PACE]	= quic_output_pace_timeout,

@@ -3,8 +3,8 @@
  * QUIC: congestion control and pacing (RFC 9002 section 7, RFC 9438
  * CUBIC, RFC 9406 HyStart++).
  *
- * Pure, like recovery.h: no socket, no clock. The caller (output.c)
- * reports what it sends, what is acknowledged and what is lost; the
+ * Pure, like recovery.h: no socket, no clock. The callers report what
+ * is sent (output.c), what is acknowledged and what is lost (loss.c); the
  * engine keeps the congestion window and the pacing schedule. Windows
  * are in bytes, times in microseconds except the pacing schedule, which
  * is in nanoseconds.

@@ -170,7 +170,7 @@ struct quic_request {
  * @cong: congestion window and pacing (cong.c)
  * @pmtu: the path MTU search (pmtu.c); @max_dgram follows its plpmtu
  * @probes: PTO probe datagrams still allowed past the window and pacer
- *	(output.c)
+ *	(set by loss.c, spent by output.c)
  * @close_err: transport error to close with, set by the input path
  * @is_server: server role (listener or accepted socket)
  * @hashed: our CIDs are in the namespace table
@@ -196,7 +196,7 @@ struct quic_request {
  * @new_token_pending: server: a NEW_TOKEN frame is to be sent
  * @new_token_unacked: server: the last NEW_TOKEN sent is not acknowledged
  * @anti_deadlock: client: the loss timer is the PTO of RFC 9002 6.2.2.1,
- *	armed with nothing in flight during the handshake (conn.c)
+ *	armed with nothing in flight during the handshake (loss.c)
  * @ticket_done: client: the server's first NewSessionTicket was captured,
  *	or could not be; later 1-RTT CRYPTO data is dropped
  * @ticket_buf: client: that NewSessionTicket while it arrives
@@ -379,19 +379,16 @@ int quic_conn_set_peer_tp(struct sock *sk, const u8 *data, u32 len);
 int quic_conn_remember_tp(struct sock *sk, const struct quic_tparams *tp);
 int quic_conn_get_local_tp(struct sock *sk, u8 *buf, u32 room);
 void quic_conn_discard_space(struct sock *sk, u8 level);
-void quic_conn_timer_arm(struct sock *sk);
-void quic_conn_rec_spaces(struct sock *sk, struct quic_rec_space *sp);
-void quic_conn_rec_space(struct sock *sk, u8 level, struct quic_rec_space *sp);
 void quic_conn_closed(struct sock *sk, u32 err);
 void quic_conn_abort(struct sock *sk, u32 err, int sk_err);
 void quic_conn_close_frame(struct sock *sk, const struct quic_frame_close *f,
 			   bool app);
 void quic_conn_close_sent(struct sock *sk, const struct sk_buff *skb);
 void quic_conn_closing_rcv(struct sock *sk, struct sk_buff *skb);
+void quic_conn_close_done(struct sock *sk);
 void quic_conn_idle_touch(struct sock *sk);
 void quic_conn_idle_sent(struct sock *sk);
 void quic_conn_idle_timeout(struct sock *sk);
-void quic_conn_loss_timeout(struct sock *sk);
 bool quic_conn_reset_check(struct sock *sk, const u8 *buf, u32 len);
 bool quic_conn_retire_pop(struct sock *sk, u64 *seq);
 void quic_conn_retire_push(struct sock *sk, u64 seq);

@@ -3,7 +3,7 @@
  * QUIC: the send path of a connection (net/quic/output.c): the packet
  * builder. The data queued to send and the records of the packets sent
  * are sendq.h's; what acknowledged and lost packets mean for recovery
- * (recovery.h) is in output.c too.
+ * (recovery.h) is loss.h's.
  *
  * Everything here takes the socket locked (conn.h).
  */
@@ -12,8 +12,7 @@
 
 #include <linux/types.h>
 
-struct quic_ack_range;
-struct quic_frame_ack;
+struct quic_conn;
 struct sock;
 
 void quic_output_flush(struct sock *sk, gfp_t gfp);
@@ -21,10 +20,8 @@ void quic_output_ack_timeout(struct sock *sk);
 void quic_output_pace_timeout(struct sock *sk);
 void quic_output_close(struct sock *sk, u32 err, gfp_t gfp);
 void quic_output_close_app(struct sock *sk, gfp_t gfp);
-int quic_output_ack_rcvd(struct sock *sk, u8 level, bool ecn,
-			 const struct quic_frame_ack *ack,
-			 const struct quic_ack_range *ranges);
-void quic_output_loss_timeout(struct sock *sk);
+void quic_output_set_dgram(struct quic_conn *c, u32 size);
+void quic_output_pmtu_check(struct sock *sk);
 u32 quic_output_data_max(struct sock *sk, s64 id, u64 off);
 void quic_output_discard(struct sock *sk, u8 level);
 void quic_output_retry(struct sock *sk);

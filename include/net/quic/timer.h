@@ -25,8 +25,8 @@ struct sock;
 
 /**
  * enum quic_timer_id - the timers of a connection
- * @QUIC_TIMER_LOSS: loss time or PTO (RFC 9002 6); in the closing and
- *	draining states, their end (conn.c)
+ * @QUIC_TIMER_LOSS: loss time or PTO (RFC 9002 6, loss.c); in the
+ *	closing and draining states, their end (conn.c)
  * @QUIC_TIMER_ACK: the delayed 1-RTT ACK (output.c)
  * @QUIC_TIMER_IDLE: the idle timeout (RFC 9000 10.1, conn.c)
  * @QUIC_TIMER_PACE: the pacer lets the next datagram out (output.c); an

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * QUIC: loss detection and PTO of a connection (net/quic/loss.c): what
+ * acknowledged and lost packets mean, around the pure engine of
+ * recovery.h, and the loss timer.
+ *
+ * Everything here takes the socket locked (conn.h).
+ */
+#ifndef __NET_QUIC_LOSS_H
+#define __NET_QUIC_LOSS_H
+
+#include <linux/types.h>
+
+struct quic_ack_range;
+struct quic_frame_ack;
+struct quic_sent_pkt;
+struct sock;
+
+int quic_loss_ack_rcvd(struct sock *sk, u8 level, bool ecn,
+		       const struct quic_frame_ack *ack,
+		       const struct quic_ack_range *ranges);
+bool quic_loss_pkt_requeue(struct sock *sk, struct quic_sent_pkt *pkt);
+void quic_loss_timer_arm(struct sock *sk);
+void quic_loss_timeout(struct sock *sk);
+
+#endif /* __NET_QUIC_LOSS_H */
