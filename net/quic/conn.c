@@ -5,8 +5,7 @@
  * The packet-number spaces with their keys, ACK ranges, sent packets and
  * CRYPTO streams; the installation of the TLS secrets and of the peer's
  * transport parameters; the idle timeout (its timer is in timer.c; loss
- * detection and PTO are loss.c's); closing and draining; the
- * anti-amplification limit. Finding
+ * detection and PTO are loss.c's); closing and draining. Finding
  * the socket a datagram is for is lookup.c's; the answers to datagrams no
  * connection takes are stateless.c's.
  */
@@ -49,11 +48,6 @@
 #define QUIC_CONN_PROBES_PER_IDLE	6
 /* ... and at most this without an idle timeout (TCP's RTO max is 120 s). */
 #define QUIC_CONN_PTO_MAX_US		(60ULL * USEC_PER_SEC)
-/* The frames of the least 1-RTT packet a server sends under the
- * anti-amplification limit: a PATH_CHALLENGE and room as much again, as
- * quic_out_path_one() asks for; or an ACK of a few ranges.
- */
-#define QUIC_CONN_AMP_MIN_FRAMES	(2 * (1 + QUIC_FRAME_PATH_DATA_LEN))
 
 /* Received CRYPTO data waiting for a gap to fill is charged to the
  * receive buffer, as received stream data is. The reassembly bounds it
@@ -503,7 +497,7 @@ int quic_conn_server_start(struct sock *sk, struct quic_request *req)
 	c->version = req->version;
 	c->dcid = req->scid;
 	c->odcid = req->dcid;
-	c->addr_validated = req->validated;
+	c->amp.validated = req->validated;
 	c->half_open = 1;
 	atomic_inc(&quic_sk(sk)->udp->half_open);
 	err = quic_cid_set_first(&c->dst, &c->dcid, NULL);
@@ -755,105 +749,6 @@ int quic_conn_set_secret(struct sock *sk, const struct quic_crypto_secret *s)
 			return -EPIPE;
 	}
 	return 0;
-}
-
-/**
- * quic_conn_amp_rcvd() - count a datagram from a client not yet validated
- * @sk: the socket, locked
- * @len: the datagram's UDP payload length
- *
- * RFC 9000 8.1: every datagram attributed to the connection counts.
- */
-void quic_conn_amp_rcvd(struct sock *sk, u32 len)
-{
-	struct quic_conn *c = &quic_sk(sk)->conn;
-
-	if (c->is_server && !c->addr_validated)
-		c->bytes_rcvd = min_t(u64, (u64)c->bytes_rcvd + len, U32_MAX);
-}
-
-/**
- * quic_conn_amp_room() - what the anti-amplification limit lets us send
- * @sk: the socket, locked
- *
- * Return: bytes a server may still send to an address not validated
- * (three times what it received, less what it sent), else U32_MAX.
- */
-u32 quic_conn_amp_room(struct sock *sk)
-{
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	u64 limit;
-
-	if (!c->is_server || c->addr_validated)
-		return U32_MAX;
-	limit = 3ULL * c->bytes_rcvd;
-	return limit > c->bytes_sent ? min_t(u64, limit - c->bytes_sent,
-					     U32_MAX - 1) : 0;
-}
-
-/**
- * quic_conn_amp_min() - the least room worth a datagram under the limit
- * @sk: the socket, locked
- *
- * During the handshake, a whole datagram of 1200 bytes: the client's
- * Initials are padded to that and so are ours (RFC 9000 14.1). Once the
- * handshake is confirmed, the limit holds only for a new peer address
- * (quic_conn_amp_restart()): a 1-RTT packet with an ACK or a
- * PATH_CHALLENGE, unpadded as far as the budget falls short (RFC 9000
- * 8.2.1), may go in less.
- *
- * Return: that many bytes.
- */
-u32 quic_conn_amp_min(struct sock *sk)
-{
-	struct quic_conn *c = &quic_sk(sk)->conn;
-
-	if (sk->sk_state != TCP_ESTABLISHED || !c->handshake_confirmed)
-		return QUIC_CONN_MAX_DGRAM;
-	return 1 + c->dcid.len + QUIC_CONN_PN_LEN + QUIC_CONN_AMP_MIN_FRAMES +
-	       QUIC_PACKET_TAG_LEN;
-}
-
-/**
- * quic_conn_amp_sent() - count a datagram sent before validation
- * @sk: the socket, locked
- * @len: its UDP payload length
- */
-void quic_conn_amp_sent(struct sock *sk, u32 len)
-{
-	struct quic_conn *c = &quic_sk(sk)->conn;
-
-	if (c->is_server && !c->addr_validated)
-		c->bytes_sent = min_t(u64, (u64)c->bytes_sent + len, U32_MAX);
-}
-
-/**
- * quic_conn_addr_validated() - the client's address is validated
- * @sk: the socket, locked
- *
- * By a Handshake packet it sent (RFC 9000 8.1.1): only a client that
- * received our Initial at that address can build one.
- */
-void quic_conn_addr_validated(struct sock *sk)
-{
-	quic_sk(sk)->conn.addr_validated = 1;
-}
-
-/**
- * quic_conn_amp_restart() - the peer moved to an address not validated
- * @sk: the socket, a server, locked
- * @len: the bytes of the datagram that came from there
- *
- * RFC 9000 9.3: until path.c validates it, the anti-amplification limit
- * holds again, counted from that datagram.
- */
-void quic_conn_amp_restart(struct sock *sk, u32 len)
-{
-	struct quic_conn *c = &quic_sk(sk)->conn;
-
-	c->addr_validated = 0;
-	c->bytes_rcvd = len;
-	c->bytes_sent = 0;
 }
 
 /**
@@ -1322,17 +1217,17 @@ void quic_conn_closing_rcv(struct sock *sk, struct sk_buff *skb)
 	struct sk_buff *copy;
 	u32 n;
 
-	quic_conn_amp_rcvd(sk, skb->len);
+	quic_path_amp_rcvd(sk, skb->len);
 	kfree_skb(skb);
 	if (!c->closing || !c->close_skb || !quic_sk(sk)->udp)
 		return;
 	n = ++c->close_rcvd;
 	if (n & (n - 1) || n > BIT(QUIC_CONN_CLOSE_ANSWERS) ||
-	    quic_conn_amp_room(sk) < c->close_skb->len)
+	    quic_path_amp_room(sk) < c->close_skb->len)
 		return;
 	copy = skb_copy(c->close_skb, GFP_ATOMIC);
 	if (copy) {
-		quic_conn_amp_sent(sk, copy->len);
+		quic_path_amp_sent(sk, copy->len);
 		quic_udp_xmit(quic_sk(sk)->udp, copy, &c->local, &c->peer, 0,
 			      &c->dst_cache);
 	}

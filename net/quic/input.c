@@ -733,7 +733,7 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 		 */
 		if (c->is_server && level == QUIC_CRYPTO_HANDSHAKE &&
 		    !c->space[QUIC_CRYPTO_INITIAL].discarded) {
-			quic_conn_addr_validated(sk);
+			quic_path_addr_validated(sk);
 			quic_conn_discard_space(sk, QUIC_CRYPTO_INITIAL);
 		}
 	}
@@ -752,7 +752,7 @@ out:
  */
 static void quic_in_conn_rcv(struct sock *sk, struct sk_buff *skb)
 {
-	quic_conn_amp_rcvd(sk, skb->len);
+	quic_path_amp_rcvd(sk, skb->len);
 	quic_in_conn(sk, skb);
 }
 

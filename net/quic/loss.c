@@ -557,7 +557,7 @@ void quic_loss_timer_arm(struct sock *sk)
 	 */
 	if (kind == QUIC_REC_NONE ||
 	    (kind == QUIC_REC_PTO && !c->handshake_confirmed &&
-	     quic_conn_amp_room(sk) < quic_conn_amp_min(sk))) {
+	     quic_path_amp_room(sk) < quic_path_amp_min(sk))) {
 		quic_timer_stop(sk, QUIC_TIMER_LOSS);
 		return;
 	}

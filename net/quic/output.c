@@ -1129,9 +1129,9 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 	 * client moved (9.3), in 1-RTT datagrams as small as the budget
 	 * makes them, so that ACKs still go.
 	 */
-	if (unlikely(!c->addr_validated) && c->is_server) {
-		room = quic_conn_amp_room(sk);
-		if (room < quic_conn_amp_min(sk)) {
+	if (unlikely(!c->amp.validated) && c->is_server) {
+		room = quic_path_amp_room(sk);
+		if (room < quic_path_amp_min(sk)) {
 			if (quic_out_long_waiting(c))
 				QUIC_INC_STATS(sock_net(sk),
 					       QUIC_MIB_AMPLIFICATION_BLOCKED);
@@ -1247,7 +1247,7 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 	if (skb == pl->gso) {
 		if (err)
 			return err;	/* nothing of this datagram was put */
-		quic_conn_amp_sent(sk, skb->len - start);
+		quic_path_amp_sent(sk, skb->len - start);
 		pl->gso_segs++;
 		/* A shorter datagram is the batch's last (its first is full:
 		 * quic_out_gso_skb()).
@@ -1261,7 +1261,7 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 		kfree_skb(skb);
 		return err;
 	}
-	quic_conn_amp_sent(sk, skb->len);
+	quic_path_amp_sent(sk, skb->len);
 	err = quic_udp_xmit(quic_sk(sk)->udp, skb, &c->local, &c->peer,
 			    app_only ? quic_ecn_tos(&c->ecn) : 0, &c->dst_cache);
 	return err ? err : 1;
@@ -1374,7 +1374,7 @@ static void quic_out_path_one(struct sock *sk, bool response, gfp_t gfp)
 		to = &p->resp_addr;
 		budget = p->resp_budget;
 	} else {
-		budget = quic_conn_amp_room(sk);
+		budget = quic_path_amp_room(sk);
 	}
 	/* Our own move probes the peer from the new local address; a
 	 * client's move to the server's preferred address probes that,
@@ -1438,7 +1438,7 @@ static void quic_out_path_one(struct sock *sk, bool response, gfp_t gfp)
 		p->tries++;
 	}
 	if (to == &c->peer)
-		quic_conn_amp_sent(sk, skb->len);
+		quic_path_amp_sent(sk, skb->len);
 	quic_udp_xmit(us, skb, from, to, 0,
 		      to == &c->peer && from == &c->local ? &c->dst_cache :
 							   NULL);
@@ -1583,12 +1583,12 @@ static void quic_out_close(struct sock *sk, struct quic_frame *f, gfp_t gfp)
 	skb_put(skb, n);
 	quic_conn_close_sent(sk, skb);
 	/* A close counts against the anti-amplification limit too. */
-	if (quic_conn_amp_room(sk) < skb->len) {
+	if (quic_path_amp_room(sk) < skb->len) {
 		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_AMPLIFICATION_BLOCKED);
 		kfree_skb(skb);
 		return;
 	}
-	quic_conn_amp_sent(sk, skb->len);
+	quic_path_amp_sent(sk, skb->len);
 	quic_udp_xmit(quic_sk(sk)->udp, skb, &c->local, &c->peer, 0,
 		      &c->dst_cache);
 }

@@ -27,6 +27,11 @@
  * Either way the destination connection ID moves to the next one the
  * peer issued, if it issued a spare (RFC 9000 9.5), so that the new path
  * cannot be linked to the old one by it.
+ *
+ * The anti-amplification limit (RFC 9000 8.1) is kept here too: until
+ * the client's address is validated, a server sends at most three times
+ * what it received from there, from its first datagram on and again
+ * after the client moved.
  */
 
 #include <linux/random.h>
@@ -38,9 +43,117 @@
 #include <net/quic/conn.h>
 #include <net/quic/event.h>
 #include <net/quic/mib.h>
+#include <net/quic/packet.h>
 #include <net/quic/path.h>
 #include <net/quic/socket.h>
 #include <net/quic/udp.h>
+
+/* The frames of the least 1-RTT packet a server sends under the
+ * anti-amplification limit: a PATH_CHALLENGE and room as much again, as
+ * quic_out_path_one() asks for; or an ACK of a few ranges.
+ */
+#define QUIC_PATH_AMP_MIN_FRAMES	(2 * (1 + QUIC_FRAME_PATH_DATA_LEN))
+
+/**
+ * quic_path_amp_rcvd() - count a datagram from a client not yet validated
+ * @sk: the socket, locked
+ * @len: the datagram's UDP payload length
+ *
+ * RFC 9000 8.1: every datagram attributed to the connection counts.
+ */
+void quic_path_amp_rcvd(struct sock *sk, u32 len)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+
+	if (c->is_server && !c->amp.validated)
+		c->amp.bytes_rcvd = min_t(u64, (u64)c->amp.bytes_rcvd + len,
+					  U32_MAX);
+}
+
+/**
+ * quic_path_amp_room() - what the anti-amplification limit lets us send
+ * @sk: the socket, locked
+ *
+ * Return: bytes a server may still send to an address not validated
+ * (three times what it received, less what it sent), else U32_MAX.
+ */
+u32 quic_path_amp_room(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	u64 limit;
+
+	if (!c->is_server || c->amp.validated)
+		return U32_MAX;
+	limit = 3ULL * c->amp.bytes_rcvd;
+	return limit > c->amp.bytes_sent ?
+	       min_t(u64, limit - c->amp.bytes_sent, U32_MAX - 1) : 0;
+}
+
+/**
+ * quic_path_amp_min() - the least room worth a datagram under the limit
+ * @sk: the socket, locked
+ *
+ * During the handshake, a whole datagram of 1200 bytes: the client's
+ * Initials are padded to that and so are ours (RFC 9000 14.1). Once the
+ * handshake is confirmed, the limit holds only for a new peer address
+ * (quic_path_amp_restart()): a 1-RTT packet with an ACK or a
+ * PATH_CHALLENGE, unpadded as far as the budget falls short (RFC 9000
+ * 8.2.1), may go in less.
+ *
+ * Return: that many bytes.
+ */
+u32 quic_path_amp_min(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+
+	if (sk->sk_state != TCP_ESTABLISHED || !c->handshake_confirmed)
+		return QUIC_CONN_MAX_DGRAM;
+	return 1 + c->dcid.len + QUIC_CONN_PN_LEN + QUIC_PATH_AMP_MIN_FRAMES +
+	       QUIC_PACKET_TAG_LEN;
+}
+
+/**
+ * quic_path_amp_sent() - count a datagram sent before validation
+ * @sk: the socket, locked
+ * @len: its UDP payload length
+ */
+void quic_path_amp_sent(struct sock *sk, u32 len)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+
+	if (c->is_server && !c->amp.validated)
+		c->amp.bytes_sent = min_t(u64, (u64)c->amp.bytes_sent + len,
+					  U32_MAX);
+}
+
+/**
+ * quic_path_addr_validated() - the client's address is validated
+ * @sk: the socket, locked
+ *
+ * By a Handshake packet it sent (RFC 9000 8.1.1): only a client that
+ * received our Initial at that address can build one.
+ */
+void quic_path_addr_validated(struct sock *sk)
+{
+	quic_sk(sk)->conn.amp.validated = 1;
+}
+
+/**
+ * quic_path_amp_restart() - the peer moved to an address not validated
+ * @sk: the socket, a server, locked
+ * @len: the bytes of the datagram that came from there
+ *
+ * RFC 9000 9.3: until quic_path_peer_moved() validates it, the
+ * anti-amplification limit holds again, counted from that datagram.
+ */
+static void quic_path_amp_restart(struct sock *sk, u32 len)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+
+	c->amp.validated = 0;
+	c->amp.bytes_rcvd = len;
+	c->amp.bytes_sent = 0;
+}
 
 /* The path state, allocated on first use; NULL without memory (the peer
  * asks again, or moves again).
@@ -108,7 +221,7 @@ static void quic_path_settle(struct sock *sk, const union quic_addr *addr)
 	}
 	p->validating = 0;
 	p->challenge_pending = 0;
-	quic_conn_addr_validated(sk);
+	quic_path_addr_validated(sk);
 }
 
 /* Do @a and @b differ in more than the port? */
@@ -256,7 +369,7 @@ void quic_path_peer_moved(struct sock *sk, const union quic_addr *from,
 	quic_conn_rotate_dcid(sk);
 	c->peer = *from;
 	dst_cache_reset(&c->dst_cache);
-	quic_conn_amp_restart(sk, len);
+	quic_path_amp_restart(sk, len);
 	get_random_bytes(p->challenge, sizeof(p->challenge));
 	p->tries = 0;
 	p->validating = 1;

@@ -27,6 +27,7 @@
 #include <net/quic/datagram.h>
 #include <net/quic/ecn.h>
 #include <net/quic/outq.h>
+#include <net/quic/path.h>
 #include <net/quic/pmtu.h>
 #include <net/quic/reasm.h>
 #include <net/quic/recovery.h>
@@ -183,11 +184,6 @@ struct quic_request {
  * @was_established: reached ESTABLISHED (counted in QuicConnOpened, so its
  *	end is counted in QuicConnClosed)
  * @half_open: server: counted in its UDP socket's half-open connections
- * @addr_validated: server: the client's address is validated (a token,
- *	or a Handshake packet from it); until then what we send is capped
- *	at three times what we received (RFC 9000 8.1)
- * @bytes_rcvd: server, before @addr_validated: bytes received
- * @bytes_sent: server, before @addr_validated: bytes sent
  * @retried: client: a Retry was accepted; no other is
  * @retry_pending: client: the Initial keys for @retry_scid are still to
  *	be derived (process context: keyupdate.c's work item)
@@ -207,6 +203,8 @@ struct quic_request {
  *	(client: send, server: receive), freed with the connection
  * @path: path validation state (path.c), kmalloc()ed on first use
  * @ecn: ECN marks received and sent, and their validation (ecn.c)
+ * @amp: server: the anti-amplification limit of the client's address
+ *	(path.c); held here, as the limit applies during the handshake
  * @fin_pending: client: established, its Finished not queued yet; no
  *	1-RTT packet goes before it, so that the first ones coalesce with it
  * @vn_probe: client: QUIC_SOCKOPT_CONFIG's version is one we do not
@@ -292,7 +290,6 @@ struct quic_conn {
 				dcid_learned:1;
 	u8			was_established:1,
 				half_open:1,
-				addr_validated:1,
 				retried:1,
 				retry_pending:1,
 				new_token_pending:1,
@@ -310,8 +307,7 @@ struct quic_conn {
 	struct quic_crypto	*early;
 	struct quic_path	*path;
 	struct quic_ecn		ecn;
-	u32			bytes_rcvd;
-	u32			bytes_sent;
+	struct quic_path_amp	amp;
 	struct quic_cid		retry_scid;
 	struct quic_stream_table streams;
 	s64			active_sid;
@@ -359,12 +355,6 @@ void quic_conn_hash(struct sock *sk);
 void quic_conn_unhash(struct sock *sk);
 void quic_conn_listen_stop(struct sock *sk);
 void quic_conn_request_free(struct quic_request *req);
-void quic_conn_amp_rcvd(struct sock *sk, u32 len);
-u32 quic_conn_amp_room(struct sock *sk);
-u32 quic_conn_amp_min(struct sock *sk);
-void quic_conn_amp_sent(struct sock *sk, u32 len);
-void quic_conn_addr_validated(struct sock *sk);
-void quic_conn_amp_restart(struct sock *sk, u32 len);
 void quic_conn_path_reset(struct sock *sk);
 void quic_conn_rotate_dcid(struct sock *sk);
 int quic_conn_retry_rcvd(struct sock *sk, const u8 *pkt,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * QUIC: path validation and peer address changes (RFC 9000 8.2, 9),
- * net/quic/path.c.
+ * QUIC: path validation and peer address changes (RFC 9000 8.2, 9), and
+ * the anti-amplification limit (8.1), net/quic/path.c.
  */
 #ifndef __NET_QUIC_PATH_H
 #define __NET_QUIC_PATH_H
@@ -16,6 +16,24 @@ struct quic_udp_sock;
 
 /* PATH_CHALLENGEs sent for one validation before it fails. */
 #define QUIC_PATH_TRIES		3
+
+/**
+ * struct quic_path_amp - a server's anti-amplification limit (RFC 9000 8.1)
+ * @bytes_rcvd: before @validated: bytes received from the client's address
+ * @bytes_sent: before @validated: bytes sent to it
+ * @validated: the client's address is validated (a token, or a Handshake
+ *	packet from it); until then what we send is capped at three times
+ *	what we received. A move to an address not validated starts it
+ *	again (RFC 9000 9.3).
+ *
+ * Kept in struct quic_conn, not in the struct quic_path allocated on
+ * first use: the limit applies from the first datagram.
+ */
+struct quic_path_amp {
+	u32	bytes_rcvd;
+	u32	bytes_sent;
+	u8	validated:1;
+};
 
 /**
  * struct quic_path - a path being validated, and a challenge to answer
@@ -69,6 +87,11 @@ struct quic_path {
 };
 
 void quic_path_free(struct sock *sk);
+void quic_path_amp_rcvd(struct sock *sk, u32 len);
+u32 quic_path_amp_room(struct sock *sk);
+u32 quic_path_amp_min(struct sock *sk);
+void quic_path_amp_sent(struct sock *sk, u32 len);
+void quic_path_addr_validated(struct sock *sk);
 void quic_path_challenge_rcvd(struct sock *sk, const u8 *data,
 			      const union quic_addr *from, u32 len,
 			      const struct quic_udp_sock *to);
