@@ -1391,21 +1391,6 @@ static void quic_conn_sync_dcid(struct sock *sk)
 	quic_conn_sync_reset(sk);
 }
 
-/* Retired peer IDs become RETIRE_CONNECTION_ID frames to send. */
-static bool quic_conn_collect_retired(struct sock *sk)
-{
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	bool any = false;
-	u64 seq;
-
-	while (c->nr_retire < QUIC_CONN_RETIRE_MAX &&
-	       quic_cid_dest_pop_retired(&c->dst, &seq)) {
-		c->retire_seq[c->nr_retire++] = seq;
-		any = true;
-	}
-	return any;
-}
-
 /**
  * quic_conn_new_cid() - the peer sent NEW_CONNECTION_ID
  * @sk: the socket, locked
@@ -1424,7 +1409,7 @@ int quic_conn_new_cid(struct sock *sk, const struct quic_frame_new_cid *f)
 	if (err)
 		return err;
 	quic_conn_sync_dcid(sk);
-	if (quic_conn_collect_retired(sk))
+	if (quic_cid_dest_collect_retired(&c->dst))
 		quic_conn_cid_event(sk, true);
 	return 0;
 }
@@ -1453,37 +1438,6 @@ int quic_conn_retire_cid(struct sock *sk, u64 seq, const u8 *dcid, u32 len)
 	quic_conn_issue_cids(sk, GFP_ATOMIC);
 	quic_conn_cid_event(sk, false);
 	return 0;
-}
-
-/**
- * quic_conn_retire_pop() - the next RETIRE_CONNECTION_ID to send
- * @sk: the socket, locked
- * @seq: set to the sequence number it retires
- *
- * Return: false if none is due.
- */
-bool quic_conn_retire_pop(struct sock *sk, u64 *seq)
-{
-	struct quic_conn *c = &quic_sk(sk)->conn;
-
-	if (!c->nr_retire)
-		return false;
-	*seq = c->retire_seq[--c->nr_retire];
-	return true;
-}
-
-/**
- * quic_conn_retire_push() - a RETIRE_CONNECTION_ID is to be sent (again:
- *	it did not fit, or its packet was lost)
- * @sk: the socket, locked
- * @seq: the sequence number it retires
- */
-void quic_conn_retire_push(struct sock *sk, u64 seq)
-{
-	struct quic_conn *c = &quic_sk(sk)->conn;
-
-	if (c->nr_retire < QUIC_CONN_RETIRE_MAX)
-		c->retire_seq[c->nr_retire++] = seq;
 }
 
 /**
@@ -1527,7 +1481,7 @@ void quic_conn_rotate_dcid(struct sock *sk)
 			continue;
 		quic_cid_set_select(set, e->seq);
 		quic_cid_dest_retire_prior_to(set, e->seq);
-		quic_conn_collect_retired(sk);
+		quic_cid_dest_collect_retired(&c->dst);
 		quic_conn_sync_dcid(sk);
 		return;
 	}
@@ -1570,7 +1524,7 @@ int quic_conn_set_cid(struct sock *sk,
 	if (info->prior_to) {
 		if (info->dest) {
 			quic_cid_dest_retire_prior_to(set, info->prior_to);
-			quic_conn_collect_retired(sk);
+			quic_cid_dest_collect_retired(&c->dst);
 		} else {
 			quic_cid_src_retire_prior_to(set, info->prior_to);
 			quic_conn_issue_cids(sk, GFP_KERNEL);

@@ -523,6 +523,59 @@ bool quic_cid_dest_pop_retired(struct quic_cid_set *set, u64 *seq)
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_cid_dest_pop_retired);
 
 /**
+ * quic_cid_dest_collect_retired() - queue RETIRE_CONNECTION_ID frames
+ * @set: the destination set
+ *
+ * The retired IDs leave the set (quic_cid_dest_pop_retired()) and their
+ * numbers join the queue of RETIRE_CONNECTION_ID frames to send, while
+ * it has room.
+ *
+ * Return: whether any was queued.
+ */
+bool quic_cid_dest_collect_retired(struct quic_cid_set *set)
+{
+	bool any = false;
+	u64 seq;
+
+	while (set->nr_retire < QUIC_CID_RETIRE_MAX &&
+	       quic_cid_dest_pop_retired(set, &seq)) {
+		set->retire_seq[set->nr_retire++] = seq;
+		any = true;
+	}
+	return any;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_cid_dest_collect_retired);
+
+/**
+ * quic_cid_dest_retire_pop() - the next RETIRE_CONNECTION_ID to send
+ * @set: the destination set
+ * @seq: set to the sequence number it retires
+ *
+ * Return: false if none is due.
+ */
+bool quic_cid_dest_retire_pop(struct quic_cid_set *set, u64 *seq)
+{
+	if (!set->nr_retire)
+		return false;
+	*seq = set->retire_seq[--set->nr_retire];
+	return true;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_cid_dest_retire_pop);
+
+/**
+ * quic_cid_dest_retire_push() - a RETIRE_CONNECTION_ID is to be sent
+ *	(again: it did not fit, or its packet was lost)
+ * @set: the destination set
+ * @seq: the sequence number it retires
+ */
+void quic_cid_dest_retire_push(struct quic_cid_set *set, u64 seq)
+{
+	if (set->nr_retire < QUIC_CID_RETIRE_MAX)
+		set->retire_seq[set->nr_retire++] = seq;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_cid_dest_retire_push);
+
+/**
  * quic_cid_dest_match_reset() - is this a Stateless Reset from the peer?
  * @set: the destination set
  * @token: the last 16 bytes of a datagram that could not be processed

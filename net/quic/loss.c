@@ -114,7 +114,7 @@ bool quic_loss_pkt_requeue(struct sock *sk, struct quic_sent_pkt *pkt)
 			any = true;
 			break;
 		case QUIC_OUT_RETIRE_CID:
-			quic_conn_retire_push(sk, it->seq);
+			quic_cid_dest_retire_push(&c->dst, it->seq);
 			any = true;
 			break;
 		case QUIC_OUT_PATH_CHALLENGE:

@@ -365,13 +365,13 @@ static u32 quic_out_cid(struct sock *sk, u8 *buf, u32 room,
 			return used;
 		quic_cid_src_mark(&c->src, e->seq, false);
 	}
-	while (quic_conn_retire_pop(sk, &seq)) {
+	while (quic_cid_dest_retire_pop(&c->dst, &seq)) {
 		memset(&f, 0, sizeof(f));
 		f.type = QUIC_FRAME_RETIRE_CONNECTION_ID;
 		f.value = seq;
 		if (!quic_out_put(rec, &f, buf, room, &used,
 				  QUIC_OUT_RETIRE_CID, 0, seq)) {
-			quic_conn_retire_push(sk, seq);
+			quic_cid_dest_retire_push(&c->dst, seq);
 			break;
 		}
 	}

@@ -75,9 +75,6 @@ struct sock;
 /* Requests and parked datagrams a listener keeps per request. */
 #define QUIC_CONN_REQ_MAX_SKBS		8
 
-/* RETIRE_CONNECTION_ID frames waiting to be sent. */
-#define QUIC_CONN_RETIRE_MAX		QUIC_CID_SET_SLOTS
-
 /**
  * struct quic_pnspace - one packet-number space and its encryption level
  * @rx: receive keys
@@ -238,8 +235,6 @@ struct quic_request {
  * @idle_sent: an ack-eliciting packet went out since the last one processed
  * @close_skb: closing state: a copy of our CONNECTION_CLOSE datagram
  * @close_rcvd: closing state: packets received since it began
- * @retire_seq: sequence numbers of RETIRE_CONNECTION_ID frames to send
- * @nr_retire: entries in @retire_seq
  * @reset_token: the peer's token in the namespace's reset table
  * @reset_hashed: @reset_token is in that table
  * @rx_dcid: the DCID of the packet being processed
@@ -325,8 +320,6 @@ struct quic_conn {
 	struct sk_buff		*close_skb;
 	u32			close_rcvd;
 	bool			idle_sent;
-	u64			retire_seq[QUIC_CONN_RETIRE_MAX];
-	u8			nr_retire;
 	struct quic_cid		rx_dcid;
 	u8			reset_token[QUIC_RESET_TOKEN_LEN];
 	bool			reset_hashed;
@@ -380,8 +373,6 @@ void quic_conn_idle_touch(struct sock *sk);
 void quic_conn_idle_sent(struct sock *sk);
 void quic_conn_idle_timeout(struct sock *sk);
 bool quic_conn_reset_check(struct sock *sk, const u8 *buf, u32 len);
-bool quic_conn_retire_pop(struct sock *sk, u64 *seq);
-void quic_conn_retire_push(struct sock *sk, u64 seq);
 int quic_conn_new_cid(struct sock *sk, const struct quic_frame_new_cid *f);
 int quic_conn_retire_cid(struct sock *sk, u64 seq, const u8 *dcid, u32 len);
 int quic_conn_get_cid(struct sock *sk, struct quic_connection_id_info *info);

@@ -33,6 +33,8 @@
  * their RETIRE_CONNECTION_ID (dest set) or for the peer's (source set).
  */
 #define QUIC_CID_SET_SLOTS	(2 * QUIC_CID_LIMIT_MAX)
+/* RETIRE_CONNECTION_ID frames waiting to be sent (destination set). */
+#define QUIC_CID_RETIRE_MAX	QUIC_CID_SET_SLOTS
 /* Length of the connection IDs we issue (socket-api.md, section 5.10). */
 #define QUIC_CID_LOCAL_LEN	8
 /* Length of a Stateless Reset Token (RFC 9000, section 10.3). */
@@ -76,6 +78,9 @@ struct quic_cid_entry {
  *	received, or our own, whichever is larger)
  * @active_seq: the sequence number of the ID in use: the one we send to
  *	(destination set) or the one the peer is expected to use (source set)
+ * @retire_seq: destination set: sequence numbers of RETIRE_CONNECTION_ID
+ *	frames to send
+ * @nr_retire: destination set: entries in @retire_seq
  */
 struct quic_cid_set {
 	struct quic_cid_entry	entries[QUIC_CID_SET_SLOTS];
@@ -84,6 +89,8 @@ struct quic_cid_set {
 	u64			next_seq;
 	u64			retire_prior_to;
 	u64			active_seq;
+	u64			retire_seq[QUIC_CID_RETIRE_MAX];
+	u8			nr_retire;
 };
 
 void quic_cid_set_init(struct quic_cid_set *set, u64 limit);
@@ -111,6 +118,9 @@ int quic_cid_dest_new(struct quic_cid_set *set, u64 seq, u64 retire_prior_to,
 		      const u8 *id, u32 len, const u8 *token);
 int quic_cid_dest_retire_prior_to(struct quic_cid_set *set, u64 prior_to);
 bool quic_cid_dest_pop_retired(struct quic_cid_set *set, u64 *seq);
+bool quic_cid_dest_collect_retired(struct quic_cid_set *set);
+bool quic_cid_dest_retire_pop(struct quic_cid_set *set, u64 *seq);
+void quic_cid_dest_retire_push(struct quic_cid_set *set, u64 seq);
 bool quic_cid_dest_match_reset(const struct quic_cid_set *set,
 			       const u8 *token);
 
