@@ -29,6 +29,7 @@
 #include <net/quic/input.h>
 #include <net/quic/keyupdate.h>
 #include <net/quic/lookup.h>
+#include <net/quic/loss.h>
 #include <net/quic/mib.h>
 #include <net/quic/output.h>
 #include <net/quic/protocol.h>
@@ -840,7 +841,7 @@ void quic_conn_retry_apply(struct sock *sk)
 		quic_conn_closed(sk, QUIC_TRANSPORT_ERROR_INTERNAL);
 		return;
 	}
-	quic_output_retry(sk);
+	quic_loss_retry(sk);
 	c->rec.pto_count = 0;
 	quic_output_flush(sk, GFP_KERNEL);
 }

@@ -9,7 +9,9 @@
  * it, and loss detection runs. A lost packet's frames are queued again,
  * each unless it was delivered or is no longer needed. The loss timer
  * (timer.c) runs loss detection at a loss time, or sends the PTO probes;
- * it is armed after every flush (output.c) and after it fires.
+ * it is armed after every flush (output.c) and after it fires. A Retry
+ * voids the Initial (and 0-RTT) packets sent: neither acknowledged nor
+ * lost, their frames go again.
  */
 
 #include <linux/ktime.h>
@@ -64,8 +66,8 @@ static void quic_loss_rec_spaces(struct sock *sk, struct quic_rec_space *sp)
 /**
  * quic_loss_pkt_requeue() - queue the frames of a sent packet again
  * @sk: the socket, locked
- * @pkt: the packet, lost or probed (or planned but not sent: output.c);
- *	its record stays the caller's
+ * @pkt: the packet, lost, probed or voided by a Retry (or planned but not
+ *	sent: output.c); its record stays the caller's
  *
  * Each frame is queued again unless it was delivered or is no longer
  * needed.
@@ -131,6 +133,38 @@ bool quic_loss_pkt_requeue(struct sock *sk, struct quic_sent_pkt *pkt)
 		}
 	}
 	return any;
+}
+
+/* A Retry made the client's Initials void: each one's frames go again. */
+static void quic_loss_pkt_retried(void *ctx, struct quic_sent_pkt *pkt)
+{
+	quic_loss_pkt_requeue(ctx, pkt);
+	quic_sendq_pkt_free(ctx, pkt);
+}
+
+/**
+ * quic_loss_retry() - queue the Initials' frames again after a Retry
+ * @sk: the socket, a client, locked
+ *
+ * The Initial packets sent are forgotten, neither acknowledged nor lost:
+ * no congestion signal, no RTT sample (RFC 9002 6.3); what they carried
+ * goes in the next Initials, sent with the new keys. So are 0-RTT ones.
+ */
+void quic_loss_retry(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_pnspace *s = &c->space[QUIC_CRYPTO_INITIAL];
+
+	quic_sent_remove_all(&s->sent, quic_loss_pkt_retried, sk);
+	s->loss_time = 0;
+	/* So are the 0-RTT packets sent before the Retry: the server kept
+	 * nothing. They go again, numbered on (RFC 9000 17.2.5.3).
+	 */
+	s = &c->space[QUIC_CRYPTO_APP];
+	if (!quic_crypto_ready(&s->tx)) {
+		quic_sent_remove_all(&s->sent, quic_loss_pkt_retried, sk);
+		s->loss_time = 0;
+	}
 }
 
 /* What one ACK or one loss detection found, for congestion control. */

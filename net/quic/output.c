@@ -1671,38 +1671,6 @@ void quic_output_discard(struct sock *sk, u8 level)
 	c->out_spare[level] = NULL;
 }
 
-/* A Retry made the client's Initials void: each one's frames go again. */
-static void quic_out_pkt_retried(void *ctx, struct quic_sent_pkt *pkt)
-{
-	quic_loss_pkt_requeue(ctx, pkt);
-	quic_sendq_pkt_free(ctx, pkt);
-}
-
-/**
- * quic_output_retry() - queue the Initials' frames again after a Retry
- * @sk: the socket, a client, locked
- *
- * The Initial packets sent are forgotten, neither acknowledged nor lost:
- * no congestion signal, no RTT sample (RFC 9002 6.3); what they carried
- * goes in the next Initials, sent with the new keys. So are 0-RTT ones.
- */
-void quic_output_retry(struct sock *sk)
-{
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_pnspace *s = &c->space[QUIC_CRYPTO_INITIAL];
-
-	quic_sent_remove_all(&s->sent, quic_out_pkt_retried, sk);
-	s->loss_time = 0;
-	/* So are the 0-RTT packets sent before the Retry: the server kept
-	 * nothing. They go again, numbered on (RFC 9000 17.2.5.3).
-	 */
-	s = &c->space[QUIC_CRYPTO_APP];
-	if (!quic_crypto_ready(&s->tx)) {
-		quic_sent_remove_all(&s->sent, quic_out_pkt_retried, sk);
-		s->loss_time = 0;
-	}
-}
-
 /**
  * quic_output_free() - free the frame buffers and the spare records
  * @sk: the socket, locked, its spaces already discarded

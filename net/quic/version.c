@@ -47,6 +47,7 @@
 #include <net/quic/conn.h>
 #include <net/quic/input.h>
 #include <net/quic/keyupdate.h>
+#include <net/quic/loss.h>
 #include <net/quic/mib.h>
 #include <net/quic/output.h>
 #include <net/quic/packet.h>
@@ -219,7 +220,7 @@ void quic_version_apply(struct sock *sk)
 			goto fail;
 	}
 	if (resend) {
-		quic_output_retry(sk);
+		quic_loss_retry(sk);
 		c->rec.pto_count = 0;
 	}
 	quic_input_process_parked(sk, QUIC_CRYPTO_INITIAL);

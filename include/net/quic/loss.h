@@ -20,6 +20,7 @@ int quic_loss_ack_rcvd(struct sock *sk, u8 level, bool ecn,
 		       const struct quic_frame_ack *ack,
 		       const struct quic_ack_range *ranges);
 bool quic_loss_pkt_requeue(struct sock *sk, struct quic_sent_pkt *pkt);
+void quic_loss_retry(struct sock *sk);
 void quic_loss_timer_arm(struct sock *sk);
 void quic_loss_timeout(struct sock *sk);
 
