@@ -575,8 +575,13 @@ int h3_conn_write(struct h3_conn *c)
  * h3_conn_read() - hand everything readable to nghttp3
  * @c: the connection
  *
- * Return: 0 once nothing is left to read, -ENOTCONN when the connection
- * has ended, another negative errno, or a negative nghttp3 error.
+ * Also returns, with more left to read, once @c->read_limit (if set)
+ * bytes went either way: a peer that keeps sending would otherwise keep
+ * the caller here until it stops.
+ *
+ * Return: 0 once nothing is left to read or the limit is reached,
+ * -ENOTCONN when the connection has ended, another negative errno, or a
+ * negative nghttp3 error.
  */
 int h3_conn_read(struct h3_conn *c)
 {
@@ -632,6 +637,9 @@ int h3_conn_read(struct h3_conn *c)
 						      MSG_QUIC_STREAM_FIN));
 		if (used < 0)
 			return used;
+		if (c->read_limit &&
+		    c->rx_bytes + c->tx_bytes >= c->read_limit)
+			return 0;
 	}
 }
 

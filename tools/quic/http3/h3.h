@@ -53,6 +53,7 @@ struct h3_conn {
 	uint8_t *rbuf;
 	uint64_t rx_bytes;
 	uint64_t tx_bytes;
+	uint64_t read_limit;	/* h3_conn_read() returns once rx + tx reach it */
 };
 
 int h3_conn_init(struct h3_conn *c, int fd, bool is_server);

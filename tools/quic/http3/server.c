@@ -366,6 +366,10 @@ static int h3s_serve(struct h3s_conn *sc)
 	uint64_t seen = 0;
 	int err;
 
+	/* --drop-after: forgotten as soon as the bytes are there, while
+	 * the client still sends, not after it is done.
+	 */
+	c->read_limit = drop_after;
 	h3_conn_callbacks(&cb);
 	cb.begin_headers = h3s_begin_headers;
 	cb.recv_header = h3s_recv_header;
