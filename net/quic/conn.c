@@ -98,7 +98,7 @@ void quic_conn_init(struct sock *sk)
 	quic_key_update_init(sk);
 	quic_tparams_init_local(&c->local_tp);
 	quic_tparams_init_peer(&c->peer_tp);
-	c->version = QUIC_VERSION_V1;
+	quic_vn_init(&c->vn, QUIC_VERSION_V1);
 }
 
 /**
@@ -398,7 +398,7 @@ int quic_conn_initial_keys(struct sock *sk, const struct quic_cid *cid)
 	struct quic_pnspace *s = &c->space[QUIC_CRYPTO_INITIAL];
 
 	return quic_crypto_initial_keys(&s->rx, &s->tx, cid->data, cid->len,
-					c->version, c->is_server);
+					c->vn.version, c->is_server);
 }
 
 /**
@@ -450,14 +450,7 @@ int quic_conn_client_start(struct sock *sk, const union quic_addr *peer)
 	if (err)
 		return err;
 	c->peer = *peer;
-	/* QUIC_SOCKOPT_CONFIG's version: V1 or V2 (RFC 9369) from the
-	 * first Initial; another one goes on the wire, protected as V1,
-	 * until Version Negotiation (version.c).
-	 */
-	if (quic_version_supported(version))
-		c->version = version;
-	else if (version)
-		c->vn_probe = 1;
+	quic_vn_client_init(&c->vn, version);
 	quic_conn_rtt_config(sk);
 	quic_conn_cong_config(sk);
 	err = quic_conn_first_cid(sk);
@@ -495,7 +488,7 @@ int quic_conn_server_start(struct sock *sk, struct quic_request *req)
 	quic_conn_cong_config(sk);
 	c->local = req->local;
 	c->peer = req->peer;
-	c->version = req->version;
+	quic_vn_init(&c->vn, req->version);
 	c->dcid = req->scid;
 	c->odcid = req->dcid;
 	c->amp.validated = req->validated;
@@ -666,7 +659,7 @@ static int quic_conn_set_early(struct sock *sk,
 	if (!c->early)
 		return -ENOMEM;
 	err = quic_crypto_set_secret(c->early, s->type, s->secret, len,
-				     c->version);
+				     c->vn.version);
 	if (err) {
 		kfree(c->early);
 		c->early = NULL;
@@ -703,7 +696,7 @@ int quic_conn_set_secret(struct sock *sk, const struct quic_crypto_secret *s)
 	if (sp->discarded)
 		return -EINVAL;
 	k = s->send ? &sp->tx : &sp->rx;
-	err = quic_crypto_set_secret(k, s->type, s->secret, len, c->version);
+	err = quic_crypto_set_secret(k, s->type, s->secret, len, c->vn.version);
 	if (err)
 		return err;
 	/* socket-api.md 5.10: the token that got us here (set, or of a
@@ -793,7 +786,7 @@ int quic_conn_retry_rcvd(struct sock *sk, const u8 *pkt,
 	u8 tag[QUIC_RETRY_TAG_LEN];
 
 	if (c->is_server || c->retried || c->dcid_learned ||
-	    sk->sk_state != TCP_SYN_RECV || h->version != c->version ||
+	    sk->sk_state != TCP_SYN_RECV || h->version != c->vn.version ||
 	    !h->token_len || h->token_len > QUIC_TOKEN_MAX_LEN ||
 	    quic_cid_eq_bytes(&c->dcid, h->scid, h->scid_len))
 		return -EINVAL;
@@ -842,7 +835,7 @@ void quic_conn_retry_apply(struct sock *sk)
 		return;
 	}
 	quic_loss_retry(sk);
-	c->rec.pto_count = 0;
+	quic_recovery_pto_reset(&c->rec);
 	quic_output_flush(sk, GFP_KERNEL);
 }
 
@@ -933,8 +926,8 @@ static void quic_conn_sync_local_tp(struct sock *sk)
 	 * sends none and needs the server's to rule out a downgrade
 	 * (RFC 9368 4); only disable_compatible_version turns it off.
 	 */
-	c->local_tp.chosen_version = c->version;
-	if (!c->is_server && (c->vn_probe || c->version_changed))
+	c->local_tp.chosen_version = c->vn.version;
+	if (!c->is_server && (c->vn.probe || c->vn.changed))
 		quic_tparams_clear(&c->local_tp, QUIC_TPB_VERSION_INFO);
 	/* A server's token is the one of its ID numbered 0 (RFC 9000 10.3). */
 	if (c->is_server && c->src.count && c->src.entries[0].has_token)
@@ -1303,8 +1296,9 @@ void quic_conn_idle_start(struct sock *sk)
 	c->idle_last = jiffies;
 	c->idle_sent = false;
 	/* Probes often enough that one follows a path back in time. */
-	c->rec.max_backoff = us ? div_u64(us, QUIC_CONN_PROBES_PER_IDLE) :
-				  QUIC_CONN_PTO_MAX_US;
+	quic_recovery_set_max_backoff(&c->rec,
+				      us ? div_u64(us, QUIC_CONN_PROBES_PER_IDLE) :
+					   QUIC_CONN_PTO_MAX_US);
 	if (t)
 		quic_timer_reset(sk, QUIC_TIMER_IDLE, jiffies + t);
 	else

@@ -600,7 +600,7 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 			QUIC_INC_STATS(sock_net(sk), QUIC_MIB_DROP_MALFORMED);
 			continue;
 		}
-		if (h.long_header && h.version != c->version) {
+		if (h.long_header && h.version != c->vn.version) {
 			/* Another version: the client's move to it waits for
 			 * its Initial keys (version.c), and so does this
 			 * packet.

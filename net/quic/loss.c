@@ -537,7 +537,7 @@ static bool quic_loss_anti_deadlock(struct sock *sk)
 
 	return !c->is_server && sk->sk_state == TCP_SYN_RECV &&
 	       !c->handshake_confirmed && !c->retry_pending &&
-	       !c->vn_resend &&
+	       !c->vn.resend &&
 	       (c->space[QUIC_CRYPTO_INITIAL].next_pn ||
 		c->space[QUIC_CRYPTO_INITIAL].discarded) &&
 	       !(quic_crypto_ready(&hs->tx) && hs->sent.any_acked);

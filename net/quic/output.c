@@ -646,7 +646,7 @@ static int quic_out_seal(struct sock *sk, u8 level, u8 *p, u32 room,
 	h.dcid_len = c->dcid.len;
 	h.scid = c->scid.data;
 	h.scid_len = c->scid.len;
-	h.version = c->version;
+	h.version = c->vn.version;
 	if (level == QUIC_CRYPTO_APP) {
 		hlen = quic_packet_build_short(p, room, &h, QUIC_OUT_PN_LEN, pn);
 	} else {
@@ -659,7 +659,7 @@ static int quic_out_seal(struct sock *sk, u8 level, u8 *p, u32 room,
 		/* A client that probes with a version we do not speak
 		 * (version.c): only the Version field says so.
 		 */
-		if (unlikely(c->vn_probe) && hlen > 0)
+		if (unlikely(c->vn.probe) && hlen > 0)
 			put_unaligned_be32(quic_version_wire(sk), p + 1);
 	}
 	if (hlen < 0)
@@ -1095,7 +1095,7 @@ static bool quic_out_early(const struct sock *sk)
 
 	return unlikely(c->early) && !c->early_off && !c->is_server &&
 	       sk->sk_state == TCP_SYN_RECV && c->streams_ready &&
-	       !c->retry_pending && !c->vn_resend &&
+	       !c->retry_pending && !c->vn.resend &&
 	       (c->space[QUIC_CRYPTO_INITIAL].next_pn ||
 		c->space[QUIC_CRYPTO_INITIAL].discarded);
 }
@@ -1161,7 +1161,7 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 		 * Version Negotiation, for those of the version chosen.
 		 */
 		if (level == QUIC_CRYPTO_INITIAL &&
-		    (c->retry_pending || c->version_flip || c->vn_resend))
+		    (c->retry_pending || c->vn.flip || c->vn.resend))
 			continue;
 		hl = quic_out_hdr_len(sk, quic_out_pkt_level(pl, level), limit);
 		if (total + hl + QUIC_PACKET_TAG_LEN + 8 >= limit)

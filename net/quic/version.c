@@ -74,9 +74,9 @@ u32 quic_version_wire(const struct sock *sk)
 {
 	const struct quic_conn *c = &quic_sk(sk)->conn;
 
-	if (unlikely(c->vn_probe))
+	if (unlikely(c->vn.probe))
 		return quic_sk(sk)->opts.config.version;
-	return c->version;
+	return c->vn.version;
 }
 
 static bool quic_version_listed(const struct quic_tparams *tp, u32 v)
@@ -104,7 +104,7 @@ int quic_version_vn_rcvd(struct sock *sk, const struct quic_pkt_hdr *h)
 	u32 wire = quic_version_wire(sk), pick = 0, i, j, v;
 
 	if (c->is_server || c->dcid_learned || c->retried ||
-	    c->version_changed || sk->sk_state != TCP_SYN_RECV ||
+	    c->vn.changed || sk->sk_state != TCP_SYN_RECV ||
 	    !quic_cid_eq_bytes(&c->scid, h->dcid, h->dcid_len) ||
 	    !quic_cid_eq_bytes(&c->dcid, h->scid, h->scid_len))
 		return -EINVAL;
@@ -126,17 +126,17 @@ int quic_version_vn_rcvd(struct sock *sk, const struct quic_pkt_hdr *h)
 	 * against the version in use (RFC 9368 4), and TLS cannot build
 	 * another one here.
 	 */
-	if (!pick || (!c->vn_probe &&
+	if (!pick || (!c->vn.probe &&
 		      quic_tparams_has(&c->local_tp, QUIC_TPB_VERSION_INFO))) {
 		quic_conn_abort(sk, QUIC_TRANSPORT_ERROR_VERSION_NEGOTIATION,
 				EPROTONOSUPPORT);
 		return 0;
 	}
-	c->version_changed = 1;
-	c->vn_acted = 1;
-	c->vn_probe = 0;
-	c->version_flip = pick != c->version;
-	c->vn_resend = 1;
+	c->vn.changed = 1;
+	c->vn.acted = 1;
+	c->vn.probe = 0;
+	c->vn.flip = pick != c->vn.version;
+	c->vn.resend = 1;
 	quic_key_defer(sk);
 	return 0;
 }
@@ -158,16 +158,16 @@ bool quic_version_rcvd(struct sock *sk, const struct quic_pkt_hdr *h)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
-	if (c->version_flip)
-		return h->version == quic_version_other(c->version);
-	if (c->is_server || c->version_changed || c->vn_probe ||
+	if (c->vn.flip)
+		return h->version == quic_version_other(c->vn.version);
+	if (c->is_server || c->vn.changed || c->vn.probe ||
 	    sk->sk_state != TCP_SYN_RECV || h->type != QUIC_PACKET_INITIAL ||
 	    !quic_version_supported(h->version) ||
 	    quic_crypto_ready(&c->space[QUIC_CRYPTO_HANDSHAKE].rx) ||
 	    !quic_version_listed(&c->local_tp, h->version))
 		return false;
-	c->version_changed = 1;
-	c->version_flip = 1;
+	c->vn.changed = 1;
+	c->vn.flip = 1;
 	quic_key_defer(sk);
 	return true;
 }
@@ -203,32 +203,32 @@ static bool quic_version_took(const struct quic_ackrange *r, bool any,
 void quic_version_apply(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	bool flip = c->version_flip, resend = c->vn_resend;
+	bool flip = c->vn.flip, resend = c->vn.resend;
 	struct quic_ackrange *r = &c->space[QUIC_CRYPTO_INITIAL].recv;
 	bool any = r->any;
 	u64 largest = r->largest;
 
 	if (!flip && !resend)
 		return;
-	c->version_flip = 0;
-	c->vn_resend = 0;
+	c->vn.flip = 0;
+	c->vn.resend = 0;
 	if (sk->sk_state != TCP_SYN_RECV)
 		return;
 	if (flip) {
-		c->version = quic_version_other(c->version);
+		c->vn.version = quic_version_other(c->vn.version);
 		if (quic_version_keys(sk))
 			goto fail;
 	}
 	if (resend) {
 		quic_loss_retry(sk);
-		c->rec.pto_count = 0;
+		quic_recovery_pto_reset(&c->rec);
 	}
 	quic_input_process_parked(sk, QUIC_CRYPTO_INITIAL);
 	if (sk->sk_state != TCP_SYN_RECV)
 		return;
 	if (flip && !resend && !quic_version_took(r, any, largest)) {
-		c->version = quic_version_other(c->version);
-		c->version_changed = 0;
+		c->vn.version = quic_version_other(c->vn.version);
+		c->vn.changed = 0;
 		if (quic_version_keys(sk))
 			goto fail;
 	} else if (flip) {
@@ -254,20 +254,20 @@ int quic_version_upgrade(struct sock *sk, const struct quic_tparams *tp)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	u32 want = quic_sk(sk)->opts.config.version;
-	u32 was = c->version;
+	u32 was = c->vn.version;
 	int err;
 
-	if (!c->is_server || c->version_changed ||
-	    !quic_version_supported(want) || want == c->version ||
+	if (!c->is_server || c->vn.changed ||
+	    !quic_version_supported(want) || want == c->vn.version ||
 	    !quic_tparams_has(&quic_sk(sk)->opts.local,
 			      QUIC_TPB_VERSION_INFO) ||
 	    !quic_version_listed(tp, want))
 		return 0;
-	c->version = want;
-	c->version_changed = 1;
+	c->vn.version = want;
+	c->vn.changed = 1;
 	err = quic_conn_initial_keys(sk, &c->odcid);
 	if (err) {
-		c->version = was;
+		c->vn.version = was;
 		return err;
 	}
 	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_VERSION_CHANGED);
@@ -294,9 +294,9 @@ int quic_version_check_peer(struct sock *sk, const struct quic_tparams *tp)
 	u32 first = quic_sk(sk)->opts.config.version ?: QUIC_VERSION_V1;
 
 	if (c->is_server)
-		return quic_tparams_check_version(tp, c->version);
-	return quic_tparams_check_server_versions(tp, &c->local_tp, c->version,
+		return quic_tparams_check_version(tp, c->vn.version);
+	return quic_tparams_check_server_versions(tp, &c->local_tp, c->vn.version,
 						  first, quic_versions,
 						  ARRAY_SIZE(quic_versions),
-						  c->vn_acted);
+						  c->vn.acted);
 }

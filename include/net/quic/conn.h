@@ -36,6 +36,7 @@
 #include <net/quic/timer.h>
 #include <net/quic/tparam.h>
 #include <net/quic/udp.h>
+#include <net/quic/version.h>
 
 struct quic_ack_range;
 struct quic_frame;
@@ -163,7 +164,7 @@ struct quic_request {
  * @timers: loss/PTO (and the end of closing or draining), delayed ACK and
  *	idle timers (timer.c)
  * @listen_node: link in the namespace's listener hash (lookup.c)
- * @version: the QUIC version in use
+ * @vn: the version and its negotiation (version.c)
  * @rec: RTT estimate and PTO backoff (recovery.c)
  * @cong: congestion window and pacing (cong.c)
  * @pmtu: the path MTU search (pmtu.c); @max_dgram follows its plpmtu
@@ -204,18 +205,6 @@ struct quic_request {
  *	(path.c); held here, as the limit applies during the handshake
  * @fin_pending: client: established, its Finished not queued yet; no
  *	1-RTT packet goes before it, so that the first ones coalesce with it
- * @vn_probe: client: QUIC_SOCKOPT_CONFIG's version is one we do not
- *	speak; the long headers carry it, the packets are protected as
- *	@version (V1), until Version Negotiation names one we speak
- * @version_flip: client: @version is to become the other version we
- *	speak, and the Initial keys to be derived for it (process context:
- *	keyupdate.c's work item)
- * @vn_resend: client: after Version Negotiation, the Initials go again
- *	in the version chosen (with @version_flip's keys, if any)
- * @version_changed: the version changed once (Version Negotiation, or
- *	compatible negotiation, RFC 9368); it changes no more
- * @vn_acted: client: it sent its first flight again after Version
- *	Negotiation (the server's version_information is checked for it)
  * @streams: streams and flow control, once @streams_ready
  * @active_sid: the stream a send with stream ID -1 goes to, or -1
  * @msd_pending: streams whose MAX_STREAM_DATA is to be sent
@@ -269,7 +258,7 @@ struct quic_conn {
 	u32			dead_initials;
 	struct quic_timers	timers;
 	struct hlist_node	listen_node;
-	u32			version;
+	struct quic_vn		vn;
 	struct quic_recovery	rec;
 	struct quic_cong	cong;
 	struct quic_pmtu	pmtu;
@@ -292,12 +281,7 @@ struct quic_conn {
 				anti_deadlock:1;
 	u8			ticket_done:1,
 				early_off:1,
-				fin_pending:1,
-				vn_probe:1,
-				version_flip:1,
-				vn_resend:1,
-				version_changed:1,
-				vn_acted:1;
+				fin_pending:1;
 	u8			*ticket_buf;
 	struct quic_crypto	*early;
 	struct quic_path	*path;

@@ -152,4 +152,24 @@ u64 quic_recovery_loss_delay(const struct quic_recovery *rec);
 void quic_recovery_on_event(struct quic_recovery *rec);
 u64 quic_recovery_pto(const struct quic_recovery *rec, u64 max_ack_delay);
 
+/**
+ * quic_recovery_pto_reset() - forget the PTO backoff (RFC 9002 6.2.1)
+ * @rec: the recovery state
+ */
+static inline void quic_recovery_pto_reset(struct quic_recovery *rec)
+{
+	rec->pto_count = 0;
+}
+
+/**
+ * quic_recovery_set_max_backoff() - cap the backed-off PTO
+ * @rec: the recovery state
+ * @us: the longest a backed-off PTO grows, in microseconds; 0 for no cap
+ */
+static inline void quic_recovery_set_max_backoff(struct quic_recovery *rec,
+						 u64 us)
+{
+	rec->max_backoff = us;
+}
+
 #endif /* _NET_QUIC_RECOVERY_H */
