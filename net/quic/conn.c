@@ -195,10 +195,10 @@ void quic_conn_free(struct sock *sk)
 	 */
 	inet_sk_set_state(sk, TCP_CLOSE);
 	quic_timer_stop_all(sk);
-	kfree_skb(c->close_skb);
-	c->close_skb = NULL;
-	c->closing = false;
-	c->draining = false;
+	kfree_skb(c->close.skb);
+	c->close.skb = NULL;
+	c->close.closing = false;
+	c->close.draining = false;
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
 		quic_conn_discard_space(sk, i);
 		quic_crypto_free(&c->space[i].rx);
@@ -1085,7 +1085,7 @@ static void __quic_conn_closed(struct sock *sk, u32 err, int sk_err,
 
 	if (sk->sk_state == TCP_CLOSE)
 		return;
-	c->close_err = err;
+	c->close.err = err;
 	inet_sk_set_state(sk, TCP_CLOSE);
 	if (sk_err)
 		WRITE_ONCE(sk->sk_err, sk_err);
@@ -1094,9 +1094,9 @@ static void __quic_conn_closed(struct sock *sk, u32 err, int sk_err,
 	quic_timer_stop_all(sk);
 	if (c->was_established)
 		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_CONN_CLOSED);
-	if (c->close_skb && !c->draining)
-		c->closing = true;
-	if (c->closing || c->draining)
+	if (c->close.skb && !c->close.draining)
+		c->close.closing = true;
+	if (c->close.closing || c->close.draining)
 		quic_timer_reset(sk, QUIC_TIMER_LOSS, jiffies +
 				 usecs_to_jiffies(3 * quic_conn_pto_us(sk)));
 	else
@@ -1176,9 +1176,9 @@ void quic_conn_close_frame(struct sock *sk, const struct quic_frame_close *f,
 	cc = quic_conn_close_info(sk, (u32)f->err,
 				  app ? 0 : (u8)f->frame_type, f->reason,
 				  f->len);
-	c->draining = true;
-	kfree_skb(c->close_skb);
-	c->close_skb = NULL;
+	c->close.draining = true;
+	kfree_skb(c->close.skb);
+	c->close.skb = NULL;
 	__quic_conn_closed(sk, (u32)f->err, ECONNRESET, cc);
 }
 
@@ -1191,9 +1191,9 @@ void quic_conn_close_sent(struct sock *sk, const struct sk_buff *skb)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
-	kfree_skb(c->close_skb);
-	c->close_skb = skb_copy(skb, GFP_ATOMIC);
-	c->close_rcvd = 0;
+	kfree_skb(c->close.skb);
+	c->close.skb = skb_copy(skb, GFP_ATOMIC);
+	c->close.rcvd = 0;
 }
 
 /**
@@ -1213,13 +1213,13 @@ void quic_conn_closing_rcv(struct sock *sk, struct sk_buff *skb)
 
 	quic_path_amp_rcvd(sk, skb->len);
 	kfree_skb(skb);
-	if (!c->closing || !c->close_skb || !quic_sk(sk)->udp)
+	if (!c->close.closing || !c->close.skb || !quic_sk(sk)->udp)
 		return;
-	n = ++c->close_rcvd;
+	n = ++c->close.rcvd;
 	if (n & (n - 1) || n > BIT(QUIC_CONN_CLOSE_ANSWERS) ||
-	    quic_path_amp_room(sk) < c->close_skb->len)
+	    quic_path_amp_room(sk) < c->close.skb->len)
 		return;
-	copy = skb_copy(c->close_skb, GFP_ATOMIC);
+	copy = skb_copy(c->close.skb, GFP_ATOMIC);
 	if (copy) {
 		quic_path_amp_sent(sk, copy->len);
 		quic_udp_xmit(quic_sk(sk)->udp, copy, &c->local, &c->peer, 0,
@@ -1237,10 +1237,10 @@ void quic_conn_close_done(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
-	c->closing = false;
-	c->draining = false;
-	kfree_skb(c->close_skb);
-	c->close_skb = NULL;
+	c->close.closing = false;
+	c->close.draining = false;
+	kfree_skb(c->close.skb);
+	c->close.skb = NULL;
 	quic_conn_unhash(sk);
 }
 
@@ -1293,8 +1293,8 @@ void quic_conn_idle_start(struct sock *sk)
 	u64 us = quic_conn_idle_usecs(sk);
 	unsigned long t = quic_conn_idle_jiffies(us);
 
-	c->idle_last = jiffies;
-	c->idle_sent = false;
+	c->close.idle_last = jiffies;
+	c->close.idle_sent = false;
 	/* Probes often enough that one follows a path back in time. */
 	quic_recovery_set_max_backoff(&c->rec,
 				      us ? div_u64(us, QUIC_CONN_PROBES_PER_IDLE) :
@@ -1315,8 +1315,8 @@ void quic_conn_idle_touch(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
-	c->idle_last = jiffies;
-	c->idle_sent = false;
+	c->close.idle_last = jiffies;
+	c->close.idle_sent = false;
 }
 
 /**
@@ -1330,10 +1330,10 @@ void quic_conn_idle_sent(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
-	if (c->idle_sent)
+	if (c->close.idle_sent)
 		return;
-	c->idle_sent = true;
-	c->idle_last = jiffies;
+	c->close.idle_sent = true;
+	c->close.idle_last = jiffies;
 }
 
 /**
@@ -1354,7 +1354,7 @@ void quic_conn_idle_timeout(struct sock *sk)
 	t = quic_conn_idle_jiffies(quic_conn_idle_usecs(sk));
 	if (!t)
 		return;
-	end = quic_sk(sk)->conn.idle_last + t;
+	end = quic_sk(sk)->conn.close.idle_last + t;
 	if (time_before(jiffies, end)) {
 		quic_timer_reset(sk, QUIC_TIMER_IDLE, end);
 		return;
@@ -1604,9 +1604,9 @@ static void quic_conn_reset_rcvd(struct sock *sk, const u8 *token)
 								    token))
 		return;
 	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_RESET_RCVD);
-	c->draining = true;
-	kfree_skb(c->close_skb);
-	c->close_skb = NULL;
+	c->close.draining = true;
+	kfree_skb(c->close.skb);
+	c->close.skb = NULL;
 	__quic_conn_closed(sk, QUIC_TRANSPORT_ERROR_CRYPTO, ECONNRESET,
 			   quic_conn_close_info(sk, QUIC_TRANSPORT_ERROR_CRYPTO,
 						0, NULL, 0));

@@ -1105,7 +1105,7 @@ static void quic_in_sk(struct sock *sk, struct sk_buff *skb)
 		quic_in_listen(sk, skb);
 	else if (sk->sk_state == TCP_SYN_RECV || sk->sk_state == TCP_ESTABLISHED)
 		quic_in_conn_rcv(sk, skb);
-	else if (quic_sk(sk)->conn.closing || quic_sk(sk)->conn.draining)
+	else if (quic_sk(sk)->conn.close.closing || quic_sk(sk)->conn.close.draining)
 		quic_conn_closing_rcv(sk, skb);
 	else
 		quic_in_drop(sk, skb, QUIC_MIB_DROP_NOCONN);

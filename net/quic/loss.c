@@ -569,7 +569,7 @@ void quic_loss_timer_arm(struct sock *sk)
 
 	if (sk->sk_state == TCP_CLOSE) {
 		/* The timer ends the closing or draining state. */
-		if (!c->closing && !c->draining)
+		if (!c->close.closing && !c->close.draining)
 			quic_timer_stop(sk, QUIC_TIMER_LOSS);
 		return;
 	}
@@ -614,7 +614,7 @@ void quic_loss_timeout(struct sock *sk)
 	if (sk->sk_state != TCP_CLOSE) {
 		quic_loss_expire(sk);
 		quic_loss_timer_arm(sk);
-	} else if (c->closing || c->draining) {
+	} else if (c->close.closing || c->close.draining) {
 		quic_conn_close_done(sk);
 	}
 }

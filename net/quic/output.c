@@ -830,7 +830,7 @@ static void quic_out_pmtu_probe(struct sock *sk, gfp_t gfp)
 	int n;
 
 	/* Not during a PTO: the probes must be packets that get through. */
-	if (!c->max_dgram || !c->handshake_confirmed || c->closing ||
+	if (!c->max_dgram || !c->handshake_confirmed || c->close.closing ||
 	    c->probes)
 		return;
 	if (c->pmtu.done) {

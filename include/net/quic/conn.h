@@ -147,6 +147,31 @@ struct quic_request {
 };
 
 /**
+ * struct quic_close - how a connection ends
+ *
+ * Owned by conn.c: other files read it and change it only through conn.c's
+ * functions (quic_conn_close(), quic_conn_idle_sent(), ...).
+ *
+ * @err: transport error to close with, set by the input path
+ * @skb: closing state: a copy of our CONNECTION_CLOSE datagram
+ * @rcvd: closing state: packets received since it began
+ * @idle_last: jiffies of the last packet processed, of the first
+ *	ack-eliciting packet sent after it, or of the start
+ * @idle_sent: an ack-eliciting packet went out since the last one processed
+ * @closing: closing state (RFC 9000 10.2.1): we sent CONNECTION_CLOSE
+ * @draining: draining state (RFC 9000 10.2.2): the peer sent it
+ */
+struct quic_close {
+	u32			err;
+	struct sk_buff		*skb;
+	u32			rcvd;
+	unsigned long		idle_last;
+	bool			idle_sent;
+	bool			closing;
+	bool			draining;
+};
+
+/**
  * struct quic_conn - the connection of a QUIC socket
  * @space: the packet-number spaces, by enum quic_crypto_level
  * @local_tp: our transport parameters
@@ -170,7 +195,6 @@ struct quic_request {
  * @pmtu: the path MTU search (pmtu.c); @max_dgram follows its plpmtu
  * @probes: PTO probe datagrams still allowed past the window and pacer
  *	(set by loss.c, spent by output.c)
- * @close_err: transport error to close with, set by the input path
  * @is_server: server role (listener or accepted socket)
  * @hashed: our CIDs are in the namespace table
  * @listening: in the listener list
@@ -219,17 +243,10 @@ struct quic_request {
  *	the first one, freed with the socket
  * @src: the connection IDs we issued (connid.c)
  * @dst: the connection IDs the peer issued; @dcid is its active one
- * @idle_last: jiffies of the last packet processed, of the first
- *	ack-eliciting packet sent after it, or of the start
- * @idle_sent: an ack-eliciting packet went out since the last one processed
- * @close_skb: closing state: a copy of our CONNECTION_CLOSE datagram
- * @close_rcvd: closing state: packets received since it began
  * @reset_token: the peer's token in the namespace's reset table
  * @reset_hashed: @reset_token is in that table
  * @rx_dcid: the DCID of the packet being processed
  * @odcid_hashed: @odcid is in the namespace's original-DCID table
- * @closing: closing state (RFC 9000 10.2.1): we sent CONNECTION_CLOSE
- * @draining: draining state (RFC 9000 10.2.2): the peer sent it
  * @max_dgram: the datagram size once established (output.c), 0 before
  * @dst_cache: the route of the path, cached (udp.c)
  * @out_buf: output.c's 1-RTT frame buffer, QUIC_CONN_MAX_DGRAM bytes
@@ -241,6 +258,7 @@ struct quic_request {
  * @rx_flush: a datagram of the batch asked for a flush, done at its end
  * @rx_wake: a datagram of the batch made a stream readable: the reader
  *	is woken at its end
+ * @close: closing, draining and the idle timeout (conn.c)
  * @ku_work: prepares the next 1-RTT keys after a key update, frees the
  *	keys of discarded spaces (keyupdate.c)
  */
@@ -263,7 +281,6 @@ struct quic_conn {
 	struct quic_cong	cong;
 	struct quic_pmtu	pmtu;
 	u8			probes;
-	u32			close_err;
 	u8			is_server:1,
 				hashed:1,
 				listening:1,
@@ -300,16 +317,10 @@ struct quic_conn {
 	struct quic_dgram	*dgram;
 	struct quic_cid_set	src;
 	struct quic_cid_set	dst;
-	unsigned long		idle_last;
-	struct sk_buff		*close_skb;
-	u32			close_rcvd;
-	bool			idle_sent;
 	struct quic_cid		rx_dcid;
 	u8			reset_token[QUIC_RESET_TOKEN_LEN];
 	bool			reset_hashed;
 	bool			odcid_hashed;
-	bool			closing;
-	bool			draining;
 	u32			max_dgram;
 	struct dst_cache	dst_cache;
 	u8			*out_buf;
@@ -318,6 +329,7 @@ struct quic_conn {
 	bool			rx_batch;
 	bool			rx_flush;
 	bool			rx_wake;
+	struct quic_close	close;
 	struct work_struct	ku_work;
 };
 
