@@ -92,7 +92,7 @@ void quic_conn_init(struct sock *sk)
 	quic_recovery_init(&c->rec, QUIC_INITIAL_RTT_US);
 	quic_cong_init(&c->cong, QUIC_CONG_ALG_RENO, QUIC_CONN_MAX_DGRAM);
 	/* Without the cache (no memory), every datagram looks its route up. */
-	dst_cache_init(&c->dst_cache, GFP_KERNEL);
+	dst_cache_init(&c->out.dst_cache, GFP_KERNEL);
 	quic_cid_set_init(&c->src, QUIC_CID_LIMIT_MIN);
 	quic_cid_set_init(&c->dst, QUIC_CID_LIMIT_MAX);
 	quic_key_update_init(sk);
@@ -161,7 +161,7 @@ void quic_conn_discard_space(struct sock *sk, u8 level)
  */
 void quic_conn_destroy(struct sock *sk)
 {
-	dst_cache_destroy(&quic_sk(sk)->conn.dst_cache);
+	dst_cache_destroy(&quic_sk(sk)->conn.out.dst_cache);
 	quic_dgram_destroy(sk);
 }
 
@@ -759,7 +759,7 @@ void quic_conn_path_reset(struct sock *sk)
 
 	quic_cong_init(&c->cong, c->cong.algo, QUIC_CONN_MAX_DGRAM);
 	quic_rtt_init(&c->rec.rtt, init ?: QUIC_INITIAL_RTT_US);
-	c->max_dgram = 0;
+	quic_out_reset_dgram(&c->out);
 }
 
 /**
@@ -1223,7 +1223,7 @@ void quic_conn_closing_rcv(struct sock *sk, struct sk_buff *skb)
 	if (copy) {
 		quic_path_amp_sent(sk, copy->len);
 		quic_udp_xmit(quic_sk(sk)->udp, copy, &c->local, &c->peer, 0,
-			      &c->dst_cache);
+			      &c->out.dst_cache);
 	}
 }
 

@@ -455,9 +455,9 @@ static void quic_loss_anti_deadlock_probe(struct sock *sk)
 	quic_recovery_on_pto(&c->rec);
 	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_PTO);
 	c->space[level].ping = true;
-	c->probes = 1;
+	quic_out_set_probes(&c->out, 1);
 	quic_output_flush(sk, GFP_ATOMIC);
-	c->probes = 0;
+	quic_out_set_probes(&c->out, 0);
 }
 
 /* The loss timer fired, not closing. Loss detection if a loss time
@@ -494,7 +494,7 @@ static void quic_loss_expire(struct sock *sk)
 	 */
 	quic_path_challenge_pto(sk);
 	/* 7.5: probes are not blocked by the window nor the pacer. */
-	c->probes = QUIC_LOSS_PTO_PROBES;
+	quic_out_set_probes(&c->out, QUIC_LOSS_PTO_PROBES);
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
 		if (!sp[i].sent || !quic_sent_eliciting_in_flight(sp[i].sent))
 			continue;
@@ -517,10 +517,10 @@ static void quic_loss_expire(struct sock *sk)
 	}
 	if (ping) {
 		/* The PING is the probe: past the window and the pacer. */
-		c->probes = max_t(u8, c->probes, 1);
+		quic_out_set_probes(&c->out, max_t(u8, c->out.probes, 1));
 		quic_output_flush(sk, GFP_ATOMIC);
 	}
-	c->probes = 0;
+	quic_out_set_probes(&c->out, 0);
 }
 
 /* RFC 9002 6.2.2.1: a client whose Handshake packets the server has not

@@ -123,7 +123,7 @@ static u64 quic_out_in_flight(const struct quic_conn *c)
  */
 static bool quic_out_data_ok(struct quic_conn *c, u64 now_ns, bool *paced)
 {
-	if (c->probes)
+	if (c->out.probes)
 		return true;
 	if (!quic_cong_can_send(&c->cong, quic_out_in_flight(c)))
 		return false;
@@ -399,7 +399,7 @@ static u32 quic_out_dgram_limit(struct sock *sk);
 u32 quic_output_data_max(struct sock *sk, s64 id, u64 off)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	u8 level = c->max_dgram ? QUIC_CRYPTO_APP : QUIC_CRYPTO_EARLY;
+	u8 level = c->out.max_dgram ? QUIC_CRYPTO_APP : QUIC_CRYPTO_EARLY;
 	u32 limit = quic_out_dgram_limit(sk), room;
 	int n;
 
@@ -614,7 +614,7 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 	 * flight reached us in part, and which lost our ACKs, learns what
 	 * to send again.
 	 */
-	if ((ack_later || (c->probes && !acked)) && *eliciting) {
+	if ((ack_later || (c->out.probes && !acked)) && *eliciting) {
 		n = quic_out_ack(s, &c->ecn, level, buf + used, room - used);
 		if (n) {
 			quic_out_rotate(buf, used, n);
@@ -752,7 +752,7 @@ static u32 quic_out_path_payload(struct sock *sk)
  */
 void quic_output_set_dgram(struct quic_conn *c, u32 size)
 {
-	c->max_dgram = size;
+	c->out.max_dgram = size;
 	quic_cong_set_mss(&c->cong, size);
 }
 
@@ -769,8 +769,8 @@ static u32 quic_out_dgram_limit(struct sock *sk)
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	u32 max;
 
-	if (c->max_dgram)
-		return c->max_dgram;
+	if (c->out.max_dgram)
+		return c->out.max_dgram;
 	if (sk->sk_state != TCP_ESTABLISHED || !c->peer_tp_set ||
 	    !c->space[QUIC_CRYPTO_INITIAL].discarded)
 		return QUIC_CONN_MAX_DGRAM;
@@ -780,7 +780,7 @@ static u32 quic_out_dgram_limit(struct sock *sk)
 	max = min(max, quic_out_path_payload(sk));
 	quic_pmtu_init(&c->pmtu, QUIC_CONN_MAX_DGRAM, max);
 	quic_output_set_dgram(c, c->pmtu.plpmtu);
-	return c->max_dgram;
+	return c->out.max_dgram;
 }
 
 /**
@@ -800,10 +800,10 @@ void quic_output_pmtu_check(struct sock *sk)
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	u32 route;
 
-	if (c->max_dgram <= QUIC_CONN_MAX_DGRAM)
+	if (c->out.max_dgram <= QUIC_CONN_MAX_DGRAM)
 		return;
 	route = quic_out_path_payload(sk);
-	if (route >= c->max_dgram &&
+	if (route >= c->out.max_dgram &&
 	    c->rec.pto_count < QUIC_OUT_BLACK_HOLE_PTOS)
 		return;
 	quic_pmtu_init(&c->pmtu, QUIC_CONN_MAX_DGRAM,
@@ -830,8 +830,8 @@ static void quic_out_pmtu_probe(struct sock *sk, gfp_t gfp)
 	int n;
 
 	/* Not during a PTO: the probes must be packets that get through. */
-	if (!c->max_dgram || !c->handshake_confirmed || c->close.closing ||
-	    c->probes)
+	if (!c->out.max_dgram || !c->handshake_confirmed || c->close.closing ||
+	    c->out.probes)
 		return;
 	if (c->pmtu.done) {
 		if (!interval)
@@ -864,7 +864,7 @@ static void quic_out_pmtu_probe(struct sock *sk, gfp_t gfp)
 	skb_put(skb, n);
 	quic_pmtu_sent(&c->pmtu, size, rec->sent.pn);
 	quic_udp_xmit(quic_sk(sk)->udp, skb, &c->local, &c->peer, 0,
-		      &c->dst_cache);
+		      &c->out.dst_cache);
 	return;
 err:
 	kfree_skb(skb);
@@ -913,7 +913,7 @@ static int quic_out_gso_send(struct sock *sk, struct quic_out_plan *pl)
 	}
 	/* Only 1-RTT datagrams are batched: marked as the plan said. */
 	return quic_udp_xmit(quic_sk(sk)->udp, skb, &c->local, &c->peer,
-			     quic_ecn_tos(&c->ecn), &c->dst_cache);
+			     quic_ecn_tos(&c->ecn), &c->out.dst_cache);
 }
 
 /* Make a record ready for planning a packet of @level. Frames planned
@@ -1192,8 +1192,8 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 	}
 	if (!total)
 		return 0;
-	if (any && c->probes)
-		c->probes--;
+	if (any && c->out.probes)
+		c->out.probes--;
 
 	/* Padding: the sample needs 4 bytes of packet number and payload,
 	 * always there with 4-byte packet numbers; Initials need 1200.
@@ -1263,7 +1263,7 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 	}
 	quic_path_amp_sent(sk, skb->len);
 	err = quic_udp_xmit(quic_sk(sk)->udp, skb, &c->local, &c->peer,
-			    app_only ? quic_ecn_tos(&c->ecn) : 0, &c->dst_cache);
+			    app_only ? quic_ecn_tos(&c->ecn) : 0, &c->out.dst_cache);
 	return err ? err : 1;
 }
 
@@ -1278,7 +1278,7 @@ static void quic_out_pace_arm(struct sock *sk, bool again)
 	u64 wait;
 	int i;
 
-	if (!again || c->probes || sk->sk_state == TCP_CLOSE ||
+	if (!again || c->out.probes || sk->sk_state == TCP_CLOSE ||
 	    !quic_cong_can_send(&c->cong, quic_out_in_flight(c)))
 		return;
 	wait = quic_cong_pace_wait(&c->cong, ktime_get_ns());
@@ -1306,16 +1306,16 @@ static int quic_out_buffers(struct sock *sk, gfp_t gfp)
 			 c->space[QUIC_CRYPTO_HANDSHAKE].discarded;
 
 	if (long_done) {
-		kfree(c->out_long);
-		c->out_long = NULL;
-	} else if (!c->out_long) {
-		c->out_long = kmalloc(2 * QUIC_CONN_MAX_DGRAM, gfp);
-		if (!c->out_long)
+		kfree(c->out.long_buf);
+		c->out.long_buf = NULL;
+	} else if (!c->out.long_buf) {
+		c->out.long_buf = kmalloc(2 * QUIC_CONN_MAX_DGRAM, gfp);
+		if (!c->out.long_buf)
 			return -ENOMEM;
 	}
-	if (!c->out_buf)
-		c->out_buf = kmalloc(QUIC_CONN_MAX_DGRAM, gfp);
-	return c->out_buf ? 0 : -ENOMEM;
+	if (!c->out.buf)
+		c->out.buf = kmalloc(QUIC_CONN_MAX_DGRAM, gfp);
+	return c->out.buf ? 0 : -ENOMEM;
 }
 
 /* A record to plan a packet of space @i into: the one the last flush
@@ -1325,11 +1325,11 @@ static int quic_out_buffers(struct sock *sk, gfp_t gfp)
 static struct quic_out_pkt *quic_out_rec_get(struct quic_conn *c, int i,
 					     gfp_t gfp)
 {
-	struct quic_out_pkt *rec = c->out_spare[i];
+	struct quic_out_pkt *rec = c->out.spare[i];
 
 	if (!rec)
 		return kzalloc(sizeof(*rec), gfp);
-	c->out_spare[i] = NULL;
+	c->out.spare[i] = NULL;
 	return rec;
 }
 
@@ -1342,11 +1342,11 @@ static void quic_out_rec_put(struct sock *sk, struct quic_out_pkt *rec,
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
 	quic_out_rec_reset(sk, rec, i);
-	if (c->space[i].discarded || c->out_spare[i]) {
+	if (c->space[i].discarded || c->out.spare[i]) {
 		kfree(rec);
 		return;
 	}
-	c->out_spare[i] = rec;
+	c->out.spare[i] = rec;
 }
 
 /* PATH_RESPONSE and PATH_CHALLENGE (path.c) go in a 1-RTT packet of a
@@ -1403,11 +1403,11 @@ static void quic_out_path_one(struct sock *sk, bool response, gfp_t gfp)
 	f.type = response ? QUIC_FRAME_PATH_RESPONSE :
 			    QUIC_FRAME_PATH_CHALLENGE;
 	f.path_data = response ? p->response : p->challenge;
-	n = quic_frame_encode(c->out_buf, QUIC_CONN_MAX_DGRAM, &f);
+	n = quic_frame_encode(c->out.buf, QUIC_CONN_MAX_DGRAM, &f);
 	if (n <= 0)
 		return;
 	len = n;
-	memset(c->out_buf + len, 0, size - hl - QUIC_PACKET_TAG_LEN - len);
+	memset(c->out.buf + len, 0, size - hl - QUIC_PACKET_TAG_LEN - len);
 	len = size - hl - QUIC_PACKET_TAG_LEN;
 	rec = quic_out_rec_get(c, QUIC_CRYPTO_APP, gfp);
 	if (!rec)
@@ -1424,7 +1424,7 @@ static void quic_out_path_one(struct sock *sk, bool response, gfp_t gfp)
 		return;
 	}
 	n = quic_out_seal(sk, QUIC_CRYPTO_APP, skb_tail_pointer(skb),
-			  skb_tailroom(skb), c->out_buf, len, rec, true);
+			  skb_tailroom(skb), c->out.buf, len, rec, true);
 	if (n < 0) {
 		kfree_skb(skb);
 		quic_out_rec_put(sk, rec, QUIC_CRYPTO_APP);
@@ -1440,7 +1440,7 @@ static void quic_out_path_one(struct sock *sk, bool response, gfp_t gfp)
 	if (to == &c->peer)
 		quic_path_amp_sent(sk, skb->len);
 	quic_udp_xmit(us, skb, from, to, 0,
-		      to == &c->peer && from == &c->local ? &c->dst_cache :
+		      to == &c->peer && from == &c->local ? &c->out.dst_cache :
 							   NULL);
 }
 
@@ -1473,10 +1473,10 @@ void quic_output_flush(struct sock *sk, gfp_t gfp)
 		return;
 	if (quic_out_buffers(sk, gfp))
 		return;
-	pl.payload[QUIC_CRYPTO_INITIAL] = c->out_long;
-	pl.payload[QUIC_CRYPTO_HANDSHAKE] = c->out_long ?
-		c->out_long + QUIC_CONN_MAX_DGRAM : NULL;
-	pl.payload[QUIC_CRYPTO_APP] = c->out_buf;
+	pl.payload[QUIC_CRYPTO_INITIAL] = c->out.long_buf;
+	pl.payload[QUIC_CRYPTO_HANDSHAKE] = c->out.long_buf ?
+		c->out.long_buf + QUIC_CONN_MAX_DGRAM : NULL;
+	pl.payload[QUIC_CRYPTO_APP] = c->out.buf;
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
 		if (c->space[i].discarded)
 			continue;
@@ -1590,7 +1590,7 @@ static void quic_out_close(struct sock *sk, struct quic_frame *f, gfp_t gfp)
 	}
 	quic_path_amp_sent(sk, skb->len);
 	quic_udp_xmit(quic_sk(sk)->udp, skb, &c->local, &c->peer, 0,
-		      &c->dst_cache);
+		      &c->out.dst_cache);
 }
 
 /**
@@ -1667,8 +1667,8 @@ void quic_output_discard(struct sock *sk, u8 level)
 		quic_sendq_chunk_gone(sk, ch, false);
 		quic_outq_drop(&s->out, ch);
 	}
-	kfree(c->out_spare[level]);
-	c->out_spare[level] = NULL;
+	kfree(c->out.spare[level]);
+	c->out.spare[level] = NULL;
 }
 
 /**
@@ -1680,12 +1680,12 @@ void quic_output_free(struct sock *sk)
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	int i;
 
-	kfree(c->out_buf);	/* freed with the connection */
-	c->out_buf = NULL;
-	kfree(c->out_long);
-	c->out_long = NULL;
+	kfree(c->out.buf);	/* freed with the connection */
+	c->out.buf = NULL;
+	kfree(c->out.long_buf);
+	c->out.long_buf = NULL;
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
-		kfree(c->out_spare[i]);
-		c->out_spare[i] = NULL;
+		kfree(c->out.spare[i]);
+		c->out.spare[i] = NULL;
 	}
 }

@@ -217,7 +217,7 @@ static void quic_path_settle(struct sock *sk, const union quic_addr *addr)
 
 	if (memcmp(&c->peer, addr, sizeof(*addr))) {
 		c->peer = *addr;
-		dst_cache_reset(&c->dst_cache);
+		dst_cache_reset(&c->out.dst_cache);
 	}
 	p->validating = 0;
 	p->challenge_pending = 0;
@@ -249,7 +249,7 @@ static void quic_path_move_local(struct sock *sk, const union quic_addr *addr,
 	quic_sk(sk)->udp = us;
 	c->local = *addr;
 	quic_sock_set_local(sk, &c->local);
-	dst_cache_reset(&c->dst_cache);
+	dst_cache_reset(&c->out.dst_cache);
 	quic_udp_sock_put(old);
 }
 
@@ -284,7 +284,7 @@ static u8 quic_path_switch_peer(struct sock *sk)
 	p->prev = c->peer;
 	p->preferred = 1;
 	c->peer = p->new_peer;
-	dst_cache_reset(&c->dst_cache);
+	dst_cache_reset(&c->out.dst_cache);
 	if (p->pref_us) {
 		quic_path_move_local(sk, &p->pref_local, p->pref_us);
 		p->pref_us = NULL;
@@ -368,7 +368,7 @@ void quic_path_peer_moved(struct sock *sk, const union quic_addr *from,
 		quic_conn_path_reset(sk);
 	quic_conn_rotate_dcid(sk);
 	c->peer = *from;
-	dst_cache_reset(&c->dst_cache);
+	dst_cache_reset(&c->out.dst_cache);
 	quic_path_amp_restart(sk, len);
 	get_random_bytes(p->challenge, sizeof(p->challenge));
 	p->tries = 0;

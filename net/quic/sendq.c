@@ -183,7 +183,7 @@ int quic_sendq_chunk_split(struct sock *sk, struct quic_outq *q,
 	struct quic_outq_chunk *tail;
 	struct quic_stream *st;
 
-	if (!c->max_dgram || n < QUIC_SENDQ_SPLIT_MIN ||
+	if (!c->out.max_dgram || n < QUIC_SENDQ_SPLIT_MIN ||
 	    ch->len <= quic_output_data_max(sk, ch->id, ch->offset))
 		return -EAGAIN;	/* a packet of its own takes it */
 	if (quic_outq_split(q, ch, n, GFP_ATOMIC | __GFP_NOWARN))

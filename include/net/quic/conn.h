@@ -27,6 +27,7 @@
 #include <net/quic/datagram.h>
 #include <net/quic/ecn.h>
 #include <net/quic/outq.h>
+#include <net/quic/output.h>
 #include <net/quic/path.h>
 #include <net/quic/pmtu.h>
 #include <net/quic/reasm.h>
@@ -192,9 +193,7 @@ struct quic_close {
  * @vn: the version and its negotiation (version.c)
  * @rec: RTT estimate and PTO backoff (recovery.c)
  * @cong: congestion window and pacing (cong.c)
- * @pmtu: the path MTU search (pmtu.c); @max_dgram follows its plpmtu
- * @probes: PTO probe datagrams still allowed past the window and pacer
- *	(set by loss.c, spent by output.c)
+ * @pmtu: the path MTU search (pmtu.c)
  * @is_server: server role (listener or accepted socket)
  * @hashed: our CIDs are in the namespace table
  * @listening: in the listener list
@@ -247,18 +246,12 @@ struct quic_close {
  * @reset_hashed: @reset_token is in that table
  * @rx_dcid: the DCID of the packet being processed
  * @odcid_hashed: @odcid is in the namespace's original-DCID table
- * @max_dgram: the datagram size once established (output.c), 0 before
- * @dst_cache: the route of the path, cached (udp.c)
- * @out_buf: output.c's 1-RTT frame buffer, QUIC_CONN_MAX_DGRAM bytes
- * @out_long: output.c's Initial and Handshake frame buffers,
- *	QUIC_CONN_MAX_DGRAM bytes each, freed once both spaces are discarded
- * @out_spare: per space, a packet record output.c's last flush left
- *	unused, for the next one
  * @rx_batch: the datagram being processed is one of a batch (input.c)
  * @rx_flush: a datagram of the batch asked for a flush, done at its end
  * @rx_wake: a datagram of the batch made a stream readable: the reader
  *	is woken at its end
  * @close: closing, draining and the idle timeout (conn.c)
+ * @out: the send side's buffers and budget (output.c)
  * @ku_work: prepares the next 1-RTT keys after a key update, frees the
  *	keys of discarded spaces (keyupdate.c)
  */
@@ -280,7 +273,6 @@ struct quic_conn {
 	struct quic_recovery	rec;
 	struct quic_cong	cong;
 	struct quic_pmtu	pmtu;
-	u8			probes;
 	u8			is_server:1,
 				hashed:1,
 				listening:1,
@@ -321,15 +313,11 @@ struct quic_conn {
 	u8			reset_token[QUIC_RESET_TOKEN_LEN];
 	bool			reset_hashed;
 	bool			odcid_hashed;
-	u32			max_dgram;
-	struct dst_cache	dst_cache;
-	u8			*out_buf;
-	u8			*out_long;
-	struct quic_out_pkt	*out_spare[QUIC_PNSPACE_NUM];
 	bool			rx_batch;
 	bool			rx_flush;
 	bool			rx_wake;
 	struct quic_close	close;
+	struct quic_out		out;
 	struct work_struct	ku_work;
 };
 

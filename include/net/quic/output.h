@@ -11,9 +11,57 @@
 #define __NET_QUIC_OUTPUT_H
 
 #include <linux/types.h>
+#include <net/dst_cache.h>
+#include <net/quic/recovery.h>
 
 struct quic_conn;
+struct quic_out_pkt;
 struct sock;
+
+/**
+ * struct quic_out - the send side's buffers and budget
+ *
+ * Owned by output.c: other files read it and set it only through the
+ * helpers below.
+ *
+ * @buf: the 1-RTT frame buffer, QUIC_CONN_MAX_DGRAM bytes
+ * @long_buf: the Initial and Handshake frame buffers, QUIC_CONN_MAX_DGRAM
+ *	bytes each, freed once both spaces are discarded
+ * @spare: per space, a packet record the last flush left unused, for the
+ *	next one
+ * @probes: PTO probe datagrams still allowed past the window and pacer
+ *	(granted by loss.c, spent here)
+ * @max_dgram: the datagram size once established, 0 before; it follows
+ *	the path MTU search's plpmtu
+ * @dst_cache: the route of the path, cached (udp.c)
+ */
+struct quic_out {
+	u8			*buf;
+	u8			*long_buf;
+	struct quic_out_pkt	*spare[QUIC_PNSPACE_NUM];
+	u8			probes;
+	u32			max_dgram;
+	struct dst_cache	dst_cache;
+};
+
+/**
+ * quic_out_set_probes() - allow PTO probes past the window and pacer
+ * @o: the send side
+ * @n: how many datagrams, 0 to end them
+ */
+static inline void quic_out_set_probes(struct quic_out *o, u8 n)
+{
+	o->probes = n;
+}
+
+/**
+ * quic_out_reset_dgram() - no datagram size until established again
+ * @o: the send side
+ */
+static inline void quic_out_reset_dgram(struct quic_out *o)
+{
+	o->max_dgram = 0;
+}
 
 void quic_output_flush(struct sock *sk, gfp_t gfp);
 void quic_output_ack_timeout(struct sock *sk);
