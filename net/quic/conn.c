@@ -785,7 +785,7 @@ int quic_conn_retry_rcvd(struct sock *sk, const u8 *pkt,
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	u8 tag[QUIC_RETRY_TAG_LEN];
 
-	if (c->is_server || c->retried || c->dcid_learned ||
+	if (c->is_server || c->retried || c->in.dcid_learned ||
 	    sk->sk_state != TCP_SYN_RECV || h->version != c->vn.version ||
 	    !h->token_len || h->token_len > QUIC_TOKEN_MAX_LEN ||
 	    quic_cid_eq_bytes(&c->dcid, h->scid, h->scid_len))

@@ -341,8 +341,8 @@ static int quic_in_stream(struct sock *sk, const struct quic_frame *f)
 		return err ? err : QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION;
 	if (quic_stream_readable(t, st)) {
 		WRITE_ONCE(c->stream_rx, true);
-		if (c->rx_batch)
-			c->rx_wake = true;	/* once, at the batch's end */
+		if (c->in.batch)
+			c->in.wake = true;	/* once, at the batch's end */
 		else
 			sk->sk_data_ready(sk);
 	}
@@ -446,8 +446,8 @@ static int quic_in_frames(struct sock *sk, struct sk_buff *skb, u8 level,
 			}
 			break;
 		case QUIC_FRAME_RETIRE_CONNECTION_ID:
-			err = quic_conn_retire_cid(sk, f.value, c->rx_dcid.data,
-						   c->rx_dcid.len);
+			err = quic_conn_retire_cid(sk, f.value, c->in.dcid.data,
+						   c->in.dcid.len);
 			if (err) {
 				quic_in_error(sk, err);
 				return -1;
@@ -473,8 +473,8 @@ static int quic_in_frames(struct sock *sk, struct sk_buff *skb, u8 level,
 			}
 			if (!quic_dgram_pending(sk))
 				break;
-			if (c->rx_batch)
-				c->rx_wake = true;
+			if (c->in.batch)
+				c->in.wake = true;
 			else
 				sk->sk_data_ready(sk);
 			break;
@@ -686,13 +686,13 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 		/* RFC 9000 7.2: the client takes the server's SCID from the
 		 * first packet it processes.
 		 */
-		if (!c->is_server && h.long_header && !c->dcid_learned) {
+		if (!c->is_server && h.long_header && !c->in.dcid_learned) {
 			if (!quic_cid_set(&c->dcid, h.scid, h.scid_len))
 				continue;
 			quic_cid_set_first(&c->dst, &c->dcid, NULL);
-			c->dcid_learned = 1;
+			c->in.dcid_learned = true;
 		}
-		quic_cid_set(&c->rx_dcid, h.dcid, h.dcid_len);
+		quic_cid_set(&c->in.dcid, h.dcid, h.dcid_len);
 		quic_conn_idle_touch(sk);
 		plen = h.pkt_len - hdr_len - QUIC_PACKET_TAG_LEN;
 		eliciting = false;
@@ -741,8 +741,8 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_DROP_MALFORMED);
 	kfree_skb(skb);
 out:
-	if (c->rx_batch)
-		c->rx_flush = true;	/* once, at the end of the batch */
+	if (c->in.batch)
+		c->in.flush = true;	/* once, at the end of the batch */
 	else
 		quic_output_flush(sk, GFP_ATOMIC);
 }
@@ -833,9 +833,9 @@ static bool quic_in_listen_dead_load(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
-	if (time_after(jiffies, c->dead_since + HZ))
+	if (time_after(jiffies, c->in.dead_since + HZ))
 		return false;
-	return c->dead_initials >= max_t(u32, QUIC_IN_DEAD_MIN,
+	return c->in.dead_initials >= max_t(u32, QUIC_IN_DEAD_MIN,
 					 READ_ONCE(sk->sk_max_ack_backlog));
 }
 
@@ -844,12 +844,12 @@ static void quic_in_listen_dead(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
-	if (time_after(jiffies, c->dead_since + HZ)) {
-		c->dead_since = jiffies;
-		c->dead_initials = 0;
+	if (time_after(jiffies, c->in.dead_since + HZ)) {
+		c->in.dead_since = jiffies;
+		c->in.dead_initials = 0;
 	}
-	if (c->dead_initials < U32_MAX)
-		c->dead_initials++;
+	if (c->in.dead_initials < U32_MAX)
+		c->in.dead_initials++;
 }
 
 /* Should a client without a valid token get a Retry?  When the listener
@@ -1144,21 +1144,21 @@ static void quic_in_deliver(struct sock *sk, struct sk_buff_head *q)
 	struct sk_buff *skb;
 
 	bh_lock_sock(sk);
-	c->rx_batch = skb_queue_len(q) > 1 && !sock_owned_by_user(sk);
+	c->in.batch = skb_queue_len(q) > 1 && !sock_owned_by_user(sk);
 	while ((skb = __skb_dequeue(q))) {
 		if (!sock_owned_by_user(sk))
 			quic_in_sk(sk, skb);
 		else if (sk_add_backlog(sk, skb, quic_in_backlog_limit(sk)))
 			quic_in_drop(sk, skb, QUIC_MIB_DROP_BACKLOG);
 	}
-	if (c->rx_batch) {
-		c->rx_batch = false;
-		if (c->rx_wake)
+	if (c->in.batch) {
+		c->in.batch = false;
+		if (c->in.wake)
 			sk->sk_data_ready(sk);
-		if (c->rx_flush)
+		if (c->in.flush)
 			quic_output_flush(sk, GFP_ATOMIC);
-		c->rx_wake = false;
-		c->rx_flush = false;
+		c->in.wake = false;
+		c->in.flush = false;
 	}
 	bh_unlock_sock(sk);
 	sock_put(sk);

@@ -103,7 +103,7 @@ int quic_version_vn_rcvd(struct sock *sk, const struct quic_pkt_hdr *h)
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	u32 wire = quic_version_wire(sk), pick = 0, i, j, v;
 
-	if (c->is_server || c->dcid_learned || c->retried ||
+	if (c->is_server || c->in.dcid_learned || c->retried ||
 	    c->vn.changed || sk->sk_state != TCP_SYN_RECV ||
 	    !quic_cid_eq_bytes(&c->scid, h->dcid, h->dcid_len) ||
 	    !quic_cid_eq_bytes(&c->dcid, h->scid, h->scid_len))

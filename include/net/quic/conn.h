@@ -26,6 +26,7 @@
 #include <net/quic/crypto.h>
 #include <net/quic/datagram.h>
 #include <net/quic/ecn.h>
+#include <net/quic/input.h>
 #include <net/quic/outq.h>
 #include <net/quic/output.h>
 #include <net/quic/path.h>
@@ -183,10 +184,6 @@ struct quic_close {
  * @local: the local address of the path
  * @peer: the peer's address
  * @requests: listener: queued requests
- * @dead_since: listener: when the second that @dead_initials counts began
- *	(jiffies)
- * @dead_initials: listener: client Initials opened in that second that
- *	could start no connection
  * @timers: loss/PTO (and the end of closing or draining), delayed ACK and
  *	idle timers (timer.c)
  * @listen_node: link in the namespace's listener hash (lookup.c)
@@ -201,7 +198,6 @@ struct quic_close {
  * @handshake_done_pending: HANDSHAKE_DONE to send (server)
  * @handshake_confirmed: handshake confirmed (RFC 9001 4.1.2)
  * @hd_acked: our HANDSHAKE_DONE was acknowledged (server)
- * @dcid_learned: client: @dcid is the server's SCID (RFC 9000 7.2)
  * @was_established: reached ESTABLISHED (counted in QuicConnOpened, so its
  *	end is counted in QuicConnClosed)
  * @half_open: server: counted in its UDP socket's half-open connections
@@ -244,14 +240,10 @@ struct quic_close {
  * @dst: the connection IDs the peer issued; @dcid is its active one
  * @reset_token: the peer's token in the namespace's reset table
  * @reset_hashed: @reset_token is in that table
- * @rx_dcid: the DCID of the packet being processed
  * @odcid_hashed: @odcid is in the namespace's original-DCID table
- * @rx_batch: the datagram being processed is one of a batch (input.c)
- * @rx_flush: a datagram of the batch asked for a flush, done at its end
- * @rx_wake: a datagram of the batch made a stream readable: the reader
- *	is woken at its end
  * @close: closing, draining and the idle timeout (conn.c)
  * @out: the send side's buffers and budget (output.c)
+ * @in: the receive side's batch and packet state (input.c)
  * @ku_work: prepares the next 1-RTT keys after a key update, frees the
  *	keys of discarded spaces (keyupdate.c)
  */
@@ -265,8 +257,6 @@ struct quic_conn {
 	union quic_addr		local;
 	union quic_addr		peer;
 	struct list_head	requests;
-	unsigned long		dead_since;
-	u32			dead_initials;
 	struct quic_timers	timers;
 	struct hlist_node	listen_node;
 	struct quic_vn		vn;
@@ -279,8 +269,7 @@ struct quic_conn {
 				peer_tp_set:1,
 				handshake_done_pending:1,
 				handshake_confirmed:1,
-				hd_acked:1,
-				dcid_learned:1;
+				hd_acked:1;
 	u8			was_established:1,
 				half_open:1,
 				retried:1,
@@ -309,15 +298,12 @@ struct quic_conn {
 	struct quic_dgram	*dgram;
 	struct quic_cid_set	src;
 	struct quic_cid_set	dst;
-	struct quic_cid		rx_dcid;
 	u8			reset_token[QUIC_RESET_TOKEN_LEN];
 	bool			reset_hashed;
 	bool			odcid_hashed;
-	bool			rx_batch;
-	bool			rx_flush;
-	bool			rx_wake;
 	struct quic_close	close;
 	struct quic_out		out;
+	struct quic_in		in;
 	struct work_struct	ku_work;
 };
 

@@ -9,6 +9,7 @@
 
 #include <linux/skbuff.h>
 #include <linux/types.h>
+#include <net/quic/cid.h>
 
 struct net;
 struct quic_udp_sock;
@@ -39,6 +40,33 @@ struct quic_crypto_cb {
  * @q: those datagrams, waiting for quic_input_batch_end() or for a
  *	datagram for another socket
  */
+/**
+ * struct quic_in - the receive side's state in a connection
+ *
+ * Owned by input.c: no other file writes it.
+ *
+ * @dcid: the DCID of the packet being processed
+ * @dead_since: listener: when the second that @dead_initials counts began
+ *	(jiffies)
+ * @dead_initials: listener: client Initials opened in that second that
+ *	could start no connection
+ * @batch: the datagram being processed is one of a batch
+ * @flush: a datagram of the batch asked for a flush, done at its end
+ * @wake: a datagram of the batch made a stream readable: the reader is
+ *	woken at its end
+ * @dcid_learned: client: the connection's DCID is the server's SCID
+ *	(RFC 9000 7.2)
+ */
+struct quic_in {
+	struct quic_cid		dcid;
+	unsigned long		dead_since;
+	u32			dead_initials;
+	bool			batch;
+	bool			flush;
+	bool			wake;
+	bool			dcid_learned;
+};
+
 struct quic_in_batch {
 	struct sock		*sk;
 	struct sk_buff_head	q;
