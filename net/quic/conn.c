@@ -632,8 +632,9 @@ static void quic_conn_complete(struct sock *sk)
 	if (c->is_server) {
 		/* RFC 9001 4.9.2: the server's handshake is confirmed. */
 		c->handshake_confirmed = 1;
-		c->handshake_done_pending = 1;
-		c->new_token_pending = 1;	/* socket-api.md 4.4 */
+		quic_ctrl_want_handshake_done(&c->ctrl);
+		/* socket-api.md 4.4 */
+		quic_ctrl_want_new_token(&c->ctrl);
 		quic_conn_discard_space(sk, QUIC_CRYPTO_HANDSHAKE);
 		quic_output_flush(sk, GFP_KERNEL);
 	}
@@ -855,9 +856,9 @@ int quic_conn_new_token(struct sock *sk)
 
 	if (sk->sk_state != TCP_ESTABLISHED)
 		return -EINVAL;
-	if (c->new_token_pending || c->new_token_unacked)
+	if (c->ctrl.new_token_pending || c->ctrl.new_token_unacked)
 		return -EAGAIN;
-	c->new_token_pending = 1;
+	quic_ctrl_want_new_token(&c->ctrl);
 	quic_output_flush(sk, GFP_KERNEL);
 	return 0;
 }

@@ -242,7 +242,7 @@ static int quic_in_stream(struct sock *sk, const struct quic_frame *f)
 	case QUIC_FRAME_DATA_BLOCKED:
 		/* Our MAX_DATA may have been lost: send the limit again. */
 		if (t->recv.max > f->value)
-			c->max_data_pending = true;
+			quic_ctrl_want_max_data(&c->ctrl);
 		return 0;
 	case QUIC_FRAME_STREAMS_BLOCKED_BIDI:
 	case QUIC_FRAME_STREAMS_BLOCKED_UNI:
@@ -317,7 +317,7 @@ static int quic_in_stream(struct sock *sk, const struct quic_frame *f)
 		 */
 		if (quic_fc_recv_update(&t->recv, ktime_to_us(ktime_get()),
 					c->rec.rtt.smoothed_rtt))
-			c->max_data_pending = true;
+			quic_ctrl_want_max_data(&c->ctrl);
 		quic_event_stream_update(sk, st->id,
 					 QUIC_STREAM_RECV_STATE_RESET_RECVD,
 					 st->recv_errcode, st->final_size);

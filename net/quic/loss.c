@@ -91,11 +91,11 @@ bool quic_loss_pkt_requeue(struct sock *sk, struct quic_sent_pkt *pkt)
 			break;
 		case QUIC_OUT_HANDSHAKE_DONE:
 			if (!c->hd_acked)
-				c->handshake_done_pending = 1;
+				quic_ctrl_want_handshake_done(&c->ctrl);
 			any |= !c->hd_acked;
 			break;
 		case QUIC_OUT_MAX_DATA:
-			c->max_data_pending = true;
+			quic_ctrl_want_max_data(&c->ctrl);
 			any = true;
 			break;
 		case QUIC_OUT_MSD:
@@ -124,11 +124,8 @@ bool quic_loss_pkt_requeue(struct sock *sk, struct quic_sent_pkt *pkt)
 			break;
 		case QUIC_OUT_NEW_TOKEN:
 			/* A fresh one goes, unless a newer one was sent. */
-			if (c->new_token_unacked && !c->new_token_pending) {
-				c->new_token_unacked = 0;
-				c->new_token_pending = 1;
+			if (quic_ctrl_new_token_lost(&c->ctrl))
 				any = true;
-			}
 			break;
 		}
 	}
@@ -269,7 +266,7 @@ static void quic_loss_pkt_acked(void *ctx, struct quic_sent_pkt *pkt)
 			c->hd_acked = 1;
 			break;
 		case QUIC_OUT_NEW_TOKEN:
-			c->new_token_unacked = 0;
+			quic_ctrl_new_token_acked(&c->ctrl);
 			break;
 		case QUIC_OUT_STREAM_CTL:
 			quic_loss_ctl_acked(sk, it->bit, it->id);

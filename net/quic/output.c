@@ -247,29 +247,29 @@ static u32 quic_out_fc(struct quic_conn *c, u8 *buf, u32 room,
 	struct quic_frame f = {};
 	u32 used = 0;
 
-	if (c->max_data_pending) {
+	if (c->ctrl.max_data_pending) {
 		f.type = QUIC_FRAME_MAX_DATA;
 		f.value = c->streams.recv.max;
 		if (quic_out_put(rec, &f, buf, room, &used, QUIC_OUT_MAX_DATA,
 				 0, 0))
-			c->max_data_pending = false;
+			c->ctrl.max_data_pending = false;
 	}
-	if (c->msd_all) {
+	if (c->ctrl.msd_all) {
 		struct quic_out_msd_walk w = {
 			.c = c, .rec = rec, .buf = buf, .room = room,
 			.used = used,
 		};
 
 		if (quic_stream_walk(&c->streams, quic_out_msd_one, &w)) {
-			c->msd_all = false;
-			c->nr_msd = 0;
+			c->ctrl.msd_all = false;
+			c->ctrl.nr_msd = 0;
 		}
 		used = w.used;
 	}
-	while (c->nr_msd &&
-	       quic_out_msd(c, c->msd_pending[c->nr_msd - 1], buf, room,
-			    &used, rec))
-		c->nr_msd--;
+	while (c->ctrl.nr_msd &&
+	       quic_out_msd(c, c->ctrl.msd_pending[c->ctrl.nr_msd - 1], buf,
+			    room, &used, rec))
+		c->ctrl.nr_msd--;
 	return used;
 }
 
@@ -525,8 +525,8 @@ static u32 quic_out_new_token(struct sock *sk, u8 *buf, u32 room,
 	*p++ = QUIC_FRAME_NEW_TOKEN;
 	p = quic_varint_put(p, len);
 	memcpy(p, token, len);
-	c->new_token_pending = 0;
-	c->new_token_unacked = 1;
+	c->ctrl.new_token_pending = 0;
+	c->ctrl.new_token_unacked = 1;
 	return p + len - buf;
 }
 
@@ -571,12 +571,12 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 			acked = true;
 		}
 	}
-	if (app && c->handshake_done_pending && room - used >= 1 &&
+	if (app && c->ctrl.handshake_done_pending && room - used >= 1 &&
 	    quic_sendq_note(rec, QUIC_OUT_HANDSHAKE_DONE, 0, 0)) {
 		buf[used++] = QUIC_FRAME_HANDSHAKE_DONE;
-		c->handshake_done_pending = 0;
+		c->ctrl.handshake_done_pending = 0;
 	}
-	if (app && c->new_token_pending)
+	if (app && c->ctrl.new_token_pending)
 		used += quic_out_new_token(sk, buf + used, room - used, rec);
 	if (app && sk->sk_state == TCP_ESTABLISHED)
 		used += quic_out_cid(sk, buf + used, room - used, rec);
@@ -1641,13 +1641,13 @@ void quic_output_msd(struct sock *sk, s64 id)
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	u32 i;
 
-	for (i = 0; i < c->nr_msd; i++)
-		if (c->msd_pending[i] == id)
+	for (i = 0; i < c->ctrl.nr_msd; i++)
+		if (c->ctrl.msd_pending[i] == id)
 			return;
-	if (c->nr_msd == QUIC_CONN_MSD_PENDING)
-		c->msd_all = true;
+	if (c->ctrl.nr_msd == QUIC_CONN_MSD_PENDING)
+		c->ctrl.msd_all = true;
 	else
-		c->msd_pending[c->nr_msd++] = id;
+		c->ctrl.msd_pending[c->ctrl.nr_msd++] = id;
 }
 
 /**

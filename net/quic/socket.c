@@ -1151,13 +1151,13 @@ static int quic_sock_stream_recvmsg(struct sock *sk, struct msghdr *msg,
 	if (flags & MSG_PEEK)
 		return n;
 	if (quic_fc_recv_update(&c->streams.recv, now, c->rec.rtt.smoothed_rtt))
-		c->max_data_pending = true;
+		quic_ctrl_want_max_data(&c->ctrl);
 	if (quic_stream_window_update(st, now, c->rec.rtt.smoothed_rtt))
 		quic_output_msd(sk, st->id);
 	if (fin)
 		quic_stream_release(&c->streams, st);
 	quic_sock_next_readable(sk);
-	if (c->max_data_pending || c->nr_msd || c->msd_all)
+	if (c->ctrl.max_data_pending || c->ctrl.nr_msd || c->ctrl.msd_all)
 		quic_output_flush(sk, GFP_KERNEL);
 	return n;
 }

@@ -59,8 +59,6 @@ struct sock;
  * it stay within a 16 KiB slab object.
  */
 #define QUIC_CONN_MAX_DGRAM_CAP		15360
-/* Streams whose MAX_STREAM_DATA waits to be sent, before "all". */
-#define QUIC_CONN_MSD_PENDING		8
 /* Bytes of the packet numbers we send (output.c writes them, the
  * anti-amplification floor counts them).
  */
@@ -195,7 +193,6 @@ struct quic_close {
  * @hashed: our CIDs are in the namespace table
  * @listening: in the listener list
  * @peer_tp_set: @peer_tp holds the peer's parameters
- * @handshake_done_pending: HANDSHAKE_DONE to send (server)
  * @handshake_confirmed: handshake confirmed (RFC 9001 4.1.2)
  * @hd_acked: our HANDSHAKE_DONE was acknowledged (server)
  * @was_established: reached ESTABLISHED (counted in QuicConnOpened, so its
@@ -206,8 +203,6 @@ struct quic_close {
  *	be derived (process context: keyupdate.c's work item)
  * @retry_scid: client: the SCID of the Retry, checked against the
  *	server's retry_source_connection_id
- * @new_token_pending: server: a NEW_TOKEN frame is to be sent
- * @new_token_unacked: server: the last NEW_TOKEN sent is not acknowledged
  * @anti_deadlock: client: the loss timer is the PTO of RFC 9002 6.2.2.1,
  *	armed with nothing in flight during the handshake (loss.c)
  * @ticket_done: client: the server's first NewSessionTicket was captured,
@@ -226,12 +221,8 @@ struct quic_close {
  *	1-RTT packet goes before it, so that the first ones coalesce with it
  * @streams: streams and flow control, once @streams_ready
  * @active_sid: the stream a send with stream ID -1 goes to, or -1
- * @msd_pending: streams whose MAX_STREAM_DATA is to be sent
- * @nr_msd: entries in @msd_pending
  * @streams_ready: @streams is set up (handshake complete, or, on a
  *	client, the peer's remembered parameters set for 0-RTT)
- * @max_data_pending: MAX_DATA is to be sent
- * @msd_all: MAX_STREAM_DATA is to be sent for every open stream
  * @stream_rx: some stream has data (or a FIN) to read
  * @events: notifications waiting for recvmsg() (event.c)
  * @dgram: datagrams to send and received (datagram.c), kzalloc()ed with
@@ -244,6 +235,7 @@ struct quic_close {
  * @close: closing, draining and the idle timeout (conn.c)
  * @out: the send side's buffers and budget (output.c)
  * @in: the receive side's batch and packet state (input.c)
+ * @ctrl: control frames waiting to be sent (output.c)
  * @ku_work: prepares the next 1-RTT keys after a key update, frees the
  *	keys of discarded spaces (keyupdate.c)
  */
@@ -267,15 +259,12 @@ struct quic_conn {
 				hashed:1,
 				listening:1,
 				peer_tp_set:1,
-				handshake_done_pending:1,
 				handshake_confirmed:1,
 				hd_acked:1;
 	u8			was_established:1,
 				half_open:1,
 				retried:1,
 				retry_pending:1,
-				new_token_pending:1,
-				new_token_unacked:1,
 				anti_deadlock:1;
 	u8			ticket_done:1,
 				early_off:1,
@@ -288,11 +277,7 @@ struct quic_conn {
 	struct quic_cid		retry_scid;
 	struct quic_stream_table streams;
 	s64			active_sid;
-	s64			msd_pending[QUIC_CONN_MSD_PENDING];
-	u8			nr_msd;
 	bool			streams_ready;
-	bool			max_data_pending;
-	bool			msd_all;
 	bool			stream_rx;
 	struct sk_buff_head	events;
 	struct quic_dgram	*dgram;
@@ -304,6 +289,7 @@ struct quic_conn {
 	struct quic_close	close;
 	struct quic_out		out;
 	struct quic_in		in;
+	struct quic_ctrl	ctrl;
 	struct work_struct	ku_work;
 };
 
