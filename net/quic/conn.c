@@ -86,7 +86,7 @@ void quic_conn_init(struct sock *sk)
 	}
 	INIT_LIST_HEAD(&c->requests);
 	skb_queue_head_init(&c->events);
-	c->active_sid = -1;
+	quic_sock_active_set(c, -1);
 	INIT_HLIST_NODE(&c->listen_node);
 	quic_timer_init(sk);
 	quic_recovery_init(&c->rec, QUIC_INITIAL_RTT_US);

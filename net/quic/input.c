@@ -197,8 +197,7 @@ static void quic_in_stop_sending(struct sock *sk, struct quic_stream *st,
 
 	if (!quic_stream_recv_stop_sending(&c->streams, st, errcode))
 		return;
-	if (c->active_sid == st->id)
-		c->active_sid = -1;
+	quic_sock_active_drop(c, st->id);
 	quic_sendq_stream_drop(sk, st->id);
 	quic_event_stream_update(sk, st->id, QUIC_STREAM_SEND_STATE_RESET_SENT,
 				 errcode, st->send.used);
@@ -331,7 +330,7 @@ static int quic_in_stream(struct sock *sk, const struct quic_frame *f)
 					    f->type & QUIC_STREAM_BIT_FIN, &err);
 		if (!ret) {
 			if (opens)
-				c->active_sid = st->id;
+				quic_sock_active_set(c, st->id);
 			quic_in_stream_events(sk, st, old_state, first);
 			quic_stream_retire(t, st);
 		}
@@ -340,7 +339,7 @@ static int quic_in_stream(struct sock *sk, const struct quic_frame *f)
 	if (ret == -EPROTO)
 		return err ? err : QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION;
 	if (quic_stream_readable(t, st)) {
-		WRITE_ONCE(c->stream_rx, true);
+		quic_sock_stream_readable(c);
 		if (c->in.batch)
 			c->in.wake = true;	/* once, at the batch's end */
 		else

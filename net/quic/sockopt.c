@@ -618,8 +618,7 @@ static int quic_set_stream_ctl(struct sock *sk, int optname,
 	if (reset) {
 		err = quic_stream_app_reset(&c->streams, st, ei->errcode);
 		if (!err) {
-			if (c->active_sid == st->id)
-				c->active_sid = -1;
+			quic_sock_active_drop(c, st->id);
 			quic_sendq_stream_drop(sk, st->id);
 		}
 	} else {
@@ -676,7 +675,7 @@ static int quic_stream_open_wait(struct sock *sk, struct quic_stream_info *si)
 	si->stream_id = st->id;
 	si->stream_flags |= MSG_QUIC_STREAM_NEW;
 	if (created)
-		c->active_sid = st->id;
+		quic_sock_active_set(c, st->id);
 	return 0;
 }
 

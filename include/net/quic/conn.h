@@ -221,9 +221,10 @@ struct quic_close {
  *	1-RTT packet goes before it, so that the first ones coalesce with it
  * @streams: streams and flow control, once @streams_ready
  * @active_sid: the stream a send with stream ID -1 goes to, or -1
+ *	(socket.c)
  * @streams_ready: @streams is set up (handshake complete, or, on a
  *	client, the peer's remembered parameters set for 0-RTT)
- * @stream_rx: some stream has data (or a FIN) to read
+ * @stream_rx: some stream has data (or a FIN) to read (socket.c)
  * @events: notifications waiting for recvmsg() (event.c)
  * @dgram: datagrams to send and received (datagram.c), kzalloc()ed with
  *	the first one, freed with the socket

@@ -101,4 +101,38 @@ void quic_sock_pick_source(struct sock *sk, const union quic_addr *peer,
 			   union quic_addr *local);
 int quic_sock_migrate(struct sock *sk, sockptr_t optval, unsigned int optlen);
 
+/* The connection's active_sid and stream_rx are socket.c's (the send and
+ * receive calls): other files change them only through these.
+ */
+
+/**
+ * quic_sock_active_set() - the stream a send with stream ID -1 goes to
+ * @c: the connection, its socket locked
+ * @id: the stream ID, or -1 for none
+ */
+static inline void quic_sock_active_set(struct quic_conn *c, s64 id)
+{
+	c->active_sid = id;
+}
+
+/**
+ * quic_sock_active_drop() - a stream can take no more sends
+ * @c: the connection, its socket locked
+ * @id: the stream ID; if it was the active stream, there is none now
+ */
+static inline void quic_sock_active_drop(struct quic_conn *c, s64 id)
+{
+	if (c->active_sid == id)
+		c->active_sid = -1;
+}
+
+/**
+ * quic_sock_stream_readable() - some stream has data (or a FIN) to read
+ * @c: the connection, its socket locked
+ */
+static inline void quic_sock_stream_readable(struct quic_conn *c)
+{
+	WRITE_ONCE(c->stream_rx, true);
+}
+
 #endif /* __NET_QUIC_SOCKET_H */
