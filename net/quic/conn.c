@@ -483,7 +483,7 @@ int quic_conn_server_start(struct sock *sk, struct quic_request *req)
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	int err;
 
-	c->is_server = 1;
+	quic_conn_set_server(c, true);
 	quic_conn_rtt_config(sk);
 	quic_conn_cong_config(sk);
 	c->local = req->local;
@@ -641,6 +641,25 @@ static void quic_conn_complete(struct sock *sk)
 	sk->sk_state_change(sk);
 }
 
+/**
+ * quic_conn_handshake_done_rcvd() - a client receives HANDSHAKE_DONE
+ * @sk: the socket, locked
+ *
+ * The handshake is confirmed (RFC 9001 4.1.2): the Handshake keys go
+ * and a path to the server's preferred address may start.
+ */
+void quic_conn_handshake_done_rcvd(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+
+	c->fin_pending = 0;
+	if (c->handshake_confirmed)
+		return;
+	c->handshake_confirmed = 1;
+	quic_conn_discard_space(sk, QUIC_CRYPTO_HANDSHAKE);
+	quic_path_preferred_start(sk);
+}
+
 /* The EARLY secret (socket-api.md 4.3 d, 4.6): a client's to send
  * 0-RTT packets with, a server's to take them, once TLS accepted early
  * data. A client's queued stream data leaves now; a server's 0-RTT
@@ -718,7 +737,7 @@ int quic_conn_set_secret(struct sock *sk, const struct quic_crypto_secret *s)
 	 * carried then goes again in 1-RTT packets.
 	 */
 	if (s->send && s->level == QUIC_CRYPTO_APP && !c->is_server) {
-		c->early_off = 1;
+		quic_conn_early_end(c);
 		quic_conn_free_early(c);
 	}
 

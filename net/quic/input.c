@@ -425,12 +425,7 @@ static int quic_in_frames(struct sock *sk, struct sk_buff *skb, u8 level,
 				quic_in_error(sk, QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION);
 				return -1;
 			}
-			c->fin_pending = 0;
-			if (!c->handshake_confirmed) {
-				c->handshake_confirmed = 1;
-				quic_conn_discard_space(sk, QUIC_CRYPTO_HANDSHAKE);
-				quic_path_preferred_start(sk);
-			}
+			quic_conn_handshake_done_rcvd(sk);
 			break;
 		case QUIC_FRAME_CONNECTION_CLOSE:
 		case QUIC_FRAME_CONNECTION_CLOSE_APP:
@@ -726,7 +721,7 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 		if (level == QUIC_CRYPTO_EARLY)
 			QUIC_INC_STATS(sock_net(sk), QUIC_MIB_0RTT_IN);
 		else if (level == QUIC_CRYPTO_APP && c->early)
-			c->early_off = 1;	/* RFC 9001 4.9.3 */
+			quic_conn_early_end(c);	/* RFC 9001 4.9.3 */
 		/* RFC 9001 4.9.1: a server drops Initial keys once it
 		 * processes a Handshake packet.
 		 */

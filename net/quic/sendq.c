@@ -267,7 +267,7 @@ int quic_sendq_crypto(struct sock *sk, u8 level, struct iov_iter *from,
 	}
 	s->crypto_send_off = off;
 	if (level == QUIC_CRYPTO_HANDSHAKE)
-		quic_sk(sk)->conn.fin_pending = 0;
+		quic_conn_fin_queued(&quic_sk(sk)->conn);
 	return 0;
 err:
 	list_for_each_entry_safe(ch, tmp, &chunks, list) {

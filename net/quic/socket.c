@@ -626,14 +626,14 @@ static int quic_listen(struct socket *sock, int backlog)
 	err = quic_sock_autobind(sk, sk->sk_family);
 	if (err)
 		goto out;
-	c->is_server = 1;
+	quic_conn_set_server(c, true);
 	WRITE_ONCE(sk->sk_shutdown, 0);	/* after a shutdown() of a listener */
 	WRITE_ONCE(sk->sk_max_ack_backlog, backlog);
 	inet_sk_set_state(sk, TCP_LISTEN);
 	err = quic_lookup_listen_add(sk);
 	if (err) {
 		inet_sk_set_state(sk, TCP_CLOSE);
-		c->is_server = 0;
+		quic_conn_set_server(c, false);
 	}
 out:
 	release_sock(sk);

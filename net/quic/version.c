@@ -232,7 +232,7 @@ void quic_version_apply(struct sock *sk)
 		if (quic_version_keys(sk))
 			goto fail;
 	} else if (flip) {
-		c->early_off = 1;
+		quic_conn_early_end(c);
 		quic_conn_free_early(c);
 		if (!resend)
 			QUIC_INC_STATS(sock_net(sk), QUIC_MIB_VERSION_CHANGED);

@@ -341,5 +341,40 @@ void quic_conn_idle_start(struct sock *sk);
 void quic_conn_rtt_config(struct sock *sk);
 void quic_conn_cong_config(struct sock *sk);
 u64 quic_conn_idle_us(u64 local, u64 peer, u64 floor);
+void quic_conn_handshake_done_rcvd(struct sock *sk);
+
+/* The role and handshake flags are conn.c's: other files change them only
+ * through these.
+ */
+
+/**
+ * quic_conn_set_server() - the connection's role
+ * @c: the connection, its socket locked
+ * @server: a listener or an accepted socket
+ */
+static inline void quic_conn_set_server(struct quic_conn *c, bool server)
+{
+	c->is_server = server;
+}
+
+/**
+ * quic_conn_early_end() - 0-RTT packets are no longer taken or sent
+ * @c: the connection, its socket locked
+ */
+static inline void quic_conn_early_end(struct quic_conn *c)
+{
+	c->early_off = 1;
+}
+
+/**
+ * quic_conn_fin_queued() - a client's Finished is queued
+ * @c: the connection, its socket locked
+ *
+ * 1-RTT packets need no longer wait for it.
+ */
+static inline void quic_conn_fin_queued(struct quic_conn *c)
+{
+	c->fin_pending = 0;
+}
 
 #endif /* __NET_QUIC_CONN_H */
