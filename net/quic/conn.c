@@ -449,7 +449,7 @@ int quic_conn_client_start(struct sock *sk, const union quic_addr *peer)
 	err = quic_crypto_retry_init();
 	if (err)
 		return err;
-	c->peer = *peer;
+	quic_paths_set_peer(&c->paths, peer);
 	quic_vn_client_init(&c->vn, version);
 	quic_conn_rtt_config(sk);
 	quic_conn_cong_config(sk);
@@ -486,12 +486,12 @@ int quic_conn_server_start(struct sock *sk, struct quic_request *req)
 	quic_conn_set_server(c, true);
 	quic_conn_rtt_config(sk);
 	quic_conn_cong_config(sk);
-	c->local = req->local;
-	c->peer = req->peer;
+	quic_paths_set_local(&c->paths, &req->local);
+	quic_paths_set_peer(&c->paths, &req->peer);
 	quic_vn_init(&c->vn, req->version);
 	c->dcid = req->scid;
 	c->odcid = req->dcid;
-	c->amp.validated = req->validated;
+	quic_paths_amp_init(&c->paths, req->validated);
 	c->half_open = 1;
 	atomic_inc(&quic_sk(sk)->udp->half_open);
 	err = quic_cid_set_first(&c->dst, &c->dcid, NULL);
@@ -1242,7 +1242,7 @@ void quic_conn_closing_rcv(struct sock *sk, struct sk_buff *skb)
 	copy = skb_copy(c->close.skb, GFP_ATOMIC);
 	if (copy) {
 		quic_path_amp_sent(sk, copy->len);
-		quic_udp_xmit(quic_sk(sk)->udp, copy, &c->local, &c->peer, 0,
+		quic_udp_xmit(quic_sk(sk)->udp, copy, &c->paths.local, &c->paths.peer, 0,
 			      &c->out.dst_cache);
 	}
 }

@@ -703,8 +703,8 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 		    (largest == QUIC_PN_NONE || pn > largest)) {
 			if (unlikely(QUIC_IN_CB(skb)->us != quic_sk(sk)->udp))
 				quic_path_local_arrived(sk, QUIC_IN_CB(skb)->us);
-			if (memcmp(&QUIC_IN_CB(skb)->peer, &c->peer,
-				   sizeof(c->peer)))
+			if (memcmp(&QUIC_IN_CB(skb)->peer, &c->paths.peer,
+				   sizeof(c->paths.peer)))
 				quic_path_peer_moved(sk, &QUIC_IN_CB(skb)->peer,
 						     skb->len);
 		}

@@ -736,7 +736,7 @@ struct sock *quic_lookup_conn(struct net *net, const u8 *dcid, u32 len,
 
 	if (!sk) {
 		sk = quic_lookup_odcid_find(net, dcid, len);
-		if (sk && memcmp(&quic_sk(sk)->conn.peer, peer, sizeof(*peer)))
+		if (sk && memcmp(&quic_sk(sk)->conn.paths.peer, peer, sizeof(*peer)))
 			sk = NULL;
 	}
 	if (sk && !refcount_inc_not_zero(&sk->sk_refcnt))

@@ -518,7 +518,7 @@ static u32 quic_out_new_token(struct sock *sk, u8 *buf, u32 room,
 		return 0;
 	prandom_siphash_bytes(nonce, sizeof(nonce));
 	len = quic_token_make(&quic_net(sock_net(sk))->token_key,
-			      QUIC_TOKEN_NEW, token, &c->peer, NULL, NULL,
+			      QUIC_TOKEN_NEW, token, &c->paths.peer, NULL, NULL,
 			      nonce, quic_token_now());
 	if (len < 0 || !quic_sendq_note(rec, QUIC_OUT_NEW_TOKEN, 0, 0))
 		return 0;
@@ -716,10 +716,10 @@ static u32 quic_out_path_payload(struct sock *sk)
 	struct rtable *rt;
 	u32 mtu;
 
-	if (c->peer.sa.sa_family == AF_INET) {
+	if (c->paths.peer.sa.sa_family == AF_INET) {
 		fl4.flowi4_proto = IPPROTO_UDP;
-		fl4.daddr = c->peer.v4.sin_addr.s_addr;
-		fl4.saddr = c->local.v4.sin_addr.s_addr;
+		fl4.daddr = c->paths.peer.v4.sin_addr.s_addr;
+		fl4.saddr = c->paths.local.v4.sin_addr.s_addr;
 		rt = ip_route_output_key(net, &fl4);
 		if (IS_ERR(rt))
 			return 0;
@@ -729,10 +729,10 @@ static u32 quic_out_path_payload(struct sock *sk)
 		       mtu - sizeof(struct iphdr) - sizeof(struct udphdr) : 0;
 	}
 	fl6.flowi6_proto = IPPROTO_UDP;
-	fl6.daddr = c->peer.v6.sin6_addr;
-	fl6.saddr = c->local.v6.sin6_addr;
+	fl6.daddr = c->paths.peer.v6.sin6_addr;
+	fl6.saddr = c->paths.local.v6.sin6_addr;
 	if (__ipv6_addr_needs_scope_id(ipv6_addr_type(&fl6.daddr)))
-		fl6.flowi6_oif = c->peer.v6.sin6_scope_id;
+		fl6.flowi6_oif = c->paths.peer.v6.sin6_scope_id;
 	dst = ipv6_stub->ipv6_dst_lookup_flow(net, NULL, &fl6, NULL);
 	if (IS_ERR(dst))
 		return 0;
@@ -863,7 +863,7 @@ static void quic_out_pmtu_probe(struct sock *sk, gfp_t gfp)
 		goto err;
 	skb_put(skb, n);
 	quic_pmtu_sent(&c->pmtu, size, rec->sent.pn);
-	quic_udp_xmit(quic_sk(sk)->udp, skb, &c->local, &c->peer, 0,
+	quic_udp_xmit(quic_sk(sk)->udp, skb, &c->paths.local, &c->paths.peer, 0,
 		      &c->out.dst_cache);
 	return;
 err:
@@ -912,7 +912,7 @@ static int quic_out_gso_send(struct sock *sk, struct quic_out_plan *pl)
 		skb->csum_offset = offsetof(struct udphdr, check);
 	}
 	/* Only 1-RTT datagrams are batched: marked as the plan said. */
-	return quic_udp_xmit(quic_sk(sk)->udp, skb, &c->local, &c->peer,
+	return quic_udp_xmit(quic_sk(sk)->udp, skb, &c->paths.local, &c->paths.peer,
 			     quic_ecn_tos(&c->ecn), &c->out.dst_cache);
 }
 
@@ -1129,7 +1129,7 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 	 * client moved (9.3), in 1-RTT datagrams as small as the budget
 	 * makes them, so that ACKs still go.
 	 */
-	if (unlikely(!c->amp.validated) && c->is_server) {
+	if (unlikely(!c->paths.amp.validated) && c->is_server) {
 		room = quic_path_amp_room(sk);
 		if (room < quic_path_amp_min(sk)) {
 			if (quic_out_long_waiting(c))
@@ -1262,7 +1262,7 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 		return err;
 	}
 	quic_path_amp_sent(sk, skb->len);
-	err = quic_udp_xmit(quic_sk(sk)->udp, skb, &c->local, &c->peer,
+	err = quic_udp_xmit(quic_sk(sk)->udp, skb, &c->paths.local, &c->paths.peer,
 			    app_only ? quic_ecn_tos(&c->ecn) : 0, &c->out.dst_cache);
 	return err ? err : 1;
 }
@@ -1361,16 +1361,16 @@ static void quic_out_path_one(struct sock *sk, bool response, gfp_t gfp)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_udp_sock *us = quic_sk(sk)->udp;
-	const union quic_addr *to = &c->peer;
-	const union quic_addr *from = &c->local;
-	struct quic_path *p = c->path;
+	const union quic_addr *to = &c->paths.peer;
+	const union quic_addr *from = &c->paths.local;
+	struct quic_path *p = c->paths.path;
 	u32 len = 0, size, hl, budget;
 	struct quic_out_pkt *rec;
 	struct quic_frame f = {};
 	struct sk_buff *skb;
 	int n;
 
-	if (response && memcmp(&p->resp_addr, &c->peer, sizeof(*to))) {
+	if (response && memcmp(&p->resp_addr, &c->paths.peer, sizeof(*to))) {
 		to = &p->resp_addr;
 		budget = p->resp_budget;
 	} else {
@@ -1437,17 +1437,17 @@ static void quic_out_path_one(struct sock *sk, bool response, gfp_t gfp)
 		p->challenge_pending = 0;
 		p->tries++;
 	}
-	if (to == &c->peer)
+	if (to == &c->paths.peer)
 		quic_path_amp_sent(sk, skb->len);
 	quic_udp_xmit(us, skb, from, to, 0,
-		      to == &c->peer && from == &c->local ? &c->out.dst_cache :
+		      to == &c->paths.peer && from == &c->paths.local ? &c->out.dst_cache :
 							   NULL);
 }
 
 static void quic_out_path(struct sock *sk, gfp_t gfp)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_path *p = c->path;
+	struct quic_path *p = c->paths.path;
 
 	if (likely(!p) || sk->sk_state != TCP_ESTABLISHED)
 		return;
@@ -1589,7 +1589,7 @@ static void quic_out_close(struct sock *sk, struct quic_frame *f, gfp_t gfp)
 		return;
 	}
 	quic_path_amp_sent(sk, skb->len);
-	quic_udp_xmit(quic_sk(sk)->udp, skb, &c->local, &c->peer, 0,
+	quic_udp_xmit(quic_sk(sk)->udp, skb, &c->paths.local, &c->paths.peer, 0,
 		      &c->out.dst_cache);
 }
 

@@ -65,9 +65,9 @@ void quic_path_amp_rcvd(struct sock *sk, u32 len)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
-	if (c->is_server && !c->amp.validated)
-		c->amp.bytes_rcvd = min_t(u64, (u64)c->amp.bytes_rcvd + len,
-					  U32_MAX);
+	if (c->is_server && !c->paths.amp.validated)
+		c->paths.amp.bytes_rcvd = min_t(u64, (u64)c->paths.amp.bytes_rcvd + len,
+						U32_MAX);
 }
 
 /**
@@ -82,11 +82,11 @@ u32 quic_path_amp_room(struct sock *sk)
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	u64 limit;
 
-	if (!c->is_server || c->amp.validated)
+	if (!c->is_server || c->paths.amp.validated)
 		return U32_MAX;
-	limit = 3ULL * c->amp.bytes_rcvd;
-	return limit > c->amp.bytes_sent ?
-	       min_t(u64, limit - c->amp.bytes_sent, U32_MAX - 1) : 0;
+	limit = 3ULL * c->paths.amp.bytes_rcvd;
+	return limit > c->paths.amp.bytes_sent ?
+	       min_t(u64, limit - c->paths.amp.bytes_sent, U32_MAX - 1) : 0;
 }
 
 /**
@@ -121,9 +121,9 @@ void quic_path_amp_sent(struct sock *sk, u32 len)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
-	if (c->is_server && !c->amp.validated)
-		c->amp.bytes_sent = min_t(u64, (u64)c->amp.bytes_sent + len,
-					  U32_MAX);
+	if (c->is_server && !c->paths.amp.validated)
+		c->paths.amp.bytes_sent = min_t(u64, (u64)c->paths.amp.bytes_sent + len,
+						U32_MAX);
 }
 
 /**
@@ -135,7 +135,7 @@ void quic_path_amp_sent(struct sock *sk, u32 len)
  */
 void quic_path_addr_validated(struct sock *sk)
 {
-	quic_sk(sk)->conn.amp.validated = 1;
+	quic_sk(sk)->conn.paths.amp.validated = 1;
 }
 
 /**
@@ -150,9 +150,9 @@ static void quic_path_amp_restart(struct sock *sk, u32 len)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
-	c->amp.validated = 0;
-	c->amp.bytes_rcvd = len;
-	c->amp.bytes_sent = 0;
+	c->paths.amp.validated = 0;
+	c->paths.amp.bytes_rcvd = len;
+	c->paths.amp.bytes_sent = 0;
 }
 
 /* The path state, allocated on first use; NULL without memory (the peer
@@ -162,9 +162,9 @@ static struct quic_path *quic_path_get(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
-	if (!c->path)
-		c->path = kzalloc(sizeof(*c->path), GFP_ATOMIC | __GFP_NOWARN);
-	return c->path;
+	if (!c->paths.path)
+		c->paths.path = kzalloc(sizeof(*c->paths.path), GFP_ATOMIC | __GFP_NOWARN);
+	return c->paths.path;
 }
 
 /**
@@ -175,12 +175,12 @@ void quic_path_free(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
-	if (c->path && c->path->new_us)
-		quic_udp_sock_put(c->path->new_us);
-	if (c->path && c->path->pref_us)
-		quic_udp_sock_put(c->path->pref_us);
-	kfree(c->path);
-	c->path = NULL;
+	if (c->paths.path && c->paths.path->new_us)
+		quic_udp_sock_put(c->paths.path->new_us);
+	if (c->paths.path && c->paths.path->pref_us)
+		quic_udp_sock_put(c->paths.path->pref_us);
+	kfree(c->paths.path);
+	c->paths.path = NULL;
 }
 
 /**
@@ -213,10 +213,10 @@ void quic_path_challenge_rcvd(struct sock *sk, const u8 *data,
 static void quic_path_settle(struct sock *sk, const union quic_addr *addr)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_path *p = c->path;
+	struct quic_path *p = c->paths.path;
 
-	if (memcmp(&c->peer, addr, sizeof(*addr))) {
-		c->peer = *addr;
+	if (memcmp(&c->paths.peer, addr, sizeof(*addr))) {
+		c->paths.peer = *addr;
 		dst_cache_reset(&c->out.dst_cache);
 	}
 	p->validating = 0;
@@ -244,11 +244,11 @@ static void quic_path_move_local(struct sock *sk, const union quic_addr *addr,
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_udp_sock *old = quic_sk(sk)->udp;
 
-	if (quic_path_ip_changed(&c->local, addr))
+	if (quic_path_ip_changed(&c->paths.local, addr))
 		quic_conn_path_reset(sk);
 	quic_sk(sk)->udp = us;
-	c->local = *addr;
-	quic_sock_set_local(sk, &c->local);
+	c->paths.local = *addr;
+	quic_sock_set_local(sk, &c->paths.local);
 	dst_cache_reset(&c->out.dst_cache);
 	quic_udp_sock_put(old);
 }
@@ -259,7 +259,7 @@ static void quic_path_move_local(struct sock *sk, const union quic_addr *addr,
  */
 static void quic_path_switch_local(struct sock *sk)
 {
-	struct quic_path *p = quic_sk(sk)->conn.path;
+	struct quic_path *p = quic_sk(sk)->conn.paths.path;
 
 	quic_path_move_local(sk, &p->new_local, p->new_us);
 	p->new_us = NULL;
@@ -276,14 +276,14 @@ static void quic_path_switch_local(struct sock *sk)
 static u8 quic_path_switch_peer(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_path *p = c->path;
+	struct quic_path *p = c->paths.path;
 	u8 local = 0;
 
-	if (quic_path_ip_changed(&c->peer, &p->new_peer))
+	if (quic_path_ip_changed(&c->paths.peer, &p->new_peer))
 		quic_conn_path_reset(sk);
-	p->prev = c->peer;
+	p->prev = c->paths.peer;
 	p->preferred = 1;
-	c->peer = p->new_peer;
+	c->paths.peer = p->new_peer;
 	dst_cache_reset(&c->out.dst_cache);
 	if (p->pref_us) {
 		quic_path_move_local(sk, &p->pref_local, p->pref_us);
@@ -305,7 +305,7 @@ static u8 quic_path_switch_peer(struct sock *sk)
 void quic_path_response_rcvd(struct sock *sk, const u8 *data)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_path *p = c->path;
+	struct quic_path *p = c->paths.path;
 	u8 local = 0;
 
 	if (!p || !(p->validating || p->migrating || p->preferring) ||
@@ -317,7 +317,7 @@ void quic_path_response_rcvd(struct sock *sk, const u8 *data)
 	} else if (p->preferring) {
 		local = quic_path_switch_peer(sk);
 	} else {
-		quic_path_settle(sk, &c->peer);
+		quic_path_settle(sk, &c->paths.peer);
 	}
 	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_PATH_MIGRATED);
 	quic_event_put(sk, QUIC_EVENT_CONNECTION_MIGRATION, &local,
@@ -327,7 +327,7 @@ void quic_path_response_rcvd(struct sock *sk, const u8 *data)
 /* The probe of our new local address failed: stay where we are. */
 static void quic_path_abandon(struct sock *sk)
 {
-	struct quic_path *p = quic_sk(sk)->conn.path;
+	struct quic_path *p = quic_sk(sk)->conn.paths.path;
 
 	quic_udp_sock_put(p->new_us);
 	p->new_us = NULL;
@@ -363,11 +363,11 @@ void quic_path_peer_moved(struct sock *sk, const union quic_addr *from,
 		return;
 	}
 	if (!p->validating)
-		p->prev = c->peer;
-	if (quic_path_ip_changed(&c->peer, from))
+		p->prev = c->paths.peer;
+	if (quic_path_ip_changed(&c->paths.peer, from))
 		quic_conn_path_reset(sk);
 	quic_conn_rotate_dcid(sk);
-	c->peer = *from;
+	c->paths.peer = *from;
 	dst_cache_reset(&c->out.dst_cache);
 	quic_path_amp_restart(sk, len);
 	get_random_bytes(p->challenge, sizeof(p->challenge));
@@ -393,9 +393,9 @@ void quic_path_peer_moved(struct sock *sk, const union quic_addr *from,
 bool quic_path_peer_known(struct sock *sk, const union quic_addr *from)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	const struct quic_path *p = c->path;
+	const struct quic_path *p = c->paths.path;
 
-	if (c->is_server || quic_addr_equal(from, &c->peer))
+	if (c->is_server || quic_addr_equal(from, &c->paths.peer))
 		return true;
 	if (!p)
 		return false;
@@ -417,7 +417,7 @@ bool quic_path_peer_known(struct sock *sk, const union quic_addr *from)
  */
 bool quic_path_challenge_lost(struct sock *sk, u64 try)
 {
-	struct quic_path *p = quic_sk(sk)->conn.path;
+	struct quic_path *p = quic_sk(sk)->conn.paths.path;
 
 	if (!p || !(p->validating || p->migrating || p->preferring) ||
 	    p->challenge_pending || try != p->tries)
@@ -460,7 +460,7 @@ bool quic_path_challenge_lost(struct sock *sk, u64 try)
  */
 void quic_path_challenge_pto(struct sock *sk)
 {
-	struct quic_path *p = quic_sk(sk)->conn.path;
+	struct quic_path *p = quic_sk(sk)->conn.paths.path;
 
 	if (!p)
 		return;
@@ -574,7 +574,7 @@ int quic_path_prefer(struct sock *sk, const union quic_addr *addr,
 void quic_path_local_arrived(struct sock *sk, const struct quic_udp_sock *to)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_path *p = c->path;
+	struct quic_path *p = c->paths.path;
 	u8 local = 1;
 
 	if (!p || !p->pref_us || to != p->pref_us || !c->is_server ||
@@ -634,7 +634,7 @@ static bool quic_path_pref_peer(struct sock *sk, union quic_addr *a)
 	ok4 = quic_path_pref_usable(&v4) &&
 	      !(sk->sk_family == AF_INET6 && ipv6_only_sock(sk));
 	ok6 = quic_path_pref_usable(&v6) && sk->sk_family == AF_INET6;
-	if (c->peer.sa.sa_family == AF_INET6 ? ok6 : !ok4 && ok6)
+	if (c->paths.peer.sa.sa_family == AF_INET6 ? ok6 : !ok4 && ok6)
 		*a = v6;
 	else if (ok4)
 		*a = v4;
@@ -665,7 +665,7 @@ void quic_path_preferred_prepare(struct sock *sk)
 	struct quic_path *p;
 
 	if (!quic_path_pref_peer(sk, &a) ||
-	    a.sa.sa_family == c->local.sa.sa_family)
+	    a.sa.sa_family == c->paths.local.sa.sa_family)
 		return;
 	p = quic_path_get(sk);
 	if (!p || p->pref_us)
@@ -716,12 +716,12 @@ void quic_path_preferred_start(struct sock *sk)
 	union quic_addr a;
 
 	if (sk->sk_state != TCP_ESTABLISHED || !quic_path_pref_peer(sk, &a) ||
-	    quic_addr_equal(&a, &c->peer))
+	    quic_addr_equal(&a, &c->paths.peer))
 		return;
 	p = quic_path_get(sk);
 	if (!p || p->validating || p->migrating || p->preferring)
 		return;
-	if (a.sa.sa_family != c->local.sa.sa_family &&
+	if (a.sa.sa_family != c->paths.local.sa.sa_family &&
 	    (!p->pref_us || a.sa.sa_family != p->pref_local.sa.sa_family))
 		return;
 	p->new_peer = a;

@@ -315,9 +315,9 @@ int quic_sock_migrate(struct sock *sk, sockptr_t optval, unsigned int optlen)
 		return -EINVAL;
 	if (!quic_is_conn(sk))
 		return -EPIPE;
-	if (!memcmp(&a, &c->local, sizeof(a)) || quic_addr_equal(&a, &c->peer) ||
+	if (!memcmp(&a, &c->paths.local, sizeof(a)) || quic_addr_equal(&a, &c->paths.peer) ||
 	    (sk->sk_state == TCP_ESTABLISHED ?
-	     a.sa.sa_family != c->local.sa.sa_family : !c->is_server))
+	     a.sa.sa_family != c->paths.local.sa.sa_family : !c->is_server))
 		return -EINVAL;
 	if (sk->sk_state == TCP_ESTABLISHED && c->is_server)
 		return -EOPNOTSUPP;
@@ -426,7 +426,7 @@ static int quic_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
 	if (peer) {
 		len = -ENOTCONN;
 		if (quic_is_conn(sk))
-			len = quic_addr_to_user(sk, &quic_sk(sk)->conn.peer,
+			len = quic_addr_to_user(sk, &quic_sk(sk)->conn.paths.peer,
 						uaddr);
 	} else if (sk->sk_family == AF_INET6 &&
 		   !ipv6_addr_v4mapped(&sk->sk_v6_rcv_saddr)) {
@@ -562,7 +562,7 @@ static int quic_connect(struct socket *sock, struct sockaddr *uaddr,
 {
 	struct sock *sk = sock->sk;
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	union quic_addr a;
+	union quic_addr a, local;
 	int err;
 
 	err = quic_addr_from_user(sk, uaddr, addr_len, &a);
@@ -580,22 +580,23 @@ static int quic_connect(struct socket *sock, struct sockaddr *uaddr,
 	err = quic_sock_autobind(sk, a.sa.sa_family);
 	if (err)
 		goto out;
-	memset(&c->local, 0, sizeof(c->local));
-	c->local.sa.sa_family = a.sa.sa_family;
+	memset(&local, 0, sizeof(local));
+	local.sa.sa_family = a.sa.sa_family;
 	if (a.sa.sa_family == AF_INET) {
-		c->local.v4.sin_addr.s_addr = inet_sk(sk)->inet_rcv_saddr;
-		c->local.v4.sin_port = inet_sk(sk)->inet_sport;
+		local.v4.sin_addr.s_addr = inet_sk(sk)->inet_rcv_saddr;
+		local.v4.sin_port = inet_sk(sk)->inet_sport;
 	} else {
-		c->local.v6.sin6_addr = sk->sk_v6_rcv_saddr;
-		c->local.v6.sin6_port = inet_sk(sk)->inet_sport;
+		local.v6.sin6_addr = sk->sk_v6_rcv_saddr;
+		local.v6.sin6_port = inet_sk(sk)->inet_sport;
 	}
-	quic_sock_pick_source(sk, &a, &c->local);
+	quic_sock_pick_source(sk, &a, &local);
+	quic_paths_set_local(&c->paths, &local);
 	err = quic_conn_client_start(sk, &a);
 	if (err) {
 		memset(&c->scid, 0, sizeof(c->scid));
 		goto out;
 	}
-	quic_sock_set_local(sk, &c->local);
+	quic_sock_set_local(sk, &c->paths.local);
 	inet_sk_set_state(sk, TCP_SYN_RECV);
 	sock->state = SS_CONNECTED;
 out:

@@ -565,8 +565,8 @@ static int quic_get_ticket(struct sock *sk, struct quic_sock_opts *o,
 	if (o->ticket)
 		return quic_opt_put_bytes(o->ticket, o->ticket_len,
 					  o->ticket_len, optval, optlen, len);
-	quic_token_ticket_key(&quic_net(sock_net(sk))->token_key, &c->local,
-			      &c->peer, key);
+	quic_token_ticket_key(&quic_net(sock_net(sk))->token_key, &c->paths.local,
+			      &c->paths.peer, key);
 	err = quic_opt_put_bytes(key, sizeof(key), sizeof(key), optval, optlen,
 				 len);
 	memzero_explicit(key, sizeof(key));

@@ -179,8 +179,7 @@ struct quic_close {
  * @scid: our connection ID
  * @dcid: the peer's connection ID
  * @odcid: the original DCID of the client's first Initial
- * @local: the local address of the path
- * @peer: the peer's address
+ * @paths: the addresses and their validation (path.c)
  * @requests: listener: queued requests
  * @timers: loss/PTO (and the end of closing or draining), delayed ACK and
  *	idle timers (timer.c)
@@ -213,10 +212,7 @@ struct quic_close {
  *	(the 1-RTT send key is in)
  * @early: the 0-RTT key, kmalloc()ed when TLS installs the EARLY secret
  *	(client: send, server: receive), freed with the connection
- * @path: path validation state (path.c), kmalloc()ed on first use
  * @ecn: ECN marks received and sent, and their validation (ecn.c)
- * @amp: server: the anti-amplification limit of the client's address
- *	(path.c); held here, as the limit applies during the handshake
  * @fin_pending: client: established, its Finished not queued yet; no
  *	1-RTT packet goes before it, so that the first ones coalesce with it
  * @streams: streams and flow control, once @streams_ready
@@ -247,8 +243,7 @@ struct quic_conn {
 	struct quic_cid		scid;
 	struct quic_cid		dcid;
 	struct quic_cid		odcid;
-	union quic_addr		local;
-	union quic_addr		peer;
+	struct quic_paths	paths;
 	struct list_head	requests;
 	struct quic_timers	timers;
 	struct hlist_node	listen_node;
@@ -272,9 +267,7 @@ struct quic_conn {
 				fin_pending:1;
 	u8			*ticket_buf;
 	struct quic_crypto	*early;
-	struct quic_path	*path;
 	struct quic_ecn		ecn;
-	struct quic_path_amp	amp;
 	struct quic_cid		retry_scid;
 	struct quic_stream_table streams;
 	s64			active_sid;

@@ -36,6 +36,57 @@ struct quic_path_amp {
 };
 
 /**
+ * struct quic_paths - the addresses of a connection and their validation
+ *
+ * Owned by path.c: other files read it and set it only through the
+ * helpers below (the connection's start and connect()).
+ *
+ * @local: the local address of the path
+ * @peer: the peer's address
+ * @amp: server: the anti-amplification limit of the client's address;
+ *	held here, as the limit applies during the handshake
+ * @path: path validation state, kmalloc()ed on first use
+ */
+struct quic_paths {
+	union quic_addr		local;
+	union quic_addr		peer;
+	struct quic_path_amp	amp;
+	struct quic_path	*path;
+};
+
+/**
+ * quic_paths_set_local() - the local address a connection starts with
+ * @p: its paths
+ * @a: the address
+ */
+static inline void quic_paths_set_local(struct quic_paths *p,
+					const union quic_addr *a)
+{
+	p->local = *a;
+}
+
+/**
+ * quic_paths_set_peer() - the peer address a connection starts with
+ * @p: its paths
+ * @a: the address
+ */
+static inline void quic_paths_set_peer(struct quic_paths *p,
+				       const union quic_addr *a)
+{
+	p->peer = *a;
+}
+
+/**
+ * quic_paths_amp_init() - a server's client address, validated or not
+ * @p: the connection's paths
+ * @validated: the client's Initial carried a valid token
+ */
+static inline void quic_paths_amp_init(struct quic_paths *p, bool validated)
+{
+	p->amp.validated = validated;
+}
+
+/**
  * struct quic_path - a path being validated, and a challenge to answer
  * @prev: server, while @validating: the peer address in use before it
  *	moved, validated, to go back to if the new one fails validation;
