@@ -299,9 +299,9 @@ void quic_conn_hash(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
-	if (c->is_server && !c->odcid_hashed &&
-	    !quic_lookup_odcid_add(sock_net(sk), &c->odcid, sk, GFP_KERNEL))
-		c->odcid_hashed = true;
+	if (c->is_server && !c->ids.odcid_hashed &&
+	    !quic_lookup_odcid_add(sock_net(sk), &c->ids.odcid, sk, GFP_KERNEL))
+		c->ids.odcid_hashed = true;
 }
 
 /**
@@ -322,13 +322,13 @@ void quic_conn_unhash(struct sock *sk)
 			quic_lookup_cid_del(net, &c->src.entries[i].cid, sk);
 		c->hashed = 0;
 	}
-	if (c->odcid_hashed) {
-		quic_lookup_odcid_del(net, &c->odcid, sk);
-		c->odcid_hashed = false;
+	if (c->ids.odcid_hashed) {
+		quic_lookup_odcid_del(net, &c->ids.odcid, sk);
+		c->ids.odcid_hashed = false;
 	}
-	if (c->reset_hashed) {
-		quic_lookup_reset_del(net, c->reset_token, sk);
-		c->reset_hashed = false;
+	if (c->ids.reset_hashed) {
+		quic_lookup_reset_del(net, c->ids.reset_token, sk);
+		c->ids.reset_hashed = false;
 	}
 }
 
@@ -340,13 +340,13 @@ static void quic_conn_sync_reset(struct sock *sk)
 	struct net *net = sock_net(sk);
 
 	if (!c->hashed || !e || !e->has_token ||
-	    (c->reset_hashed && !memcmp(c->reset_token, e->token,
+	    (c->ids.reset_hashed && !memcmp(c->ids.reset_token, e->token,
 					QUIC_RESET_TOKEN_LEN)))
 		return;
-	if (c->reset_hashed)
-		quic_lookup_reset_del(net, c->reset_token, sk);
-	memcpy(c->reset_token, e->token, QUIC_RESET_TOKEN_LEN);
-	c->reset_hashed = !quic_lookup_reset_add(net, c->reset_token, sk,
+	if (c->ids.reset_hashed)
+		quic_lookup_reset_del(net, c->ids.reset_token, sk);
+	memcpy(c->ids.reset_token, e->token, QUIC_RESET_TOKEN_LEN);
+	c->ids.reset_hashed = !quic_lookup_reset_add(net, c->ids.reset_token, sk,
 						 GFP_ATOMIC);
 }
 
@@ -380,7 +380,7 @@ static int quic_conn_first_cid(struct sock *sk)
 	err = quic_lookup_cid_issue(sock_net(sk), &c->src, sk, GFP_KERNEL, &e);
 	if (err)
 		return err;
-	c->scid = e->cid;
+	c->ids.scid = e->cid;
 	c->hashed = 1;
 	return 0;
 }
@@ -456,16 +456,16 @@ int quic_conn_client_start(struct sock *sk, const union quic_addr *peer)
 	err = quic_conn_first_cid(sk);
 	if (err)
 		return err;
-	c->dcid.len = QUIC_CONN_CID_LEN;
-	prandom_siphash_bytes(c->dcid.data, c->dcid.len);
-	c->odcid = c->dcid;
-	err = quic_conn_initial_keys(sk, &c->dcid);
+	c->ids.dcid.len = QUIC_CONN_CID_LEN;
+	prandom_siphash_bytes(c->ids.dcid.data, c->ids.dcid.len);
+	c->ids.odcid = c->ids.dcid;
+	err = quic_conn_initial_keys(sk, &c->ids.dcid);
 	if (err) {
 		quic_conn_unhash(sk);
 		quic_cid_set_init(&c->src, QUIC_CID_LIMIT_MIN);
 		return err;
 	}
-	c->local_tp.initial_scid = c->scid;
+	c->local_tp.initial_scid = c->ids.scid;
 	quic_tparams_set(&c->local_tp, QUIC_TPB_INITIAL_SCID);
 	quic_conn_idle_start(sk);
 	return 0;
@@ -489,28 +489,28 @@ int quic_conn_server_start(struct sock *sk, struct quic_request *req)
 	quic_paths_set_local(&c->paths, &req->local);
 	quic_paths_set_peer(&c->paths, &req->peer);
 	quic_vn_init(&c->vn, req->version);
-	c->dcid = req->scid;
-	c->odcid = req->dcid;
+	c->ids.dcid = req->scid;
+	c->ids.odcid = req->dcid;
 	quic_paths_amp_init(&c->paths, req->validated);
 	c->half_open = 1;
 	atomic_inc(&quic_sk(sk)->udp->half_open);
-	err = quic_cid_set_first(&c->dst, &c->dcid, NULL);
+	err = quic_cid_set_first(&c->dst, &c->ids.dcid, NULL);
 	if (err)
 		return err;
 	err = quic_conn_first_cid(sk);
 	if (err)
 		return err;
-	err = quic_conn_initial_keys(sk, &c->odcid);
+	err = quic_conn_initial_keys(sk, &c->ids.odcid);
 	if (err) {
 		quic_conn_unhash(sk);
 		return err;
 	}
-	c->local_tp.initial_scid = c->scid;
+	c->local_tp.initial_scid = c->ids.scid;
 	quic_tparams_set(&c->local_tp, QUIC_TPB_INITIAL_SCID);
 	/* RFC 9000 7.3: after a Retry, the DCID of the client's first
 	 * Initial (carried by the token) and the SCID of our Retry.
 	 */
-	c->local_tp.original_dcid = req->retried ? req->odcid : c->odcid;
+	c->local_tp.original_dcid = req->retried ? req->odcid : c->ids.odcid;
 	quic_tparams_set(&c->local_tp, QUIC_TPB_ORIGINAL_DCID);
 	if (req->retried) {
 		c->local_tp.retry_scid = req->dcid;
@@ -808,13 +808,13 @@ int quic_conn_retry_rcvd(struct sock *sk, const u8 *pkt,
 	if (c->is_server || c->retried || c->in.dcid_learned ||
 	    sk->sk_state != TCP_SYN_RECV || h->version != c->vn.version ||
 	    !h->token_len || h->token_len > QUIC_TOKEN_MAX_LEN ||
-	    quic_cid_eq_bytes(&c->dcid, h->scid, h->scid_len))
+	    quic_cid_eq_bytes(&c->ids.dcid, h->scid, h->scid_len))
 		return -EINVAL;
-	if (quic_crypto_retry_tag(tag, c->odcid.data, c->odcid.len, pkt,
+	if (quic_crypto_retry_tag(tag, c->ids.odcid.data, c->ids.odcid.len, pkt,
 				  h->tag_offset, h->version) ||
 	    crypto_memneq(tag, pkt + h->tag_offset, QUIC_RETRY_TAG_LEN))
 		return -EBADMSG;
-	if (!quic_cid_set(&c->retry_scid, h->scid, h->scid_len))
+	if (!quic_cid_set(&c->ids.retry_scid, h->scid, h->scid_len))
 		return -EINVAL;
 	memcpy(o->token, h->token, h->token_len);
 	o->token_len = h->token_len;
@@ -847,9 +847,9 @@ void quic_conn_retry_apply(struct sock *sk)
 	if (!c->retry_pending || sk->sk_state != TCP_SYN_RECV)
 		return;
 	c->retry_pending = 0;
-	c->dcid = c->retry_scid;
-	quic_cid_set_first(&c->dst, &c->dcid, NULL);
-	err = quic_conn_initial_keys(sk, &c->dcid);
+	c->ids.dcid = c->ids.retry_scid;
+	quic_cid_set_first(&c->dst, &c->ids.dcid, NULL);
+	err = quic_conn_initial_keys(sk, &c->ids.dcid);
 	if (err) {
 		quic_conn_closed(sk, QUIC_TRANSPORT_ERROR_INTERNAL);
 		return;
@@ -1022,16 +1022,16 @@ int quic_conn_set_peer_tp(struct sock *sk, const u8 *data, u32 len)
 		return -EINVAL;
 	err = quic_tparams_decode(data, len, &tp, !c->is_server);
 	if (!err && (!quic_tparams_has(&tp, QUIC_TPB_INITIAL_SCID) ||
-		     !quic_cid_eq(&tp.initial_scid, &c->dcid)))
+		     !quic_cid_eq(&tp.initial_scid, &c->ids.dcid)))
 		err = -EINVAL;
 	/* RFC 9000 7.3: the server's record of our first DCID and, exactly
 	 * when we followed a Retry, of the Retry's SCID.
 	 */
 	if (!err && !c->is_server &&
 	    (!quic_tparams_has(&tp, QUIC_TPB_ORIGINAL_DCID) ||
-	     !quic_cid_eq(&tp.original_dcid, &c->odcid) ||
+	     !quic_cid_eq(&tp.original_dcid, &c->ids.odcid) ||
 	     quic_tparams_has(&tp, QUIC_TPB_RETRY_SCID) != c->retried ||
-	     (c->retried && !quic_cid_eq(&tp.retry_scid, &c->retry_scid))))
+	     (c->retried && !quic_cid_eq(&tp.retry_scid, &c->ids.retry_scid))))
 		err = -EINVAL;
 	/* RFC 9000 5.1.1: the ID of a preferred address is numbered 1. */
 	if (!err && !c->is_server &&
@@ -1402,7 +1402,7 @@ static void quic_conn_sync_dcid(struct sock *sk)
 	const struct quic_cid_entry *e = quic_cid_set_active(&c->dst);
 
 	if (e)
-		c->dcid = e->cid;
+		c->ids.dcid = e->cid;
 	quic_conn_sync_reset(sk);
 }
 

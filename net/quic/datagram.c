@@ -117,7 +117,7 @@ int quic_dgram_max_payload(struct sock *sk)
 		return -EINVAL;
 	limit = min_t(u64, c->out.max_dgram ?: QUIC_CONN_MAX_DGRAM,
 		      c->peer_tp.max_datagram_frame_size);
-	return (int)limit - QUIC_DGRAM_SHORT_HDR(c->dcid.len) -
+	return (int)limit - QUIC_DGRAM_SHORT_HDR(c->ids.dcid.len) -
 	       QUIC_PACKET_TAG_LEN - 1 - (int)quic_varint_len(limit);
 }
 

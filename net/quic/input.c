@@ -681,9 +681,8 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 		 * first packet it processes.
 		 */
 		if (!c->is_server && h.long_header && !c->in.dcid_learned) {
-			if (!quic_cid_set(&c->dcid, h.scid, h.scid_len))
+			if (!quic_conn_learn_dcid(c, h.scid, h.scid_len))
 				continue;
-			quic_cid_set_first(&c->dst, &c->dcid, NULL);
 			c->in.dcid_learned = true;
 		}
 		quic_cid_set(&c->in.dcid, h.dcid, h.dcid_len);

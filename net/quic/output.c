@@ -150,8 +150,8 @@ static u32 quic_out_hdr_len(const struct sock *sk, u8 level, u32 payload)
 	u32 len, tlen;
 
 	if (level == QUIC_CRYPTO_APP)
-		return 1 + c->dcid.len + QUIC_OUT_PN_LEN;
-	len = 1 + 4 + 1 + c->dcid.len + 1 + c->scid.len + QUIC_OUT_PN_LEN;
+		return 1 + c->ids.dcid.len + QUIC_OUT_PN_LEN;
+	len = 1 + 4 + 1 + c->ids.dcid.len + 1 + c->ids.scid.len + QUIC_OUT_PN_LEN;
 	len += quic_varint_len(QUIC_OUT_PN_LEN + payload + QUIC_PACKET_TAG_LEN);
 	if (level == QUIC_CRYPTO_INITIAL) {
 		tlen = quic_out_token(sk, &token);
@@ -642,10 +642,10 @@ static int quic_out_seal(struct sock *sk, u8 level, u8 *p, u32 room,
 	u64 pn = s->next_pn, now_ns;
 	int hlen, err;
 
-	h.dcid = c->dcid.data;
-	h.dcid_len = c->dcid.len;
-	h.scid = c->scid.data;
-	h.scid_len = c->scid.len;
+	h.dcid = c->ids.dcid.data;
+	h.dcid_len = c->ids.dcid.len;
+	h.scid = c->ids.scid.data;
+	h.scid_len = c->ids.scid.len;
 	h.version = c->vn.version;
 	if (level == QUIC_CRYPTO_APP) {
 		hlen = quic_packet_build_short(p, room, &h, QUIC_OUT_PN_LEN, pn);

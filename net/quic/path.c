@@ -108,7 +108,7 @@ u32 quic_path_amp_min(struct sock *sk)
 
 	if (sk->sk_state != TCP_ESTABLISHED || !c->handshake_confirmed)
 		return QUIC_CONN_MAX_DGRAM;
-	return 1 + c->dcid.len + QUIC_CONN_PN_LEN + QUIC_PATH_AMP_MIN_FRAMES +
+	return 1 + c->ids.dcid.len + QUIC_CONN_PN_LEN + QUIC_PATH_AMP_MIN_FRAMES +
 	       QUIC_PACKET_TAG_LEN;
 }
 

@@ -489,7 +489,7 @@ static __poll_t quic_poll(struct file *file, struct socket *sock,
 		break;
 	default:
 		/* A connection that was: closed now. */
-		if (READ_ONCE(c->scid.len))
+		if (READ_ONCE(c->ids.scid.len))
 			mask |= EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR |
 				EPOLLOUT;
 		/* A listener that was, as tcp_poll() reports one. */
@@ -575,7 +575,7 @@ static int quic_connect(struct socket *sock, struct sockaddr *uaddr,
 
 	lock_sock(sk);
 	err = -EINVAL;
-	if (sk->sk_state != TCP_CLOSE || c->scid.len)
+	if (sk->sk_state != TCP_CLOSE || c->ids.scid.len)
 		goto out;	/* connected, listening, or used before */
 	err = quic_sock_autobind(sk, a.sa.sa_family);
 	if (err)
@@ -593,7 +593,7 @@ static int quic_connect(struct socket *sock, struct sockaddr *uaddr,
 	quic_paths_set_local(&c->paths, &local);
 	err = quic_conn_client_start(sk, &a);
 	if (err) {
-		memset(&c->scid, 0, sizeof(c->scid));
+		quic_conn_forget_scid(c);
 		goto out;
 	}
 	quic_sock_set_local(sk, &c->paths.local);
@@ -619,7 +619,7 @@ static int quic_listen(struct socket *sock, int backlog)
 		goto out;
 	}
 	err = -EINVAL;
-	if (backlog <= 0 || sk->sk_state != TCP_CLOSE || c->scid.len)
+	if (backlog <= 0 || sk->sk_state != TCP_CLOSE || c->ids.scid.len)
 		goto out;
 	err = quic_crypto_retry_init();	/* Retry is sent from softirq */
 	if (err)

@@ -352,7 +352,7 @@ static int quic_get_config(struct sock *sk, struct quic_sock_opts *o,
 	 * negotiation; an accepted socket's is the client's), 0 while it is
 	 * V1 by default; still after it closed.
 	 */
-	if (sk->sk_state != TCP_LISTEN && quic_sk(sk)->conn.scid.len)
+	if (sk->sk_state != TCP_LISTEN && quic_sk(sk)->conn.ids.scid.len)
 		c.version = version == QUIC_VERSION_V1 && !c.version ? 0 :
 								      version;
 

@@ -105,8 +105,8 @@ int quic_version_vn_rcvd(struct sock *sk, const struct quic_pkt_hdr *h)
 
 	if (c->is_server || c->in.dcid_learned || c->retried ||
 	    c->vn.changed || sk->sk_state != TCP_SYN_RECV ||
-	    !quic_cid_eq_bytes(&c->scid, h->dcid, h->dcid_len) ||
-	    !quic_cid_eq_bytes(&c->dcid, h->scid, h->scid_len))
+	    !quic_cid_eq_bytes(&c->ids.scid, h->dcid, h->dcid_len) ||
+	    !quic_cid_eq_bytes(&c->ids.dcid, h->scid, h->scid_len))
 		return -EINVAL;
 	for (i = 0; i < h->num_versions; i++)
 		if (get_unaligned_be32(h->versions + 4 * i) == wire)
@@ -177,8 +177,8 @@ static int quic_version_keys(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
-	return quic_conn_initial_keys(sk, c->retried ? &c->retry_scid :
-						       &c->odcid);
+	return quic_conn_initial_keys(sk, c->retried ? &c->ids.retry_scid :
+						       &c->ids.odcid);
 }
 
 /* Whether the Initial space took a packet since @any and @largest. */
@@ -265,7 +265,7 @@ int quic_version_upgrade(struct sock *sk, const struct quic_tparams *tp)
 		return 0;
 	c->vn.version = want;
 	c->vn.changed = 1;
-	err = quic_conn_initial_keys(sk, &c->odcid);
+	err = quic_conn_initial_keys(sk, &c->ids.odcid);
 	if (err) {
 		c->vn.version = was;
 		return err;

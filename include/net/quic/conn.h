@@ -147,6 +147,31 @@ struct quic_request {
 };
 
 /**
+ * struct quic_ids - the connection IDs a connection uses
+ *
+ * Owned by conn.c: other files read it and change it only through conn.c's
+ * functions (quic_conn_learn_dcid(), quic_conn_forget_scid()).
+ *
+ * @scid: our connection ID
+ * @dcid: the peer's connection ID
+ * @odcid: the original DCID of the client's first Initial
+ * @retry_scid: client: the SCID of the Retry, checked against the
+ *	server's retry_source_connection_id
+ * @reset_token: the peer's token in the namespace's reset table
+ * @reset_hashed: @reset_token is in that table
+ * @odcid_hashed: @odcid is in the namespace's original-DCID table
+ */
+struct quic_ids {
+	struct quic_cid		scid;
+	struct quic_cid		dcid;
+	struct quic_cid		odcid;
+	struct quic_cid		retry_scid;
+	u8			reset_token[QUIC_RESET_TOKEN_LEN];
+	bool			reset_hashed;
+	bool			odcid_hashed;
+};
+
+/**
  * struct quic_close - how a connection ends
  *
  * Owned by conn.c: other files read it and change it only through conn.c's
@@ -176,9 +201,7 @@ struct quic_close {
  * @space: the packet-number spaces, by enum quic_crypto_level
  * @local_tp: our transport parameters
  * @peer_tp: the peer's transport parameters, once received
- * @scid: our connection ID
- * @dcid: the peer's connection ID
- * @odcid: the original DCID of the client's first Initial
+ * @ids: the connection IDs in use and their hashing (conn.c)
  * @paths: the addresses and their validation (path.c)
  * @requests: listener: queued requests
  * @timers: loss/PTO (and the end of closing or draining), delayed ACK and
@@ -198,10 +221,8 @@ struct quic_close {
  *	end is counted in QuicConnClosed)
  * @half_open: server: counted in its UDP socket's half-open connections
  * @retried: client: a Retry was accepted; no other is
- * @retry_pending: client: the Initial keys for @retry_scid are still to
+ * @retry_pending: client: the Initial keys for @ids.retry_scid are still to
  *	be derived (process context: keyupdate.c's work item)
- * @retry_scid: client: the SCID of the Retry, checked against the
- *	server's retry_source_connection_id
  * @anti_deadlock: client: the loss timer is the PTO of RFC 9002 6.2.2.1,
  *	armed with nothing in flight during the handshake (loss.c)
  * @ticket_done: client: the server's first NewSessionTicket was captured,
@@ -225,10 +246,7 @@ struct quic_close {
  * @dgram: datagrams to send and received (datagram.c), kzalloc()ed with
  *	the first one, freed with the socket
  * @src: the connection IDs we issued (connid.c)
- * @dst: the connection IDs the peer issued; @dcid is its active one
- * @reset_token: the peer's token in the namespace's reset table
- * @reset_hashed: @reset_token is in that table
- * @odcid_hashed: @odcid is in the namespace's original-DCID table
+ * @dst: the connection IDs the peer issued; @ids.dcid is its active one
  * @close: closing, draining and the idle timeout (conn.c)
  * @out: the send side's buffers and budget (output.c)
  * @in: the receive side's batch and packet state (input.c)
@@ -240,9 +258,7 @@ struct quic_conn {
 	struct quic_pnspace	space[QUIC_PNSPACE_NUM];
 	struct quic_tparams	local_tp;
 	struct quic_tparams	peer_tp;
-	struct quic_cid		scid;
-	struct quic_cid		dcid;
-	struct quic_cid		odcid;
+	struct quic_ids		ids;
 	struct quic_paths	paths;
 	struct list_head	requests;
 	struct quic_timers	timers;
@@ -268,7 +284,6 @@ struct quic_conn {
 	u8			*ticket_buf;
 	struct quic_crypto	*early;
 	struct quic_ecn		ecn;
-	struct quic_cid		retry_scid;
 	struct quic_stream_table streams;
 	s64			active_sid;
 	bool			streams_ready;
@@ -277,9 +292,6 @@ struct quic_conn {
 	struct quic_dgram	*dgram;
 	struct quic_cid_set	src;
 	struct quic_cid_set	dst;
-	u8			reset_token[QUIC_RESET_TOKEN_LEN];
-	bool			reset_hashed;
-	bool			odcid_hashed;
 	struct quic_close	close;
 	struct quic_out		out;
 	struct quic_in		in;
@@ -368,6 +380,32 @@ static inline void quic_conn_early_end(struct quic_conn *c)
 static inline void quic_conn_fin_queued(struct quic_conn *c)
 {
 	c->fin_pending = 0;
+}
+
+/**
+ * quic_conn_learn_dcid() - a client takes the server's SCID (RFC 9000 7.2)
+ * @c: the connection, its socket locked
+ * @id: the SCID of the first packet it processes
+ * @len: its length
+ *
+ * Return: false if it does not fit.
+ */
+static inline bool quic_conn_learn_dcid(struct quic_conn *c, const u8 *id,
+					u32 len)
+{
+	if (!quic_cid_set(&c->ids.dcid, id, len))
+		return false;
+	quic_cid_set_first(&c->dst, &c->ids.dcid, NULL);
+	return true;
+}
+
+/**
+ * quic_conn_forget_scid() - connect() failed: the socket may connect again
+ * @c: the connection, its socket locked
+ */
+static inline void quic_conn_forget_scid(struct quic_conn *c)
+{
+	memset(&c->ids.scid, 0, sizeof(c->ids.scid));
 }
 
 #endif /* __NET_QUIC_CONN_H */
