@@ -171,11 +171,11 @@ void quic_conn_destroy(struct sock *sk)
  */
 void quic_conn_free_early(struct quic_conn *c)
 {
-	if (!c->early)
+	if (!c->early.key)
 		return;
-	quic_crypto_free(c->early);
-	kfree(c->early);
-	c->early = NULL;
+	quic_crypto_free(c->early.key);
+	kfree(c->early.key);
+	c->early.key = NULL;
 }
 
 /**
@@ -213,8 +213,8 @@ void quic_conn_free(struct sock *sk)
 	}
 	quic_conn_requests_purge(sk);
 	quic_conn_half_open_end(sk);
-	kfree(c->ticket_buf);
-	c->ticket_buf = NULL;
+	kfree(c->early.ticket_buf);
+	c->early.ticket_buf = NULL;
 	quic_conn_free_early(c);
 	quic_path_free(sk);
 }
@@ -243,7 +243,7 @@ int quic_conn_crypto_app(struct sock *sk, const struct quic_frame *f)
 	u32 n, need;
 	int ret = 0;
 
-	if (c->is_server || c->ticket_done)
+	if (c->is_server || c->early.ticket_done)
 		return 0;
 	/* Data beyond what is kept is acknowledged and dropped. */
 	if (f->data.offset >= QUIC_TICKET_MAX_LEN)
@@ -254,35 +254,35 @@ int quic_conn_crypto_app(struct sock *sk, const struct quic_frame *f)
 			   end - f->data.offset))
 		ret = 1;
 	while ((n = quic_reasm_peek(r, &data))) {
-		if (!c->ticket_buf) {
-			c->ticket_buf = kmalloc(QUIC_TICKET_MAX_LEN,
-						GFP_ATOMIC | __GFP_NOWARN);
-			if (!c->ticket_buf)
+		if (!c->early.ticket_buf) {
+			c->early.ticket_buf = kmalloc(QUIC_TICKET_MAX_LEN,
+						      GFP_ATOMIC | __GFP_NOWARN);
+			if (!c->early.ticket_buf)
 				return 1;
 		}
-		memcpy(c->ticket_buf + quic_reasm_offset(r), data, n);
+		memcpy(c->early.ticket_buf + quic_reasm_offset(r), data, n);
 		quic_reasm_pull(r, n);
 	}
 	/* A handshake message: type (1), length (3), body. */
 	end = quic_reasm_offset(r);
 	if (end < 4)
 		return ret;
-	need = 4 + get_unaligned_be24(c->ticket_buf + 1);
+	need = 4 + get_unaligned_be24(c->early.ticket_buf + 1);
 	if (need > QUIC_TICKET_MAX_LEN)
 		goto give_up;
 	if (end < need)
 		return ret;
-	c->ticket_done = 1;
+	c->early.ticket_done = 1;
 	quic_reasm_free(r);
-	quic_event_put(sk, QUIC_EVENT_NEW_SESSION_TICKET, c->ticket_buf, need);
-	quic_sock_opts_take_ticket(&quic_sk(sk)->opts, c->ticket_buf, need);
-	c->ticket_buf = NULL;
+	quic_event_put(sk, QUIC_EVENT_NEW_SESSION_TICKET, c->early.ticket_buf, need);
+	quic_sock_opts_take_ticket(&quic_sk(sk)->opts, c->early.ticket_buf, need);
+	c->early.ticket_buf = NULL;
 	return 0;
 give_up:	/* too long to be kept: nothing is */
-	c->ticket_done = 1;
+	c->early.ticket_done = 1;
 	quic_reasm_free(r);
-	kfree(c->ticket_buf);
-	c->ticket_buf = NULL;
+	kfree(c->early.ticket_buf);
+	c->early.ticket_buf = NULL;
 	return 0;
 }
 
@@ -671,18 +671,18 @@ static int quic_conn_set_early(struct sock *sk,
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	int err;
 
-	if (!s->send == !c->is_server || c->early ||
+	if (!s->send == !c->is_server || c->early.key ||
 	    quic_crypto_ready(&c->space[QUIC_CRYPTO_APP].tx) ||
 	    quic_crypto_ready(&c->space[QUIC_CRYPTO_APP].rx))
 		return -EINVAL;
-	c->early = kzalloc(sizeof(*c->early), GFP_KERNEL);
-	if (!c->early)
+	c->early.key = kzalloc(sizeof(*c->early.key), GFP_KERNEL);
+	if (!c->early.key)
 		return -ENOMEM;
-	err = quic_crypto_set_secret(c->early, s->type, s->secret, len,
+	err = quic_crypto_set_secret(c->early.key, s->type, s->secret, len,
 				     c->vn.version);
 	if (err) {
-		kfree(c->early);
-		c->early = NULL;
+		kfree(c->early.key);
+		c->early.key = NULL;
 		return err;
 	}
 	if (!c->is_server)

@@ -548,8 +548,8 @@ static struct quic_crypto *quic_in_early_key(struct sock *sk, bool *park)
 		*park = true;
 		return NULL;
 	}
-	if (c->early && !c->early_off)
-		return c->early;
+	if (c->early.key && !c->early.off)
+		return c->early.key;
 	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_0RTT_DROP);
 	return NULL;
 }
@@ -719,7 +719,7 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 		}
 		if (level == QUIC_CRYPTO_EARLY)
 			QUIC_INC_STATS(sock_net(sk), QUIC_MIB_0RTT_IN);
-		else if (level == QUIC_CRYPTO_APP && c->early)
+		else if (level == QUIC_CRYPTO_APP && c->early.key)
 			quic_conn_early_end(c);	/* RFC 9001 4.9.3 */
 		/* RFC 9001 4.9.1: a server drops Initial keys once it
 		 * processes a Handshake packet.

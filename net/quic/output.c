@@ -637,7 +637,7 @@ static int quic_out_seal(struct sock *sk, u8 level, u8 *p, u32 room,
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	bool early = level == QUIC_CRYPTO_EARLY;
 	struct quic_pnspace *s = &c->space[early ? QUIC_CRYPTO_APP : level];
-	struct quic_crypto *key = early ? c->early : &s->tx;
+	struct quic_crypto *key = early ? c->early.key : &s->tx;
 	struct quic_pkt_hdr h = {};
 	u64 pn = s->next_pn, now_ns;
 	int hlen, err;
@@ -1093,7 +1093,7 @@ static bool quic_out_early(const struct sock *sk)
 {
 	const struct quic_conn *c = &quic_sk(sk)->conn;
 
-	return unlikely(c->early) && !c->early_off && !c->is_server &&
+	return unlikely(c->early.key) && !c->early.off && !c->is_server &&
 	       sk->sk_state == TCP_SYN_RECV && c->streams_ready &&
 	       !c->retry_pending && !c->vn.resend &&
 	       (c->space[QUIC_CRYPTO_INITIAL].next_pn ||

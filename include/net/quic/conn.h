@@ -172,6 +172,28 @@ struct quic_ids {
 };
 
 /**
+ * struct quic_early - 0-RTT and the session ticket of a connection
+ *
+ * Owned by conn.c: other files read it and end 0-RTT only through
+ * quic_conn_early_end().
+ *
+ * @key: the 0-RTT key, kmalloc()ed when TLS installs the EARLY secret
+ *	(client: send, server: receive), freed with the connection
+ * @ticket_buf: client: the server's first NewSessionTicket while it arrives
+ * @ticket_done: client: that NewSessionTicket was captured, or could not
+ *	be; later 1-RTT CRYPTO data is dropped
+ * @off: server: 0-RTT packets are no longer taken (a 1-RTT packet came:
+ *	RFC 9001 4.9.3); client: 0-RTT packets are no longer sent (the 1-RTT
+ *	send key is in)
+ */
+struct quic_early {
+	struct quic_crypto	*key;
+	u8			*ticket_buf;
+	u8			ticket_done:1,
+				off:1;
+};
+
+/**
  * struct quic_close - how a connection ends
  *
  * Owned by conn.c: other files read it and change it only through conn.c's
@@ -225,14 +247,7 @@ struct quic_close {
  *	be derived (process context: keyupdate.c's work item)
  * @anti_deadlock: client: the loss timer is the PTO of RFC 9002 6.2.2.1,
  *	armed with nothing in flight during the handshake (loss.c)
- * @ticket_done: client: the server's first NewSessionTicket was captured,
- *	or could not be; later 1-RTT CRYPTO data is dropped
- * @ticket_buf: client: that NewSessionTicket while it arrives
- * @early_off: server: 0-RTT packets are no longer taken (a 1-RTT packet
- *	came: RFC 9001 4.9.3); client: 0-RTT packets are no longer sent
- *	(the 1-RTT send key is in)
- * @early: the 0-RTT key, kmalloc()ed when TLS installs the EARLY secret
- *	(client: send, server: receive), freed with the connection
+ * @early: 0-RTT and the session ticket (conn.c)
  * @ecn: ECN marks received and sent, and their validation (ecn.c)
  * @fin_pending: client: established, its Finished not queued yet; no
  *	1-RTT packet goes before it, so that the first ones coalesce with it
@@ -277,12 +292,9 @@ struct quic_conn {
 				half_open:1,
 				retried:1,
 				retry_pending:1,
-				anti_deadlock:1;
-	u8			ticket_done:1,
-				early_off:1,
+				anti_deadlock:1,
 				fin_pending:1;
-	u8			*ticket_buf;
-	struct quic_crypto	*early;
+	struct quic_early	early;
 	struct quic_ecn		ecn;
 	struct quic_stream_table streams;
 	s64			active_sid;
@@ -368,7 +380,7 @@ static inline void quic_conn_set_server(struct quic_conn *c, bool server)
  */
 static inline void quic_conn_early_end(struct quic_conn *c)
 {
-	c->early_off = 1;
+	c->early.off = 1;
 }
 
 /**
