@@ -87,7 +87,7 @@ void quic_conn_init(struct sock *sk)
 	INIT_LIST_HEAD(&c->requests);
 	skb_queue_head_init(&c->events);
 	quic_sock_active_set(c, -1);
-	INIT_HLIST_NODE(&c->listen_node);
+	quic_lookup_listen_init(&c->listen);
 	quic_timer_init(sk);
 	quic_recovery_init(&c->rec, QUIC_INITIAL_RTT_US);
 	quic_cong_init(&c->cong, QUIC_CONG_ALG_RENO, QUIC_CONN_MAX_DGRAM);

@@ -413,9 +413,9 @@ int quic_lookup_listen_add(struct sock *sk)
 
 	head = quic_lookup_bucket(ln, inet_sk(sk)->inet_sport);
 	spin_lock_bh(&ln->lock);
-	if (c->listening)
+	if (c->listen.listening)
 		goto out;
-	hlist_for_each_entry(oc, head, listen_node) {
+	hlist_for_each_entry(oc, head, listen.node) {
 		osk = quic_conn_sk(oc);
 		if (!quic_lookup_same_addr(sk, osk))
 			continue;
@@ -434,8 +434,8 @@ int quic_lookup_listen_add(struct sock *sk)
 		if (err)
 			goto out;
 	}
-	hlist_add_head_rcu(&c->listen_node, head);
-	c->listening = 1;
+	hlist_add_head_rcu(&c->listen.node, head);
+	c->listen.listening = 1;
 out:
 	spin_unlock_bh(&ln->lock);
 	return err;
@@ -454,9 +454,9 @@ void quic_lookup_listen_del(struct sock *sk)
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
 	spin_lock_bh(&ln->lock);
-	if (c->listening) {
-		hlist_del_init_rcu(&c->listen_node);
-		c->listening = 0;
+	if (c->listen.listening) {
+		hlist_del_init_rcu(&c->listen.node);
+		c->listen.listening = 0;
 	}
 	spin_unlock_bh(&ln->lock);
 }
@@ -530,7 +530,7 @@ static struct sock *quic_lookup_match(struct hlist_head *head,
 	struct sock *sk;
 	u32 n;
 
-	hlist_for_each_entry_rcu(c, head, listen_node) {
+	hlist_for_each_entry_rcu(c, head, listen.node) {
 		sk = quic_conn_sk(c);
 		if (!quic_lookup_candidate(sk, us, port))
 			continue;
@@ -618,7 +618,7 @@ static struct sock *quic_lookup_pick(struct quic_lookup_net *ln,
 	struct quic_conn *c;
 	u32 n = 0, pick;
 
-	hlist_for_each_entry_rcu(c, head, listen_node) {
+	hlist_for_each_entry_rcu(c, head, listen.node) {
 		sk = quic_conn_sk(c);
 		if (quic_lookup_candidate(sk, us, port) &&
 		    (!rep || quic_lookup_same_set(sk, rep))) {
@@ -629,7 +629,7 @@ static struct sock *quic_lookup_pick(struct quic_lookup_net *ln,
 	if (n < 2)
 		return best;
 	pick = quic_lookup_peer_hash(ln, peer) % n;
-	hlist_for_each_entry_rcu(c, head, listen_node) {
+	hlist_for_each_entry_rcu(c, head, listen.node) {
 		sk = quic_conn_sk(c);
 		if (quic_lookup_candidate(sk, us, port) &&
 		    (!rep || quic_lookup_same_set(sk, rep)) && !pick--)
@@ -673,7 +673,7 @@ struct sock *quic_lookup_listener_initial(struct net *net,
 	bool mixed = false;
 	struct quic_conn *c;
 
-	hlist_for_each_entry_rcu(c, head, listen_node) {
+	hlist_for_each_entry_rcu(c, head, listen.node) {
 		sk = quic_conn_sk(c);
 		if (inet_sk(sk)->inet_sport != port)
 			continue;

@@ -27,6 +27,7 @@
 #include <net/quic/datagram.h>
 #include <net/quic/ecn.h>
 #include <net/quic/input.h>
+#include <net/quic/lookup.h>
 #include <net/quic/outq.h>
 #include <net/quic/output.h>
 #include <net/quic/path.h>
@@ -228,14 +229,13 @@ struct quic_close {
  * @requests: listener: queued requests
  * @timers: loss/PTO (and the end of closing or draining), delayed ACK and
  *	idle timers (timer.c)
- * @listen_node: link in the namespace's listener hash (lookup.c)
+ * @listen: the listener hash's link (lookup.c)
  * @vn: the version and its negotiation (version.c)
  * @rec: RTT estimate and PTO backoff (recovery.c)
  * @cong: congestion window and pacing (cong.c)
  * @pmtu: the path MTU search (pmtu.c)
  * @is_server: server role (listener or accepted socket)
  * @hashed: our CIDs are in the namespace table
- * @listening: in the listener list
  * @peer_tp_set: @peer_tp holds the peer's parameters
  * @handshake_confirmed: handshake confirmed (RFC 9001 4.1.2)
  * @hd_acked: our HANDSHAKE_DONE was acknowledged (server)
@@ -277,14 +277,13 @@ struct quic_conn {
 	struct quic_paths	paths;
 	struct list_head	requests;
 	struct quic_timers	timers;
-	struct hlist_node	listen_node;
+	struct quic_listen	listen;
 	struct quic_vn		vn;
 	struct quic_recovery	rec;
 	struct quic_cong	cong;
 	struct quic_pmtu	pmtu;
 	u8			is_server:1,
 				hashed:1,
-				listening:1,
 				peer_tp_set:1,
 				handshake_confirmed:1,
 				hd_acked:1;

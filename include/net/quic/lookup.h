@@ -31,6 +31,28 @@ union quic_addr;
 #define QUIC_LOOKUP_LISTEN_BITS	6
 
 /**
+ * struct quic_listen - a listener's place in the namespace's listener hash
+ *
+ * Owned by lookup.c: no other file writes it.
+ *
+ * @node: link in the hash, by local port
+ * @listening: @node is in it
+ */
+struct quic_listen {
+	struct hlist_node	node;
+	u8			listening:1;
+};
+
+/**
+ * quic_lookup_listen_init() - a connection starts out of the listener hash
+ * @l: its place in the hash
+ */
+static inline void quic_lookup_listen_init(struct quic_listen *l)
+{
+	INIT_HLIST_NODE(&l->node);
+}
+
+/**
  * struct quic_lookup_net - the lookup tables of a network namespace
  * @lock: serialises changes of @listeners
  * @listeners: listening sockets, hashed by local port
