@@ -192,7 +192,7 @@ static void quic_loss_pkt_lost(void *ctx, struct quic_sent_pkt *pkt)
 
 	if (rec->pmtu_probe) {
 		/* Too large for the path, most likely: not congestion. */
-		quic_pmtu_lost(&c->pmtu, pkt->pn);
+		quic_pmtu_lost(&c->out.pmtu, pkt->pn);
 		quic_sendq_pkt_free(sk, pkt);
 		return;
 	}
@@ -233,7 +233,7 @@ static void quic_loss_ctl_acked(struct sock *sk, u8 ctl, s64 id)
 /* A path MTU probe was acknowledged: datagrams take its size. */
 static void quic_loss_grow(struct quic_conn *c)
 {
-	quic_output_set_dgram(c, c->pmtu.plpmtu);
+	quic_output_set_dgram(c, c->out.pmtu.plpmtu);
 }
 
 /* Recovery found a sent packet acknowledged (@ctx: a struct
@@ -254,7 +254,7 @@ static void quic_loss_pkt_acked(void *ctx, struct quic_sent_pkt *pkt)
 		b->newest = max(b->newest, pkt->sent_time);
 	}
 	b->ect += rec->ect;
-	if (rec->pmtu_probe && quic_pmtu_acked(&c->pmtu, pkt->pn))
+	if (rec->pmtu_probe && quic_pmtu_acked(&c->out.pmtu, pkt->pn))
 		quic_loss_grow(c);
 	while ((it = quic_sendq_item_next(rec, &iter))) {
 		switch (it->kind) {

@@ -778,8 +778,8 @@ static u32 quic_out_dgram_limit(struct sock *sk)
 		    min(c->peer_tp.max_udp_payload_size,
 			c->local_tp.max_udp_payload_size));
 	max = min(max, quic_out_path_payload(sk));
-	quic_pmtu_init(&c->pmtu, QUIC_CONN_MAX_DGRAM, max);
-	quic_output_set_dgram(c, c->pmtu.plpmtu);
+	quic_pmtu_init(&c->out.pmtu, QUIC_CONN_MAX_DGRAM, max);
+	quic_output_set_dgram(c, c->out.pmtu.plpmtu);
 	return c->out.max_dgram;
 }
 
@@ -806,9 +806,9 @@ void quic_output_pmtu_check(struct sock *sk)
 	if (route >= c->out.max_dgram &&
 	    c->rec.pto_count < QUIC_OUT_BLACK_HOLE_PTOS)
 		return;
-	quic_pmtu_init(&c->pmtu, QUIC_CONN_MAX_DGRAM,
-		       min(c->pmtu.max, max(route, QUIC_CONN_MAX_DGRAM)));
-	quic_output_set_dgram(c, c->pmtu.plpmtu);
+	quic_pmtu_init(&c->out.pmtu, QUIC_CONN_MAX_DGRAM,
+		       min(c->out.pmtu.max, max(route, QUIC_CONN_MAX_DGRAM)));
+	quic_output_set_dgram(c, c->out.pmtu.plpmtu);
 }
 
 /* DPLPMTUD (pmtu.c): a PING padded to the size being probed, alone in
@@ -833,17 +833,17 @@ static void quic_out_pmtu_probe(struct sock *sk, gfp_t gfp)
 	if (!c->out.max_dgram || !c->handshake_confirmed || c->close.closing ||
 	    c->out.probes)
 		return;
-	if (c->pmtu.done) {
+	if (c->out.pmtu.done) {
 		if (!interval)
 			return;
-		if (!c->pmtu.raise_at)
-			c->pmtu.raise_at = now + interval;
-		if (now < c->pmtu.raise_at)
+		if (!c->out.pmtu.raise_at)
+			c->out.pmtu.raise_at = now + interval;
+		if (now < c->out.pmtu.raise_at)
 			return;
-		c->pmtu.raise_at = 0;
-		quic_pmtu_restart(&c->pmtu);
+		c->out.pmtu.raise_at = 0;
+		quic_pmtu_restart(&c->out.pmtu);
 	}
-	size = quic_pmtu_next(&c->pmtu);
+	size = quic_pmtu_next(&c->out.pmtu);
 	if (!size || !quic_out_data_ok(c, now_ns, &paced))
 		return;
 	hl = quic_out_hdr_len(sk, QUIC_CRYPTO_APP, 0);
@@ -862,7 +862,7 @@ static void quic_out_pmtu_probe(struct sock *sk, gfp_t gfp)
 	if (n < 0)
 		goto err;
 	skb_put(skb, n);
-	quic_pmtu_sent(&c->pmtu, size, rec->sent.pn);
+	quic_pmtu_sent(&c->out.pmtu, size, rec->sent.pn);
 	quic_udp_xmit(quic_sk(sk)->udp, skb, &c->paths.local, &c->paths.peer, 0,
 		      &c->out.dst_cache);
 	return;

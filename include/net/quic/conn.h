@@ -233,7 +233,6 @@ struct quic_close {
  * @vn: the version and its negotiation (version.c)
  * @rec: RTT estimate and PTO backoff (recovery.c)
  * @cong: congestion window and pacing (cong.c)
- * @pmtu: the path MTU search (pmtu.c)
  * @is_server: server role (listener or accepted socket)
  * @hashed: our CIDs are in the namespace table
  * @peer_tp_set: @peer_tp holds the peer's parameters
@@ -281,7 +280,6 @@ struct quic_conn {
 	struct quic_vn		vn;
 	struct quic_recovery	rec;
 	struct quic_cong	cong;
-	struct quic_pmtu	pmtu;
 	u8			is_server:1,
 				hashed:1,
 				peer_tp_set:1,

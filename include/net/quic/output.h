@@ -12,6 +12,7 @@
 
 #include <linux/types.h>
 #include <net/dst_cache.h>
+#include <net/quic/pmtu.h>
 #include <net/quic/recovery.h>
 
 struct quic_conn;
@@ -112,7 +113,9 @@ static inline bool quic_ctrl_new_token_lost(struct quic_ctrl *q)
  * @probes: PTO probe datagrams still allowed past the window and pacer
  *	(granted by loss.c, spent here)
  * @max_dgram: the datagram size once established, 0 before; it follows
- *	the path MTU search's plpmtu
+ *	@pmtu's plpmtu
+ * @pmtu: the path MTU search (pmtu.c): output.c sends the probes, loss.c
+ *	reports them acknowledged or lost
  * @dst_cache: the route of the path, cached (udp.c)
  */
 struct quic_out {
@@ -121,6 +124,7 @@ struct quic_out {
 	struct quic_out_pkt	*spare[QUIC_PNSPACE_NUM];
 	u8			probes;
 	u32			max_dgram;
+	struct quic_pmtu	pmtu;
 	struct dst_cache	dst_cache;
 };
 
