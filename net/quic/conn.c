@@ -93,8 +93,8 @@ void quic_conn_init(struct sock *sk)
 	quic_cong_init(&c->cong, QUIC_CONG_ALG_RENO, QUIC_CONN_MAX_DGRAM);
 	/* Without the cache (no memory), every datagram looks its route up. */
 	dst_cache_init(&c->out.dst_cache, GFP_KERNEL);
-	quic_cid_set_init(&c->src, QUIC_CID_LIMIT_MIN);
-	quic_cid_set_init(&c->dst, QUIC_CID_LIMIT_MAX);
+	quic_cid_set_init(&c->ids.src, QUIC_CID_LIMIT_MIN);
+	quic_cid_set_init(&c->ids.dst, QUIC_CID_LIMIT_MAX);
 	quic_key_update_init(sk);
 	quic_tparams_init_local(&c->local_tp);
 	quic_tparams_init_peer(&c->peer_tp);
@@ -318,8 +318,8 @@ void quic_conn_unhash(struct sock *sk)
 	u32 i;
 
 	if (c->hashed) {
-		for (i = 0; i < c->src.count; i++)
-			quic_lookup_cid_del(net, &c->src.entries[i].cid, sk);
+		for (i = 0; i < c->ids.src.count; i++)
+			quic_lookup_cid_del(net, &c->ids.src.entries[i].cid, sk);
 		c->hashed = 0;
 	}
 	if (c->ids.odcid_hashed) {
@@ -336,7 +336,7 @@ void quic_conn_unhash(struct sock *sk)
 static void quic_conn_sync_reset(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	const struct quic_cid_entry *e = quic_cid_set_active(&c->dst);
+	const struct quic_cid_entry *e = quic_cid_set_active(&c->ids.dst);
 	struct net *net = sock_net(sk);
 
 	if (!c->hashed || !e || !e->has_token ||
@@ -375,9 +375,9 @@ static int quic_conn_first_cid(struct sock *sk)
 	const struct quic_cid_entry *e;
 	int err;
 
-	c->dst.limit = clamp_t(u64, quic_sk(sk)->opts.local.active_cid_limit,
-			       QUIC_CID_LIMIT_MIN, QUIC_CID_LIMIT_MAX);
-	err = quic_lookup_cid_issue(sock_net(sk), &c->src, sk, GFP_KERNEL, &e);
+	c->ids.dst.limit = clamp_t(u64, quic_sk(sk)->opts.local.active_cid_limit,
+				   QUIC_CID_LIMIT_MIN, QUIC_CID_LIMIT_MAX);
+	err = quic_lookup_cid_issue(sock_net(sk), &c->ids.src, sk, GFP_KERNEL, &e);
 	if (err)
 		return err;
 	c->ids.scid = e->cid;
@@ -462,7 +462,7 @@ int quic_conn_client_start(struct sock *sk, const union quic_addr *peer)
 	err = quic_conn_initial_keys(sk, &c->ids.dcid);
 	if (err) {
 		quic_conn_unhash(sk);
-		quic_cid_set_init(&c->src, QUIC_CID_LIMIT_MIN);
+		quic_cid_set_init(&c->ids.src, QUIC_CID_LIMIT_MIN);
 		return err;
 	}
 	c->local_tp.initial_scid = c->ids.scid;
@@ -494,7 +494,7 @@ int quic_conn_server_start(struct sock *sk, struct quic_request *req)
 	quic_paths_amp_init(&c->paths, req->validated);
 	c->half_open = 1;
 	atomic_inc(&quic_sk(sk)->udp->half_open);
-	err = quic_cid_set_first(&c->dst, &c->ids.dcid, NULL);
+	err = quic_cid_set_first(&c->ids.dst, &c->ids.dcid, NULL);
 	if (err)
 		return err;
 	err = quic_conn_first_cid(sk);
@@ -600,7 +600,7 @@ static void quic_conn_issue_cids(struct sock *sk, gfp_t gfp)
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	const struct quic_cid_entry *e;
 
-	while (!quic_lookup_cid_issue(sock_net(sk), &c->src, sk, gfp, &e))
+	while (!quic_lookup_cid_issue(sock_net(sk), &c->ids.src, sk, gfp, &e))
 		;
 }
 
@@ -848,7 +848,7 @@ void quic_conn_retry_apply(struct sock *sk)
 		return;
 	c->retry_pending = 0;
 	c->ids.dcid = c->ids.retry_scid;
-	quic_cid_set_first(&c->dst, &c->ids.dcid, NULL);
+	quic_cid_set_first(&c->ids.dst, &c->ids.dcid, NULL);
 	err = quic_conn_initial_keys(sk, &c->ids.dcid);
 	if (err) {
 		quic_conn_closed(sk, QUIC_TRANSPORT_ERROR_INTERNAL);
@@ -950,13 +950,13 @@ static void quic_conn_sync_local_tp(struct sock *sk)
 	if (!c->is_server && (c->vn.probe || c->vn.changed))
 		quic_tparams_clear(&c->local_tp, QUIC_TPB_VERSION_INFO);
 	/* A server's token is the one of its ID numbered 0 (RFC 9000 10.3). */
-	if (c->is_server && c->src.count && c->src.entries[0].has_token)
+	if (c->is_server && c->ids.src.count && c->ids.src.entries[0].has_token)
 		memcpy(c->local_tp.stateless_reset_token,
-		       c->src.entries[0].token, QUIC_RESET_TOKEN_LEN);
+		       c->ids.src.entries[0].token, QUIC_RESET_TOKEN_LEN);
 	else
 		quic_tparams_clear(&c->local_tp, QUIC_TPB_STATELESS_RESET_TOKEN);
-	c->dst.limit = clamp_t(u64, c->local_tp.active_cid_limit,
-			       QUIC_CID_LIMIT_MIN, QUIC_CID_LIMIT_MAX);
+	c->ids.dst.limit = clamp_t(u64, c->local_tp.active_cid_limit,
+				   QUIC_CID_LIMIT_MIN, QUIC_CID_LIMIT_MAX);
 	quic_conn_idle_start(sk);
 }
 
@@ -1036,7 +1036,7 @@ int quic_conn_set_peer_tp(struct sock *sk, const u8 *data, u32 len)
 	/* RFC 9000 5.1.1: the ID of a preferred address is numbered 1. */
 	if (!err && !c->is_server &&
 	    quic_tparams_has(&tp, QUIC_TPB_PREFERRED_ADDRESS) &&
-	    quic_cid_dest_new(&c->dst, 1, 0, tp.preferred_address.cid.data,
+	    quic_cid_dest_new(&c->ids.dst, 1, 0, tp.preferred_address.cid.data,
 			      tp.preferred_address.cid.len,
 			      tp.preferred_address.reset_token))
 		err = -EINVAL;
@@ -1066,11 +1066,11 @@ int quic_conn_set_peer_tp(struct sock *sk, const u8 *data, u32 len)
 	c->peer_tp_set = 1;
 	/* socket-api.md 7.3: a get with remote = 1 returns them now. */
 	quic_sock_opts_set_remote(&quic_sk(sk)->opts, &tp);
-	c->src.limit = clamp_t(u64, tp.active_cid_limit, QUIC_CID_LIMIT_MIN,
-			       QUIC_CID_LIMIT_MAX);
+	c->ids.src.limit = clamp_t(u64, tp.active_cid_limit, QUIC_CID_LIMIT_MIN,
+				   QUIC_CID_LIMIT_MAX);
 	if (!c->is_server &&
 	    quic_tparams_has(&tp, QUIC_TPB_STATELESS_RESET_TOKEN)) {
-		quic_cid_set_first_token(&c->dst, tp.stateless_reset_token);
+		quic_cid_set_first_token(&c->ids.dst, tp.stateless_reset_token);
 		quic_conn_sync_reset(sk);
 	}
 	quic_conn_idle_start(sk);
@@ -1386,7 +1386,7 @@ void quic_conn_idle_timeout(struct sock *sk)
 static void quic_conn_cid_event(struct sock *sk, bool dest)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_cid_set *set = dest ? &c->dst : &c->src;
+	struct quic_cid_set *set = dest ? &c->ids.dst : &c->ids.src;
 	struct quic_connection_id_info info = {};
 
 	info.dest = dest;
@@ -1399,7 +1399,7 @@ static void quic_conn_cid_event(struct sock *sk, bool dest)
 static void quic_conn_sync_dcid(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	const struct quic_cid_entry *e = quic_cid_set_active(&c->dst);
+	const struct quic_cid_entry *e = quic_cid_set_active(&c->ids.dst);
 
 	if (e)
 		c->ids.dcid = e->cid;
@@ -1419,12 +1419,12 @@ int quic_conn_new_cid(struct sock *sk, const struct quic_frame_new_cid *f)
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	int err;
 
-	err = quic_cid_dest_new(&c->dst, f->seq, f->retire_prior_to, f->id,
+	err = quic_cid_dest_new(&c->ids.dst, f->seq, f->retire_prior_to, f->id,
 				f->len, f->token);
 	if (err)
 		return err;
 	quic_conn_sync_dcid(sk);
-	if (quic_cid_dest_collect_retired(&c->dst))
+	if (quic_cid_dest_collect_retired(&c->ids.dst))
 		quic_conn_cid_event(sk, true);
 	return 0;
 }
@@ -1446,7 +1446,7 @@ int quic_conn_retire_cid(struct sock *sk, u64 seq, const u8 *dcid, u32 len)
 	struct quic_cid removed;
 	int err;
 
-	err = quic_cid_src_retire(&c->src, seq, dcid, len, &removed);
+	err = quic_cid_src_retire(&c->ids.src, seq, dcid, len, &removed);
 	if (err || !removed.len)
 		return err;
 	quic_lookup_cid_del(sock_net(sk), &removed, sk);
@@ -1465,7 +1465,7 @@ int quic_conn_retire_cid(struct sock *sk, u64 seq, const u8 *dcid, u32 len)
 int quic_conn_get_cid(struct sock *sk, struct quic_connection_id_info *info)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_cid_set *set = info->dest ? &c->dst : &c->src;
+	struct quic_cid_set *set = info->dest ? &c->ids.dst : &c->ids.src;
 
 	if (sk->sk_state != TCP_ESTABLISHED)
 		return -EINVAL;
@@ -1486,7 +1486,7 @@ int quic_conn_get_cid(struct sock *sk, struct quic_connection_id_info *info)
 void quic_conn_rotate_dcid(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_cid_set *set = &c->dst;
+	struct quic_cid_set *set = &c->ids.dst;
 	u32 i;
 
 	for (i = 0; i < set->count; i++) {
@@ -1496,7 +1496,7 @@ void quic_conn_rotate_dcid(struct sock *sk)
 			continue;
 		quic_cid_set_select(set, e->seq);
 		quic_cid_dest_retire_prior_to(set, e->seq);
-		quic_cid_dest_collect_retired(&c->dst);
+		quic_cid_dest_collect_retired(&c->ids.dst);
 		quic_conn_sync_dcid(sk);
 		return;
 	}
@@ -1518,7 +1518,7 @@ int quic_conn_set_cid(struct sock *sk,
 		      const struct quic_connection_id_info *info)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_cid_set *set = info->dest ? &c->dst : &c->src;
+	struct quic_cid_set *set = info->dest ? &c->ids.dst : &c->ids.src;
 	const struct quic_cid_entry *e;
 
 	if (sk->sk_state != TCP_ESTABLISHED)
@@ -1539,12 +1539,12 @@ int quic_conn_set_cid(struct sock *sk,
 	if (info->prior_to) {
 		if (info->dest) {
 			quic_cid_dest_retire_prior_to(set, info->prior_to);
-			quic_cid_dest_collect_retired(&c->dst);
+			quic_cid_dest_collect_retired(&c->ids.dst);
 		} else {
 			quic_cid_src_retire_prior_to(set, info->prior_to);
 			quic_conn_issue_cids(sk, GFP_KERNEL);
 			/* Every live ID again, with the new Retire Prior To. */
-			quic_cid_src_mark(&c->src, U64_MAX, true);
+			quic_cid_src_mark(&c->ids.src, U64_MAX, true);
 		}
 	}
 	if (info->dest)
@@ -1620,7 +1620,7 @@ static void quic_conn_reset_rcvd(struct sock *sk, const u8 *token)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
-	if (sk->sk_state == TCP_CLOSE || !quic_cid_dest_match_reset(&c->dst,
+	if (sk->sk_state == TCP_CLOSE || !quic_cid_dest_match_reset(&c->ids.dst,
 								    token))
 		return;
 	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_RESET_RCVD);

@@ -112,11 +112,11 @@ bool quic_loss_pkt_requeue(struct sock *sk, struct quic_sent_pkt *pkt)
 							    it->bit);
 			break;
 		case QUIC_OUT_NEW_CID:
-			quic_cid_src_mark(&c->src, it->seq, true);
+			quic_cid_src_mark(&c->ids.src, it->seq, true);
 			any = true;
 			break;
 		case QUIC_OUT_RETIRE_CID:
-			quic_cid_dest_retire_push(&c->dst, it->seq);
+			quic_cid_dest_retire_push(&c->ids.dst, it->seq);
 			any = true;
 			break;
 		case QUIC_OUT_PATH_CHALLENGE:

@@ -352,26 +352,26 @@ static u32 quic_out_cid(struct sock *sk, u8 *buf, u32 room,
 	u32 used = 0;
 	u64 seq;
 
-	while ((e = quic_cid_src_next_to_send(&c->src))) {
+	while ((e = quic_cid_src_next_to_send(&c->ids.src))) {
 		memset(&f, 0, sizeof(f));
 		f.type = QUIC_FRAME_NEW_CONNECTION_ID;
 		f.new_cid.seq = e->seq;
-		f.new_cid.retire_prior_to = c->src.retire_prior_to;
+		f.new_cid.retire_prior_to = c->ids.src.retire_prior_to;
 		f.new_cid.id = e->cid.data;
 		f.new_cid.len = e->cid.len;
 		f.new_cid.token = e->token;
 		if (!quic_out_put(rec, &f, buf, room, &used, QUIC_OUT_NEW_CID,
 				  0, e->seq))
 			return used;
-		quic_cid_src_mark(&c->src, e->seq, false);
+		quic_cid_src_mark(&c->ids.src, e->seq, false);
 	}
-	while (quic_cid_dest_retire_pop(&c->dst, &seq)) {
+	while (quic_cid_dest_retire_pop(&c->ids.dst, &seq)) {
 		memset(&f, 0, sizeof(f));
 		f.type = QUIC_FRAME_RETIRE_CONNECTION_ID;
 		f.value = seq;
 		if (!quic_out_put(rec, &f, buf, room, &used,
 				  QUIC_OUT_RETIRE_CID, 0, seq)) {
-			quic_cid_dest_retire_push(&c->dst, seq);
+			quic_cid_dest_retire_push(&c->ids.dst, seq);
 			break;
 		}
 	}

@@ -534,11 +534,11 @@ int quic_path_prefer(struct sock *sk, const union quic_addr *addr,
 	if (!p)
 		return -ENOMEM;
 	if (!quic_tparams_has(&c->local_tp, QUIC_TPB_PREFERRED_ADDRESS)) {
-		err = quic_lookup_cid_issue(sock_net(sk), &c->src, sk,
+		err = quic_lookup_cid_issue(sock_net(sk), &c->ids.src, sk,
 					    GFP_KERNEL, &e);
 		if (err)
 			return err;
-		quic_cid_src_mark(&c->src, e->seq, false);
+		quic_cid_src_mark(&c->ids.src, e->seq, false);
 		pa->cid = e->cid;
 		memcpy(pa->reset_token, e->token, QUIC_RESET_TOKEN_LEN);
 	}

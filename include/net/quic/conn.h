@@ -161,6 +161,10 @@ struct quic_request {
  * @reset_token: the peer's token in the namespace's reset table
  * @reset_hashed: @reset_token is in that table
  * @odcid_hashed: @odcid is in the namespace's original-DCID table
+ * @src: the connection IDs we issued (connid.c's set; output.c and loss.c
+ *	mark their NEW_CONNECTION_ID frames sent and lost in it)
+ * @dst: the connection IDs the peer issued; @dcid is its active one
+ *	(output.c and loss.c queue RETIRE_CONNECTION_ID frames in it)
  */
 struct quic_ids {
 	struct quic_cid		scid;
@@ -170,6 +174,8 @@ struct quic_ids {
 	u8			reset_token[QUIC_RESET_TOKEN_LEN];
 	bool			reset_hashed;
 	bool			odcid_hashed;
+	struct quic_cid_set	src;
+	struct quic_cid_set	dst;
 };
 
 /**
@@ -259,8 +265,6 @@ struct quic_close {
  * @events: notifications waiting for recvmsg() (event.c)
  * @dgram: datagrams to send and received (datagram.c), kzalloc()ed with
  *	the first one, freed with the socket
- * @src: the connection IDs we issued (connid.c)
- * @dst: the connection IDs the peer issued; @ids.dcid is its active one
  * @close: closing, draining and the idle timeout (conn.c)
  * @out: the send side's buffers and budget (output.c)
  * @in: the receive side's batch and packet state (input.c)
@@ -299,8 +303,6 @@ struct quic_conn {
 	bool			stream_rx;
 	struct sk_buff_head	events;
 	struct quic_dgram	*dgram;
-	struct quic_cid_set	src;
-	struct quic_cid_set	dst;
 	struct quic_close	close;
 	struct quic_out		out;
 	struct quic_in		in;
@@ -404,7 +406,7 @@ static inline bool quic_conn_learn_dcid(struct quic_conn *c, const u8 *id,
 {
 	if (!quic_cid_set(&c->ids.dcid, id, len))
 		return false;
-	quic_cid_set_first(&c->dst, &c->ids.dcid, NULL);
+	quic_cid_set_first(&c->ids.dst, &c->ids.dcid, NULL);
 	return true;
 }
 
