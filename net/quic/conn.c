@@ -317,10 +317,10 @@ void quic_conn_unhash(struct sock *sk)
 	struct net *net = sock_net(sk);
 	u32 i;
 
-	if (c->hashed) {
+	if (c->ids.hashed) {
 		for (i = 0; i < c->ids.src.count; i++)
 			quic_lookup_cid_del(net, &c->ids.src.entries[i].cid, sk);
-		c->hashed = 0;
+		c->ids.hashed = false;
 	}
 	if (c->ids.odcid_hashed) {
 		quic_lookup_odcid_del(net, &c->ids.odcid, sk);
@@ -339,7 +339,7 @@ static void quic_conn_sync_reset(struct sock *sk)
 	const struct quic_cid_entry *e = quic_cid_set_active(&c->ids.dst);
 	struct net *net = sock_net(sk);
 
-	if (!c->hashed || !e || !e->has_token ||
+	if (!c->ids.hashed || !e || !e->has_token ||
 	    (c->ids.reset_hashed && !memcmp(c->ids.reset_token, e->token,
 					QUIC_RESET_TOKEN_LEN)))
 		return;
@@ -381,7 +381,7 @@ static int quic_conn_first_cid(struct sock *sk)
 	if (err)
 		return err;
 	c->ids.scid = e->cid;
-	c->hashed = 1;
+	c->ids.hashed = true;
 	return 0;
 }
 

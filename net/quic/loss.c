@@ -90,9 +90,9 @@ bool quic_loss_pkt_requeue(struct sock *sk, struct quic_sent_pkt *pkt)
 			any |= quic_outq_lost(q, it->chunk);
 			break;
 		case QUIC_OUT_HANDSHAKE_DONE:
-			if (!c->hd_acked)
+			if (!c->ctrl.hd_acked)
 				quic_ctrl_want_handshake_done(&c->ctrl);
-			any |= !c->hd_acked;
+			any |= !c->ctrl.hd_acked;
 			break;
 		case QUIC_OUT_MAX_DATA:
 			quic_ctrl_want_max_data(&c->ctrl);
@@ -263,7 +263,7 @@ static void quic_loss_pkt_acked(void *ctx, struct quic_sent_pkt *pkt)
 				quic_sendq_chunk_gone(sk, it->chunk, true);
 			break;
 		case QUIC_OUT_HANDSHAKE_DONE:
-			c->hd_acked = 1;
+			quic_ctrl_handshake_done_acked(&c->ctrl);
 			break;
 		case QUIC_OUT_NEW_TOKEN:
 			quic_ctrl_new_token_acked(&c->ctrl);

@@ -161,6 +161,7 @@ struct quic_request {
  * @reset_token: the peer's token in the namespace's reset table
  * @reset_hashed: @reset_token is in that table
  * @odcid_hashed: @odcid is in the namespace's original-DCID table
+ * @hashed: @src's IDs are in the namespace table
  * @src: the connection IDs we issued (connid.c's set; output.c and loss.c
  *	mark their NEW_CONNECTION_ID frames sent and lost in it)
  * @dst: the connection IDs the peer issued; @dcid is its active one
@@ -174,6 +175,7 @@ struct quic_ids {
 	u8			reset_token[QUIC_RESET_TOKEN_LEN];
 	bool			reset_hashed;
 	bool			odcid_hashed;
+	bool			hashed;
 	struct quic_cid_set	src;
 	struct quic_cid_set	dst;
 };
@@ -240,10 +242,8 @@ struct quic_close {
  * @rec: RTT estimate and PTO backoff (recovery.c)
  * @cong: congestion window and pacing (cong.c)
  * @is_server: server role (listener or accepted socket)
- * @hashed: our CIDs are in the namespace table
  * @peer_tp_set: @peer_tp holds the peer's parameters
  * @handshake_confirmed: handshake confirmed (RFC 9001 4.1.2)
- * @hd_acked: our HANDSHAKE_DONE was acknowledged (server)
  * @was_established: reached ESTABLISHED (counted in QuicConnOpened, so its
  *	end is counted in QuicConnClosed)
  * @half_open: server: counted in its UDP socket's half-open connections
@@ -285,10 +285,8 @@ struct quic_conn {
 	struct quic_recovery	rec;
 	struct quic_cong	cong;
 	u8			is_server:1,
-				hashed:1,
 				peer_tp_set:1,
-				handshake_confirmed:1,
-				hd_acked:1;
+				handshake_confirmed:1;
 	u8			was_established:1,
 				half_open:1,
 				retried:1,

@@ -35,6 +35,7 @@ struct sock;
  * @handshake_done_pending: server: HANDSHAKE_DONE is to be sent
  * @new_token_pending: server: a NEW_TOKEN frame is to be sent
  * @new_token_unacked: server: the last NEW_TOKEN sent is not acknowledged
+ * @hd_acked: server: our HANDSHAKE_DONE was acknowledged
  */
 struct quic_ctrl {
 	s64			msd_pending[QUIC_CONN_MSD_PENDING];
@@ -43,7 +44,8 @@ struct quic_ctrl {
 	bool			max_data_pending;
 	u8			handshake_done_pending:1,
 				new_token_pending:1,
-				new_token_unacked:1;
+				new_token_unacked:1,
+				hd_acked:1;
 };
 
 /**
@@ -80,6 +82,15 @@ static inline void quic_ctrl_want_new_token(struct quic_ctrl *q)
 static inline void quic_ctrl_new_token_acked(struct quic_ctrl *q)
 {
 	q->new_token_unacked = 0;
+}
+
+/**
+ * quic_ctrl_handshake_done_acked() - our HANDSHAKE_DONE was acknowledged
+ * @q: the pending control frames
+ */
+static inline void quic_ctrl_handshake_done_acked(struct quic_ctrl *q)
+{
+	q->hd_acked = 1;
 }
 
 /**
