@@ -89,7 +89,7 @@ void quic_conn_init(struct sock *sk)
 	quic_sock_active_set(c, -1);
 	quic_lookup_listen_init(&c->listen);
 	quic_timer_init(sk);
-	quic_recovery_init(&c->rec, QUIC_INITIAL_RTT_US);
+	quic_recovery_init(&c->loss.rec, QUIC_INITIAL_RTT_US);
 	quic_cong_init(&c->cong, QUIC_CONG_ALG_RENO, QUIC_CONN_MAX_DGRAM);
 	/* Without the cache (no memory), every datagram looks its route up. */
 	dst_cache_init(&c->out.dst_cache, GFP_KERNEL);
@@ -410,7 +410,7 @@ int quic_conn_initial_keys(struct sock *sk, const struct quic_cid *cid)
  */
 void quic_conn_rtt_config(struct sock *sk)
 {
-	struct quic_rtt *r = &quic_sk(sk)->conn.rec.rtt;
+	struct quic_rtt *r = &quic_sk(sk)->conn.loss.rec.rtt;
 	u64 init = quic_sk(sk)->opts.config.initial_smoothed_rtt;
 
 	if (!r->has_sample)
@@ -778,7 +778,7 @@ void quic_conn_path_reset(struct sock *sk)
 	u64 init = quic_sk(sk)->opts.config.initial_smoothed_rtt;
 
 	quic_cong_init(&c->cong, c->cong.algo, QUIC_CONN_MAX_DGRAM);
-	quic_rtt_init(&c->rec.rtt, init ?: QUIC_INITIAL_RTT_US);
+	quic_rtt_init(&c->loss.rec.rtt, init ?: QUIC_INITIAL_RTT_US);
 	quic_out_reset_dgram(&c->out);
 }
 
@@ -855,7 +855,7 @@ void quic_conn_retry_apply(struct sock *sk)
 		return;
 	}
 	quic_loss_retry(sk);
-	quic_recovery_pto_reset(&c->rec);
+	quic_recovery_pto_reset(&c->loss.rec);
 	quic_output_flush(sk, GFP_KERNEL);
 }
 
@@ -1085,7 +1085,7 @@ static u64 quic_conn_pto_us(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
-	return quic_rtt_pto(&c->rec.rtt, c->peer_tp_set ?
+	return quic_rtt_pto(&c->loss.rec.rtt, c->peer_tp_set ?
 			    c->peer_tp.max_ack_delay_us : 0, 0);
 }
 
@@ -1316,7 +1316,7 @@ void quic_conn_idle_start(struct sock *sk)
 	c->close.idle_last = jiffies;
 	c->close.idle_sent = false;
 	/* Probes often enough that one follows a path back in time. */
-	quic_recovery_set_max_backoff(&c->rec,
+	quic_recovery_set_max_backoff(&c->loss.rec,
 				      us ? div_u64(us, QUIC_CONN_PROBES_PER_IDLE) :
 					   QUIC_CONN_PTO_MAX_US);
 	if (t)

@@ -315,7 +315,7 @@ static int quic_in_stream(struct sock *sk, const struct quic_frame *f)
 		 * Its connection credit came back.
 		 */
 		if (quic_fc_recv_update(&t->recv, ktime_to_us(ktime_get()),
-					c->rec.rtt.smoothed_rtt))
+					c->loss.rec.rtt.smoothed_rtt))
 			quic_ctrl_want_max_data(&c->ctrl);
 		quic_event_stream_update(sk, st->id,
 					 QUIC_STREAM_RECV_STATE_RESET_RECVD,

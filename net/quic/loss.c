@@ -209,7 +209,7 @@ static void quic_loss_pkt_lost(void *ctx, struct quic_sent_pkt *pkt)
 		b->last_el = pkt->sent_time;
 		/* Kept to see whether the loss was spurious after all. */
 		if (rec->level == QUIC_CRYPTO_APP)
-			quic_recovery_lost_note(&c->rec, pkt->pn, largest);
+			quic_recovery_lost_note(&c->loss.rec, pkt->pn, largest);
 		quic_loss_pkt_requeue(sk, pkt);
 	}
 	quic_sendq_pkt_free(sk, pkt);
@@ -296,7 +296,7 @@ static bool quic_loss_persistent(struct quic_conn *c, u8 level,
 	    !c->cong.first_sample || b->first_el <= c->cong.first_sample)
 		return false;
 	return b->last_el - b->first_el >
-	       quic_cong_persistent_duration(&c->rec.rtt, mad);
+	       quic_cong_persistent_duration(&c->loss.rec.rtt, mad);
 }
 
 /* Loss detection in one space (RFC 9002 6.1), counted in QuicLostPackets;
@@ -312,7 +312,7 @@ static void quic_loss_detect_lost(struct sock *sk, u8 level, u64 now)
 	quic_loss_rec_space(sk, level, &sp);
 	if (!sp.sent)
 		return;
-	lost = quic_recovery_detect_lost(&c->rec, &sp, now, quic_loss_pkt_lost,
+	lost = quic_recovery_detect_lost(&c->loss.rec, &sp, now, quic_loss_pkt_lost,
 					 &b);
 	if (!lost)
 		return;
@@ -322,13 +322,13 @@ static void quic_loss_detect_lost(struct sock *sk, u8 level, u64 now)
 			      b.nr_el ? b.first_el_pn : U64_MAX, b.nr_el,
 			      now)) {
 		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_CONG_EVENT);
-		quic_recovery_on_event(&c->rec);
+		quic_recovery_on_event(&c->loss.rec);
 	}
 	if (quic_loss_persistent(c, level, &b)) {
 		quic_cong_persistent(&c->cong);
 		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_CONG_PERSISTENT);
 	}
-	quic_cong_pace_rate(&c->cong, &c->rec.rtt);
+	quic_cong_pace_rate(&c->cong, &c->loss.rec.rtt);
 }
 
 /* The ECN counts of a 1-RTT ACK (ecn.c): a CE increase is a congestion
@@ -350,7 +350,7 @@ static void quic_loss_ecn(struct sock *sk, const u64 *counts,
 	if (quic_cong_on_lost(&c->cong, b->newest, U64_MAX, 0, now)) {
 		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_CONG_EVENT);
 		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_ECN_CONG);
-		quic_recovery_on_event(&c->rec);
+		quic_recovery_on_event(&c->loss.rec);
 	}
 }
 
@@ -383,14 +383,14 @@ int quic_loss_ack_rcvd(struct sock *sk, u8 level, bool ecn,
 					   c->peer_tp.ack_delay_exponent,
 					   c->handshake_confirmed,
 					   c->peer_tp.max_ack_delay_us);
-	n = quic_recovery_on_ack(&c->rec, &c->space[level].sent, ranges,
+	n = quic_recovery_on_ack(&c->loss.rec, &c->space[level].sent, ranges,
 				 ack->nr_ranges, delay, now,
 				 quic_loss_pkt_acked, &b);
 	if (n < 0)
 		return n;
 	/* The ranges are valid: do they prove a loss spurious? */
 	if (level == QUIC_CRYPTO_APP &&
-	    quic_recovery_spurious(&c->rec, ranges, ack->nr_ranges,
+	    quic_recovery_spurious(&c->loss.rec, ranges, ack->nr_ranges,
 				   c->cong.event_pn, &undo)) {
 		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_SPURIOUS_LOSS);
 		if (undo && quic_cong_undo(&c->cong))
@@ -401,8 +401,8 @@ int quic_loss_ack_rcvd(struct sock *sk, u8 level, bool ecn,
 	if (level == QUIC_CRYPTO_APP)
 		quic_loss_ecn(sk, ecn ? ack->ecn : NULL, &b, now);
 	if (b.bytes) {
-		quic_cong_on_ack(&c->cong, b.bytes, b.newest, &c->rec.rtt, now);
-		quic_cong_pace_rate(&c->cong, &c->rec.rtt);
+		quic_cong_on_ack(&c->cong, b.bytes, b.newest, &c->loss.rec.rtt, now);
+		quic_cong_pace_rate(&c->cong, &c->loss.rec.rtt);
 	}
 	quic_loss_detect_lost(sk, level, now);
 	return n;
@@ -449,7 +449,7 @@ static void quic_loss_anti_deadlock_probe(struct sock *sk)
 		level = QUIC_CRYPTO_HANDSHAKE;
 	if (c->space[level].discarded)
 		return;
-	quic_recovery_on_pto(&c->rec);
+	quic_recovery_on_pto(&c->loss.rec);
 	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_PTO);
 	c->space[level].ping = true;
 	quic_out_set_probes(&c->out, 1);
@@ -471,8 +471,8 @@ static void quic_loss_expire(struct sock *sk)
 	int space, i;
 
 	quic_loss_rec_spaces(sk, sp);
-	what = quic_recovery_deadline(&c->rec, sp, &deadline, &space);
-	if (what == QUIC_REC_NONE && c->anti_deadlock) {
+	what = quic_recovery_deadline(&c->loss.rec, sp, &deadline, &space);
+	if (what == QUIC_REC_NONE && c->loss.anti_deadlock) {
 		quic_loss_anti_deadlock_probe(sk);
 		return;
 	}
@@ -483,7 +483,7 @@ static void quic_loss_expire(struct sock *sk)
 		quic_output_flush(sk, GFP_ATOMIC);
 		return;
 	}
-	quic_recovery_on_pto(&c->rec);
+	quic_recovery_on_pto(&c->loss.rec);
 	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_PTO);
 	quic_output_pmtu_check(sk);
 	/* The PATH_CHALLENGE out is taken for lost: the probes below may
@@ -549,7 +549,7 @@ static u64 quic_loss_anti_deadlock_at(struct sock *sk)
 
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++)
 		last = max(last, c->space[i].sent.last_eliciting_time);
-	return last + quic_recovery_pto(&c->rec, 0);
+	return last + quic_recovery_pto(&c->loss.rec, 0);
 }
 
 /**
@@ -571,11 +571,11 @@ void quic_loss_timer_arm(struct sock *sk)
 		return;
 	}
 	quic_loss_rec_spaces(sk, sp);
-	kind = quic_recovery_deadline(&c->rec, sp, &deadline, &space);
-	c->anti_deadlock = 0;
+	kind = quic_recovery_deadline(&c->loss.rec, sp, &deadline, &space);
+	c->loss.anti_deadlock = false;
 	if (kind == QUIC_REC_NONE && quic_loss_anti_deadlock(sk)) {
 		deadline = quic_loss_anti_deadlock_at(sk);
-		c->anti_deadlock = 1;
+		c->loss.anti_deadlock = true;
 		kind = QUIC_REC_PTO;
 	}
 	/* RFC 9002 6.2.2.1: a server the anti-amplification limit blocks

@@ -804,7 +804,7 @@ void quic_output_pmtu_check(struct sock *sk)
 		return;
 	route = quic_out_path_payload(sk);
 	if (route >= c->out.max_dgram &&
-	    c->rec.pto_count < QUIC_OUT_BLACK_HOLE_PTOS)
+	    c->loss.rec.pto_count < QUIC_OUT_BLACK_HOLE_PTOS)
 		return;
 	quic_pmtu_init(&c->out.pmtu, QUIC_CONN_MAX_DGRAM,
 		       min(c->out.pmtu.max, max(route, QUIC_CONN_MAX_DGRAM)));

@@ -1151,9 +1151,9 @@ static int quic_sock_stream_recvmsg(struct sock *sk, struct msghdr *msg,
 		msg->msg_flags |= info.stream_flags;
 	if (flags & MSG_PEEK)
 		return n;
-	if (quic_fc_recv_update(&c->streams.recv, now, c->rec.rtt.smoothed_rtt))
+	if (quic_fc_recv_update(&c->streams.recv, now, c->loss.rec.rtt.smoothed_rtt))
 		quic_ctrl_want_max_data(&c->ctrl);
-	if (quic_stream_window_update(st, now, c->rec.rtt.smoothed_rtt))
+	if (quic_stream_window_update(st, now, c->loss.rec.rtt.smoothed_rtt))
 		quic_output_msd(sk, st->id);
 	if (fin)
 		quic_stream_release(&c->streams, st);

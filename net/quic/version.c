@@ -221,7 +221,7 @@ void quic_version_apply(struct sock *sk)
 	}
 	if (resend) {
 		quic_loss_retry(sk);
-		quic_recovery_pto_reset(&c->rec);
+		quic_recovery_pto_reset(&c->loss.rec);
 	}
 	quic_input_process_parked(sk, QUIC_CRYPTO_INITIAL);
 	if (sk->sk_state != TCP_SYN_RECV)

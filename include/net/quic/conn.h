@@ -28,6 +28,7 @@
 #include <net/quic/ecn.h>
 #include <net/quic/input.h>
 #include <net/quic/lookup.h>
+#include <net/quic/loss.h>
 #include <net/quic/outq.h>
 #include <net/quic/output.h>
 #include <net/quic/path.h>
@@ -239,7 +240,7 @@ struct quic_close {
  *	idle timers (timer.c)
  * @listen: the listener hash's link (lookup.c)
  * @vn: the version and its negotiation (version.c)
- * @rec: RTT estimate and PTO backoff (recovery.c)
+ * @loss: RTT estimate, PTO backoff and loss-timer state (loss.c)
  * @cong: congestion window and pacing (cong.c)
  * @is_server: server role (listener or accepted socket)
  * @peer_tp_set: @peer_tp holds the peer's parameters
@@ -250,8 +251,6 @@ struct quic_close {
  * @retried: client: a Retry was accepted; no other is
  * @retry_pending: client: the Initial keys for @ids.retry_scid are still to
  *	be derived (process context: keyupdate.c's work item)
- * @anti_deadlock: client: the loss timer is the PTO of RFC 9002 6.2.2.1,
- *	armed with nothing in flight during the handshake (loss.c)
  * @early: 0-RTT and the session ticket (conn.c)
  * @ecn: ECN marks received and sent, and their validation (ecn.c)
  * @fin_pending: client: established, its Finished not queued yet; no
@@ -282,16 +281,15 @@ struct quic_conn {
 	struct quic_timers	timers;
 	struct quic_listen	listen;
 	struct quic_vn		vn;
-	struct quic_recovery	rec;
+	struct quic_loss	loss;
 	struct quic_cong	cong;
 	u8			is_server:1,
 				peer_tp_set:1,
-				handshake_confirmed:1;
-	u8			was_established:1,
+				handshake_confirmed:1,
+				was_established:1,
 				half_open:1,
 				retried:1,
 				retry_pending:1,
-				anti_deadlock:1,
 				fin_pending:1;
 	struct quic_early	early;
 	struct quic_ecn		ecn;

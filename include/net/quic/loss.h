@@ -10,11 +10,28 @@
 #define __NET_QUIC_LOSS_H
 
 #include <linux/types.h>
+#include <net/quic/recovery.h>
 
 struct quic_ack_range;
 struct quic_frame_ack;
 struct quic_sent_pkt;
 struct sock;
+
+/**
+ * struct quic_loss - a connection's ACK, loss and PTO state
+ *
+ * Owned by loss.c, which runs recovery.c's engine on it; conn.c and
+ * version.c configure it and reset the backoff through recovery.h's
+ * helpers.
+ *
+ * @rec: RTT estimate and PTO backoff (recovery.c)
+ * @anti_deadlock: client: the loss timer is the PTO of RFC 9002 6.2.2.1,
+ *	armed with nothing in flight during the handshake
+ */
+struct quic_loss {
+	struct quic_recovery	rec;
+	bool			anti_deadlock;
+};
 
 int quic_loss_ack_rcvd(struct sock *sk, u8 level, bool ecn,
 		       const struct quic_frame_ack *ack,
