@@ -150,10 +150,6 @@ struct quic_request {
 
 /**
  * struct quic_ids - the connection IDs a connection uses
- *
- * Owned by conn.c: other files read it and change it only through conn.c's
- * functions (quic_conn_learn_dcid(), quic_conn_forget_scid()).
- *
  * @scid: our connection ID
  * @dcid: the peer's connection ID
  * @odcid: the original DCID of the client's first Initial
@@ -167,6 +163,9 @@ struct quic_request {
  *	mark their NEW_CONNECTION_ID frames sent and lost in it)
  * @dst: the connection IDs the peer issued; @dcid is its active one
  *	(output.c and loss.c queue RETIRE_CONNECTION_ID frames in it)
+ *
+ * Owned by conn.c: other files read it and change it only through conn.c's
+ * functions (quic_conn_learn_dcid(), quic_conn_forget_scid()).
  */
 struct quic_ids {
 	struct quic_cid		scid;
@@ -183,10 +182,6 @@ struct quic_ids {
 
 /**
  * struct quic_early - 0-RTT and the session ticket of a connection
- *
- * Owned by conn.c: other files read it and end 0-RTT only through
- * quic_conn_early_end().
- *
  * @key: the 0-RTT key, kmalloc()ed when TLS installs the EARLY secret
  *	(client: send, server: receive), freed with the connection
  * @ticket_buf: client: the server's first NewSessionTicket while it arrives
@@ -195,6 +190,9 @@ struct quic_ids {
  * @off: server: 0-RTT packets are no longer taken (a 1-RTT packet came:
  *	RFC 9001 4.9.3); client: 0-RTT packets are no longer sent (the 1-RTT
  *	send key is in)
+ *
+ * Owned by conn.c: other files read it and end 0-RTT only through
+ * quic_conn_early_end().
  */
 struct quic_early {
 	struct quic_crypto	*key;
@@ -205,10 +203,6 @@ struct quic_early {
 
 /**
  * struct quic_close - how a connection ends
- *
- * Owned by conn.c: other files read it and change it only through conn.c's
- * functions (quic_conn_close(), quic_conn_idle_sent(), ...).
- *
  * @err: transport error to close with, set by the input path
  * @skb: closing state: a copy of our CONNECTION_CLOSE datagram
  * @rcvd: closing state: packets received since it began
@@ -217,6 +211,9 @@ struct quic_early {
  * @idle_sent: an ack-eliciting packet went out since the last one processed
  * @closing: closing state (RFC 9000 10.2.1): we sent CONNECTION_CLOSE
  * @draining: draining state (RFC 9000 10.2.2): the peer sent it
+ *
+ * Owned by conn.c: other files read it and change it only through conn.c's
+ * functions (quic_conn_closed(), quic_conn_idle_sent(), ...).
  */
 struct quic_close {
 	u32			err;

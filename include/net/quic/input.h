@@ -34,17 +34,7 @@ struct quic_crypto_cb {
 #define QUIC_CRYPTO_CB(skb)	((struct quic_crypto_cb *)(skb)->cb)
 
 /**
- * struct quic_in_batch - datagrams of one GRO or GSO skb, processed in a
- *	row
- * @sk: the socket the datagrams in @q are for, referenced, or NULL
- * @q: those datagrams, waiting for quic_input_batch_end() or for a
- *	datagram for another socket
- */
-/**
  * struct quic_in - the receive side's state in a connection
- *
- * Owned by input.c: no other file writes it.
- *
  * @dcid: the DCID of the packet being processed
  * @dead_since: listener: when the second that @dead_initials counts began
  *	(jiffies)
@@ -56,6 +46,8 @@ struct quic_crypto_cb {
  *	woken at its end
  * @dcid_learned: client: the connection's DCID is the server's SCID
  *	(RFC 9000 7.2)
+ *
+ * Owned by input.c: no other file writes it.
  */
 struct quic_in {
 	struct quic_cid		dcid;
@@ -67,6 +59,13 @@ struct quic_in {
 	bool			dcid_learned;
 };
 
+/**
+ * struct quic_in_batch - datagrams of one GRO or GSO skb, processed in a
+ *	row
+ * @sk: the socket the datagrams in @q are for, referenced, or NULL
+ * @q: those datagrams, waiting for quic_input_batch_end() or for a
+ *	datagram for another socket
+ */
 struct quic_in_batch {
 	struct sock		*sk;
 	struct sk_buff_head	q;

@@ -32,11 +32,10 @@ union quic_addr;
 
 /**
  * struct quic_listen - a listener's place in the namespace's listener hash
- *
- * Owned by lookup.c: no other file writes it.
- *
  * @node: link in the hash, by local port
  * @listening: @node is in it
+ *
+ * Owned by lookup.c: no other file writes it.
  */
 struct quic_listen {
 	struct hlist_node	node;

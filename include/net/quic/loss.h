@@ -19,14 +19,13 @@ struct sock;
 
 /**
  * struct quic_loss - a connection's ACK, loss and PTO state
+ * @rec: RTT estimate and PTO backoff (recovery.c)
+ * @anti_deadlock: client: the loss timer is the PTO of RFC 9002 6.2.2.1,
+ *	armed with nothing in flight during the handshake
  *
  * Owned by loss.c, which runs recovery.c's engine on it; conn.c and
  * version.c configure it and reset the backoff through recovery.h's
  * helpers.
- *
- * @rec: RTT estimate and PTO backoff (recovery.c)
- * @anti_deadlock: client: the loss timer is the PTO of RFC 9002 6.2.2.1,
- *	armed with nothing in flight during the handshake
  */
 struct quic_loss {
 	struct quic_recovery	rec;

@@ -24,10 +24,6 @@ struct sock;
 
 /**
  * struct quic_ctrl - connection-level control frames waiting to be sent
- *
- * Owned by output.c, which sends them: other files ask for a frame
- * through the helpers below.
- *
  * @msd_pending: streams whose MAX_STREAM_DATA is to be sent
  * @nr_msd: entries in @msd_pending
  * @msd_all: MAX_STREAM_DATA is to be sent for every open stream
@@ -36,6 +32,9 @@ struct sock;
  * @new_token_pending: server: a NEW_TOKEN frame is to be sent
  * @new_token_unacked: server: the last NEW_TOKEN sent is not acknowledged
  * @hd_acked: server: our HANDSHAKE_DONE was acknowledged
+ *
+ * Owned by output.c, which sends them: other files ask for a frame
+ * through the helpers below.
  */
 struct quic_ctrl {
 	s64			msd_pending[QUIC_CONN_MSD_PENDING];
@@ -112,10 +111,6 @@ static inline bool quic_ctrl_new_token_lost(struct quic_ctrl *q)
 
 /**
  * struct quic_out - the send side's buffers and budget
- *
- * Owned by output.c: other files read it and set it only through the
- * helpers below.
- *
  * @buf: the 1-RTT frame buffer, QUIC_CONN_MAX_DGRAM bytes
  * @long_buf: the Initial and Handshake frame buffers, QUIC_CONN_MAX_DGRAM
  *	bytes each, freed once both spaces are discarded
@@ -128,6 +123,9 @@ static inline bool quic_ctrl_new_token_lost(struct quic_ctrl *q)
  * @pmtu: the path MTU search (pmtu.c): output.c sends the probes, loss.c
  *	reports them acknowledged or lost
  * @dst_cache: the route of the path, cached (udp.c)
+ *
+ * Owned by output.c: other files read it and set it only through the
+ * helpers below.
  */
 struct quic_out {
 	u8			*buf;

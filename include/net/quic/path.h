@@ -37,15 +37,14 @@ struct quic_path_amp {
 
 /**
  * struct quic_paths - the addresses of a connection and their validation
- *
- * Owned by path.c: other files read it and set it only through the
- * helpers below (the connection's start and connect()).
- *
  * @local: the local address of the path
  * @peer: the peer's address
  * @amp: server: the anti-amplification limit of the client's address;
  *	held here, as the limit applies during the handshake
  * @path: path validation state, kmalloc()ed on first use
+ *
+ * Owned by path.c: other files read it and set it only through the
+ * helpers below (the connection's start and connect()).
  */
 struct quic_paths {
 	union quic_addr		local;

@@ -10,10 +10,6 @@
 
 /**
  * struct quic_vn - the version of a connection and its negotiation
- *
- * Owned by version.c: other files read it and set it only through the
- * helpers below.
- *
  * @version: the QUIC version in use
  * @probe: client: QUIC_SOCKOPT_CONFIG's version is one we do not speak;
  *	the long headers carry it, the packets are protected as @version
@@ -27,6 +23,9 @@
  *	negotiation, RFC 9368); it changes no more
  * @acted: client: it sent its first flight again after Version
  *	Negotiation (the server's version_information is checked for it)
+ *
+ * Owned by version.c: other files read it and set it only through the
+ * helpers below.
  */
 struct quic_vn {
 	u32	version;
