@@ -12,6 +12,8 @@
 #                   (BENCH_MIB=20 BENCH_REPS=3 make bench: shorter transfers,
 #                   best of three)
 #   make checkpatch run scripts/checkpatch.pl --strict on our C sources
+#   make layering   print the layering figures of issue 24 and their targets
+#                   (tools/quic/layering -v lists the edges of each loop)
 #
 # KDIR selects the kernel to build against (default: the headers of the
 # kernel the test VM boots, the one Debian's linux-image-amd64 points to).
@@ -26,7 +28,7 @@ KSRC := $(CURDIR)/.cache/linux-source
 
 export KSRC
 
-.PHONY: all modules user ksrc provision check check-all run bench checkpatch clean
+.PHONY: all modules user ksrc provision check check-all run bench checkpatch layering clean
 
 all: modules user
 
@@ -67,6 +69,9 @@ bench: provision
 
 checkpatch: ksrc
 	$(SELFTESTS)/checkpatch.sh $(KSRC)
+
+layering:
+	@tools/quic/layering
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
