@@ -95,7 +95,6 @@ void quic_conn_init(struct sock *sk)
 	dst_cache_init(&c->out.dst_cache, GFP_KERNEL);
 	quic_cid_set_init(&c->ids.src, QUIC_CID_LIMIT_MIN);
 	quic_cid_set_init(&c->ids.dst, QUIC_CID_LIMIT_MAX);
-	quic_key_update_init(sk);
 	quic_tparams_init_local(&c->local_tp);
 	quic_tparams_init_peer(&c->peer_tp);
 	quic_vn_init(&c->vn, QUIC_VERSION_V1);
@@ -827,7 +826,7 @@ int quic_conn_retry_rcvd(struct sock *sk, const u8 *pkt,
 	if (sock_owned_by_user(sk))
 		quic_conn_retry_apply(sk);
 	else
-		quic_key_defer(sk);
+		quic_timer_work(sk, QUIC_WORK_RETRY);
 	return 0;
 }
 

@@ -25,7 +25,6 @@
  * prepared the keys sees its packets dropped until it is done.
  */
 
-#include <linux/workqueue.h>
 #include <net/sock.h>
 
 #include <net/quic/conn.h>
@@ -33,7 +32,7 @@
 #include <net/quic/event.h>
 #include <net/quic/keyupdate.h>
 #include <net/quic/socket.h>
-#include <net/quic/version.h>
+#include <net/quic/timer.h>
 
 static int quic_key_prepare(struct quic_conn *c)
 {
@@ -48,9 +47,15 @@ static int quic_key_prepare(struct quic_conn *c)
 	return err;
 }
 
-/* Free the keys of the discarded spaces (Initial, Handshake). */
-static void quic_key_free_discarded(struct quic_conn *c)
+/**
+ * quic_key_free_discarded() - free the keys of the discarded spaces
+ * @sk: the socket, locked, in process context
+ *
+ * Those of the Initial and Handshake spaces, once discarded.
+ */
+void quic_key_free_discarded(struct sock *sk)
 {
+	struct quic_conn *c = &quic_sk(sk)->conn;
 	int i;
 
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
@@ -59,23 +64,6 @@ static void quic_key_free_discarded(struct quic_conn *c)
 		quic_crypto_free(&c->space[i].rx);
 		quic_crypto_free(&c->space[i].tx);
 	}
-}
-
-static void quic_key_update_work(struct work_struct *work)
-{
-	struct quic_conn *c = container_of(work, struct quic_conn, ku_work);
-	struct sock *sk = (struct sock *)container_of(c, struct quic_sock,
-						      conn);
-
-	lock_sock(sk);
-	quic_key_free_discarded(c);
-	if (c->retry_pending)
-		quic_conn_retry_apply(sk);
-	quic_version_apply(sk);
-	if (sk->sk_state == TCP_ESTABLISHED)
-		quic_key_prepare(c);
-	release_sock(sk);
-	sock_put(sk);
 }
 
 /**
@@ -88,38 +76,11 @@ static void quic_key_update_work(struct work_struct *work)
  */
 void quic_key_discard(struct sock *sk)
 {
-	struct quic_conn *c = &quic_sk(sk)->conn;
-
 	if (sock_owned_by_user(sk)) {
-		quic_key_free_discarded(c);
+		quic_key_free_discarded(sk);
 		return;
 	}
-	quic_key_defer(sk);
-}
-
-/**
- * quic_key_defer() - have the work item do key work in process context
- * @sk: the socket, locked
- *
- * It frees the keys of discarded spaces, derives the Initial keys a
- * Retry asked for (conn.c) and prepares the next 1-RTT keys.
- */
-void quic_key_defer(struct sock *sk)
-{
-	struct quic_conn *c = &quic_sk(sk)->conn;
-
-	sock_hold(sk);
-	if (!schedule_work(&c->ku_work))
-		sock_put(sk);
-}
-
-/**
- * quic_key_update_init() - set up a connection's key update state
- * @sk: the socket
- */
-void quic_key_update_init(struct sock *sk)
-{
-	INIT_WORK(&quic_sk(sk)->conn.ku_work, quic_key_update_work);
+	quic_timer_work(sk, QUIC_WORK_KEYS_FREE);
 }
 
 /**
@@ -177,8 +138,6 @@ u32 quic_key_update_peer(struct sock *sk)
 		phase = s->rx.key_phase;
 		quic_event_put(sk, QUIC_EVENT_KEY_UPDATE, &phase, sizeof(phase));
 	}
-	sock_hold(sk);
-	if (!schedule_work(&c->ku_work))
-		sock_put(sk);
+	quic_timer_work(sk, QUIC_WORK_KEYS_NEXT);
 	return 0;
 }

@@ -8,16 +8,22 @@
  * reference of its own; quic_timer_release_cb(), called by
  * release_sock() with that spinlock held, runs the handler and drops it.
  * Stopping a timer also forgets a deferred expiry of it.
+ *
+ * The work item is the connection's one way into process context from
+ * softirq: a job bit, and a socket reference per queueing.
  */
 
 #include <linux/bitops.h>
 #include <linux/lockdep.h>
 #include <net/sock.h>
+#include <linux/workqueue.h>
 #include <net/quic/conn.h>
+#include <net/quic/keyupdate.h>
 #include <net/quic/loss.h>
 #include <net/quic/output.h>
 #include <net/quic/socket.h>
 #include <net/quic/timer.h>
+#include <net/quic/version.h>
 
 typedef void (*quic_timer_handler_t)(struct sock *sk);
 
@@ -75,6 +81,44 @@ static enum hrtimer_restart quic_timer_pace_fn(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
+static void quic_timer_work_fn(struct work_struct *work)
+{
+	struct quic_conn *c = container_of(work, struct quic_conn, timers.work);
+	struct sock *sk = quic_conn_sk(c);
+	unsigned long jobs;
+
+	lock_sock(sk);
+	jobs = xchg(&c->timers.jobs, 0);
+	if (jobs & BIT(QUIC_WORK_KEYS_FREE))
+		quic_key_free_discarded(sk);
+	if (jobs & BIT(QUIC_WORK_RETRY))
+		quic_conn_retry_apply(sk);
+	if (jobs & BIT(QUIC_WORK_VERSION))
+		quic_version_apply(sk);
+	if ((jobs & BIT(QUIC_WORK_KEYS_NEXT)) &&
+	    sk->sk_state == TCP_ESTABLISHED)
+		quic_key_update_ready(sk);
+	release_sock(sk);
+	sock_put(sk);
+}
+
+/**
+ * quic_timer_work() - have the work item run a job in process context
+ * @sk: the socket, locked (owned or bh-locked)
+ * @id: the job
+ *
+ * Each job checks again, under lock_sock(), whether it still applies.
+ */
+void quic_timer_work(struct sock *sk, enum quic_work_id id)
+{
+	struct quic_timers *ts = quic_timers(sk);
+
+	set_bit(id, &ts->jobs);
+	sock_hold(sk);
+	if (!schedule_work(&ts->work))
+		sock_put(sk);
+}
+
 /**
  * quic_timer_init() - set up the timers of a new socket
  * @sk: the socket, not yet visible to anyone else
@@ -89,6 +133,8 @@ void quic_timer_init(struct sock *sk)
 	hrtimer_init(&ts->pace, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_SOFT);
 	ts->pace.function = quic_timer_pace_fn;
 	ts->deferred = 0;
+	INIT_WORK(&ts->work, quic_timer_work_fn);
+	ts->jobs = 0;
 }
 
 /**

@@ -37,7 +37,7 @@
  * name it (RFC 9368 4).
  *
  * Keys are derived in process context: the packet that shows the new
- * version waits, parked, for keyupdate.c's work item.
+ * version waits, parked, for timer.c's work item.
  */
 
 #include <net/sock.h>
@@ -46,13 +46,13 @@
 #include <net/quic/compat.h>
 #include <net/quic/conn.h>
 #include <net/quic/input.h>
-#include <net/quic/keyupdate.h>
 #include <net/quic/loss.h>
 #include <net/quic/mib.h>
 #include <net/quic/output.h>
 #include <net/quic/packet.h>
 #include <net/quic/protocol.h>
 #include <net/quic/socket.h>
+#include <net/quic/timer.h>
 #include <net/quic/version.h>
 
 /* The versions we speak, in the order a client prefers them. */
@@ -137,7 +137,7 @@ int quic_version_vn_rcvd(struct sock *sk, const struct quic_pkt_hdr *h)
 	c->vn.probe = 0;
 	c->vn.flip = pick != c->vn.version;
 	c->vn.resend = 1;
-	quic_key_defer(sk);
+	quic_timer_work(sk, QUIC_WORK_VERSION);
 	return 0;
 }
 
@@ -168,7 +168,7 @@ bool quic_version_rcvd(struct sock *sk, const struct quic_pkt_hdr *h)
 		return false;
 	c->vn.changed = 1;
 	c->vn.flip = 1;
-	quic_key_defer(sk);
+	quic_timer_work(sk, QUIC_WORK_VERSION);
 	return true;
 }
 

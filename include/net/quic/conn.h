@@ -18,7 +18,6 @@
 #include <linux/skbuff.h>
 #include <linux/types.h>
 #include <net/dst_cache.h>
-#include <linux/workqueue.h>
 #include <net/quic/ackrange.h>
 #include <net/quic/cid.h>
 #include <net/quic/cong.h>
@@ -247,7 +246,7 @@ struct quic_close {
  * @half_open: server: counted in its UDP socket's half-open connections
  * @retried: client: a Retry was accepted; no other is
  * @retry_pending: client: the Initial keys for @ids.retry_scid are still to
- *	be derived (process context: keyupdate.c's work item)
+ *	be derived (process context: timer.c's work item)
  * @early: 0-RTT and the session ticket (conn.c)
  * @ecn: ECN marks received and sent, and their validation (ecn.c)
  * @fin_pending: client: established, its Finished not queued yet; no
@@ -265,8 +264,6 @@ struct quic_close {
  * @out: the send side's buffers and budget (output.c)
  * @in: the receive side's batch and packet state (input.c)
  * @ctrl: control frames waiting to be sent (output.c)
- * @ku_work: prepares the next 1-RTT keys after a key update, frees the
- *	keys of discarded spaces (keyupdate.c)
  */
 struct quic_conn {
 	struct quic_pnspace	space[QUIC_PNSPACE_NUM];
@@ -300,7 +297,6 @@ struct quic_conn {
 	struct quic_out		out;
 	struct quic_in		in;
 	struct quic_ctrl	ctrl;
-	struct work_struct	ku_work;
 };
 
 /* conn.c */

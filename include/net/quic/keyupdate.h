@@ -9,11 +9,10 @@
 
 struct sock;
 
-void quic_key_update_init(struct sock *sk);
 int quic_key_update_ready(struct sock *sk);
 int quic_key_update_local(struct sock *sk);
 u32 quic_key_update_peer(struct sock *sk);
 void quic_key_discard(struct sock *sk);
-void quic_key_defer(struct sock *sk);
+void quic_key_free_discarded(struct sock *sk);
 
 #endif /* __NET_QUIC_KEYUPDATE_H */

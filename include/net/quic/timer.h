@@ -13,6 +13,11 @@
  *
  * Either way the handler runs with the socket's spinlock held and BHs
  * off: it must not sleep, and allocates with GFP_ATOMIC.
+ *
+ * What must sleep (freeing or preparing keys, deriving other Initial
+ * keys) is asked for from those contexts with quic_timer_work(): one
+ * work item per connection, with a bit per job, that runs the jobs asked
+ * for in process context under lock_sock().
  */
 #ifndef __NET_QUIC_TIMER_H
 #define __NET_QUIC_TIMER_H
@@ -20,6 +25,7 @@
 #include <linux/hrtimer.h>
 #include <linux/timer.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 
 struct sock;
 
@@ -45,16 +51,38 @@ enum quic_timer_id {
 #define QUIC_TIMER_NUM_JIFFIES	QUIC_TIMER_PACE
 
 /**
- * struct quic_timers - the timers of a connection
+ * enum quic_work_id - the jobs of a connection's work item, in the order
+ *	it runs them
+ * @QUIC_WORK_KEYS_FREE: free the keys of discarded spaces (keyupdate.c)
+ * @QUIC_WORK_RETRY: the Initial keys a Retry asked for (conn.c)
+ * @QUIC_WORK_VERSION: the client's move to another version (version.c)
+ * @QUIC_WORK_KEYS_NEXT: prepare the next 1-RTT keys (keyupdate.c)
+ * @QUIC_WORK_NUM: how many
+ */
+enum quic_work_id {
+	QUIC_WORK_KEYS_FREE,
+	QUIC_WORK_RETRY,
+	QUIC_WORK_VERSION,
+	QUIC_WORK_KEYS_NEXT,
+	QUIC_WORK_NUM,
+};
+
+/**
+ * struct quic_timers - the timers and the work item of a connection
  * @t: one timer_list per enum quic_timer_id below QUIC_TIMER_PACE
  * @pace: the pacing timer
  * @deferred: bit per timer that fired while a user owned the socket; each
  *	set bit holds a socket reference until .release_cb runs it
+ * @work: runs the jobs of @jobs in process context
+ * @jobs: bit per enum quic_work_id asked for; a queued @work holds one
+ *	socket reference
  */
 struct quic_timers {
 	struct timer_list	t[QUIC_TIMER_NUM_JIFFIES];
 	struct hrtimer		pace;
 	unsigned long		deferred;
+	struct work_struct	work;
+	unsigned long		jobs;
 };
 
 void quic_timer_init(struct sock *sk);
@@ -65,5 +93,6 @@ void quic_timer_stop(struct sock *sk, enum quic_timer_id id);
 void quic_timer_stop_all(struct sock *sk);
 bool quic_timer_pending(struct sock *sk, enum quic_timer_id id);
 void quic_timer_release_cb(struct sock *sk);
+void quic_timer_work(struct sock *sk, enum quic_work_id id);
 
 #endif /* __NET_QUIC_TIMER_H */
