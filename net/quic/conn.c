@@ -694,6 +694,9 @@ static int quic_conn_set_early(struct sock *sk,
  * @sk: the socket, locked
  * @s: the secret from user space
  *
+ * The packets that waited for the key are marked ready, for the caller
+ * to run with quic_input_parked_run() once the key is in.
+ *
  * Return: 0, -EINVAL or a crypto API errno.
  */
 int quic_conn_set_secret(struct sock *sk, const struct quic_crypto_secret *s)
@@ -742,7 +745,7 @@ int quic_conn_set_secret(struct sock *sk, const struct quic_crypto_secret *s)
 
 	/* 1-RTT packets wait for the stream table that completion sets up. */
 	if (!s->send && s->level != QUIC_CRYPTO_APP)
-		quic_input_process_parked(sk, s->level);
+		quic_input_parked_ready(sk, s->level);
 	if (sk->sk_state != TCP_SYN_RECV)
 		return sk->sk_state == TCP_CLOSE ? -EPIPE : 0;
 	if (s->level == QUIC_CRYPTO_HANDSHAKE && s->send && !c->is_server)
@@ -757,9 +760,7 @@ int quic_conn_set_secret(struct sock *sk, const struct quic_crypto_secret *s)
 		if (err)
 			return err;
 		quic_conn_complete(sk);
-		quic_input_process_parked(sk, QUIC_CRYPTO_APP);
-		if (sk->sk_state == TCP_CLOSE)
-			return -EPIPE;
+		quic_input_parked_ready(sk, QUIC_CRYPTO_APP);
 	}
 	return 0;
 }

@@ -749,12 +749,8 @@ static void quic_in_conn_rcv(struct sock *sk, struct sk_buff *skb)
 	quic_in_conn(sk, skb);
 }
 
-/**
- * quic_input_process_parked() - process packets that waited for a key
- * @sk: the socket, locked
- * @level: the level whose receive key just arrived
- */
-void quic_input_process_parked(struct sock *sk, u8 level)
+/* Process the packets that waited at @level. */
+static void quic_in_parked(struct sock *sk, u8 level)
 {
 	struct quic_pnspace *s = &quic_sk(sk)->conn.space[level];
 	struct sk_buff_head q;
@@ -768,6 +764,41 @@ void quic_input_process_parked(struct sock *sk, u8 level)
 			continue;
 		}
 		quic_in_conn(sk, skb);
+	}
+}
+
+/**
+ * quic_input_parked_ready() - the packets parked at a level can go
+ * @sk: the socket, locked
+ * @level: the level whose receive key arrived (1-RTT: whose stream table
+ *	is ready too)
+ *
+ * They are processed by quic_input_parked_run(), which the entry point
+ * that installed the key calls once it is done: setsockopt() (sockopt.c)
+ * or the connection's work item (timer.c).
+ */
+void quic_input_parked_ready(struct sock *sk, u8 level)
+{
+	quic_sk(sk)->conn.space[level].parked_ready = true;
+}
+
+/**
+ * quic_input_parked_run() - process the packets of the levels made ready
+ * @sk: the socket, locked, in process context
+ */
+void quic_input_parked_run(struct sock *sk)
+{
+	static const u8 levels[] = {
+		QUIC_CRYPTO_INITIAL, QUIC_CRYPTO_HANDSHAKE, QUIC_CRYPTO_APP,
+	};
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(levels); i++) {
+		if (!c->space[levels[i]].parked_ready)
+			continue;
+		c->space[levels[i]].parked_ready = false;
+		quic_in_parked(sk, levels[i]);
 	}
 }
 

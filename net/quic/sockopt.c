@@ -22,6 +22,7 @@
 #include <net/tcp_states.h>
 
 #include <net/quic/conn.h>
+#include <net/quic/input.h>
 #include <net/quic/keyupdate.h>
 #include <net/quic/output.h>
 #include <net/quic/protocol.h>
@@ -747,7 +748,11 @@ static int quic_set_secret(struct sock *sk, sockptr_t optval,
 		return -EFAULT;
 	err = quic_conn_set_secret(sk, &secret);
 	memzero_explicit(&secret, sizeof(secret));
-	return err;
+	if (err)
+		return err;
+	/* The packets that waited for this key, or for the handshake's end. */
+	quic_input_parked_run(sk);
+	return sk->sk_state == TCP_CLOSE ? -EPIPE : 0;
 }
 
 /* TRANSPORT_PARAM_EXT: the handshake hands over the peer's transport

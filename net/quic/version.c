@@ -223,7 +223,8 @@ void quic_version_apply(struct sock *sk)
 		quic_loss_retry(sk);
 		quic_recovery_pto_reset(&c->loss.rec);
 	}
-	quic_input_process_parked(sk, QUIC_CRYPTO_INITIAL);
+	quic_input_parked_ready(sk, QUIC_CRYPTO_INITIAL);
+	quic_input_parked_run(sk);
 	if (sk->sk_state != TCP_SYN_RECV)
 		return;
 	if (flip && !resend && !quic_version_took(r, any, largest)) {

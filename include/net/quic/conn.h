@@ -96,6 +96,7 @@ struct sock;
  *	last one out of order (saturates)
  * @ping: send a PING (probe with nothing to retransmit)
  * @discarded: keys dropped; nothing more is sent or received here
+ * @parked_ready: @parked can be processed now (input.c)
  * @loss_time: when the oldest packet not yet lost will be by the time
  *	threshold (RFC 9002 6.1.2), or 0
  */
@@ -114,6 +115,7 @@ struct quic_pnspace {
 	u32			rx_eliciting;
 	bool			ping;
 	bool			discarded;
+	bool			parked_ready;
 	u64			loss_time;
 };
 

@@ -77,6 +77,7 @@ void quic_input_batch_init(struct quic_in_batch *b);
 void quic_input_batch_end(struct quic_in_batch *b);
 int quic_input_backlog_rcv(struct sock *sk, struct sk_buff *skb);
 void quic_input_accept_skb(struct sock *sk, struct sk_buff *skb);
-void quic_input_process_parked(struct sock *sk, u8 level);
+void quic_input_parked_ready(struct sock *sk, u8 level);
+void quic_input_parked_run(struct sock *sk);
 
 #endif /* __NET_QUIC_INPUT_H */
