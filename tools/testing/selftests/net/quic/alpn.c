@@ -46,15 +46,9 @@ FIXTURE_VARIANT(alpn)
 	int family;
 };
 
-FIXTURE_VARIANT_ADD(alpn, ipv4)
-{
-	.family = AF_INET,
-};
-
-FIXTURE_VARIANT_ADD(alpn, ipv6)
-{
-	.family = AF_INET6,
-};
+#define QUIC_FIXTURE		alpn
+#define QUIC_VARIANTS_FAMILY
+#include "quic_variants.h"
 
 static int listener(struct sockaddr_storage *ss, socklen_t *len,
 		    const char *alpn)

@@ -537,25 +537,9 @@ FIXTURE_VARIANT(role) {
 	bool server;	/* the socket under test is the accepted one */
 };
 
-FIXTURE_VARIANT_ADD(role, ipv4_client) {
-	.family = AF_INET,
-	.server = false,
-};
-
-FIXTURE_VARIANT_ADD(role, ipv4_server) {
-	.family = AF_INET,
-	.server = true,
-};
-
-FIXTURE_VARIANT_ADD(role, ipv6_client) {
-	.family = AF_INET6,
-	.server = false,
-};
-
-FIXTURE_VARIANT_ADD(role, ipv6_server) {
-	.family = AF_INET6,
-	.server = true,
-};
+#define QUIC_FIXTURE		role
+#define QUIC_VARIANTS_ROLE
+#include "quic_variants.h"
 
 FIXTURE_SETUP(role)
 {
@@ -1659,13 +1643,9 @@ FIXTURE_VARIANT(both) {
 	int family;
 };
 
-FIXTURE_VARIANT_ADD(both, ipv4) {
-	.family = AF_INET,
-};
-
-FIXTURE_VARIANT_ADD(both, ipv6) {
-	.family = AF_INET6,
-};
+#define QUIC_FIXTURE		both
+#define QUIC_VARIANTS_FAMILY
+#include "quic_variants.h"
 
 FIXTURE_SETUP(both)
 {
@@ -2071,49 +2051,12 @@ FIXTURE_VARIANT(cipher) {
 	unsigned int type;		/* TLS_CIPHER_* */
 	int gnutls;			/* gnutls_cipher_algorithm_t */
 	const char *prio;		/* its GnuTLS priority name */
+	bool psk;			/* unused: no PSK here */
 };
 
-FIXTURE_VARIANT_ADD(cipher, ipv4_aes_128_gcm) {
-	.family = AF_INET,
-	.type = TLS_CIPHER_AES_GCM_128,
-	.gnutls = GNUTLS_CIPHER_AES_128_GCM,
-	.prio = "AES-128-GCM",
-};
-
-FIXTURE_VARIANT_ADD(cipher, ipv4_aes_256_gcm) {
-	.family = AF_INET,
-	.type = TLS_CIPHER_AES_GCM_256,
-	.gnutls = GNUTLS_CIPHER_AES_256_GCM,
-	.prio = "AES-256-GCM",
-};
-
-FIXTURE_VARIANT_ADD(cipher, ipv4_chacha20_poly1305) {
-	.family = AF_INET,
-	.type = TLS_CIPHER_CHACHA20_POLY1305,
-	.gnutls = GNUTLS_CIPHER_CHACHA20_POLY1305,
-	.prio = "CHACHA20-POLY1305",
-};
-
-FIXTURE_VARIANT_ADD(cipher, ipv6_aes_128_gcm) {
-	.family = AF_INET6,
-	.type = TLS_CIPHER_AES_GCM_128,
-	.gnutls = GNUTLS_CIPHER_AES_128_GCM,
-	.prio = "AES-128-GCM",
-};
-
-FIXTURE_VARIANT_ADD(cipher, ipv6_aes_256_gcm) {
-	.family = AF_INET6,
-	.type = TLS_CIPHER_AES_GCM_256,
-	.gnutls = GNUTLS_CIPHER_AES_256_GCM,
-	.prio = "AES-256-GCM",
-};
-
-FIXTURE_VARIANT_ADD(cipher, ipv6_chacha20_poly1305) {
-	.family = AF_INET6,
-	.type = TLS_CIPHER_CHACHA20_POLY1305,
-	.gnutls = GNUTLS_CIPHER_CHACHA20_POLY1305,
-	.prio = "CHACHA20-POLY1305",
-};
+#define QUIC_FIXTURE		cipher
+#define QUIC_VARIANTS_CIPHER
+#include "quic_variants.h"
 
 FIXTURE_SETUP(cipher)
 {

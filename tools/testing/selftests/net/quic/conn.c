@@ -42,13 +42,9 @@ FIXTURE_VARIANT(conn) {
 	int family;
 };
 
-FIXTURE_VARIANT_ADD(conn, ipv4) {
-	.family = AF_INET,
-};
-
-FIXTURE_VARIANT_ADD(conn, ipv6) {
-	.family = AF_INET6,
-};
+#define QUIC_FIXTURE		conn
+#define QUIC_VARIANTS_FAMILY
+#include "quic_variants.h"
 
 FIXTURE_SETUP(conn)
 {

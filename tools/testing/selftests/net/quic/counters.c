@@ -79,13 +79,9 @@ FIXTURE_VARIANT(counters) {
 	int family;
 };
 
-FIXTURE_VARIANT_ADD(counters, ipv4) {
-	.family = AF_INET,
-};
-
-FIXTURE_VARIANT_ADD(counters, ipv6) {
-	.family = AF_INET6,
-};
+#define QUIC_FIXTURE		counters
+#define QUIC_VARIANTS_FAMILY
+#include "quic_variants.h"
 
 FIXTURE_SETUP(counters)
 {

@@ -22,6 +22,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <linux/tls.h>
+#include <gnutls/gnutls.h>
 #include <netinet/quic.h>
 
 #include "kselftest_harness.h"
@@ -131,13 +132,9 @@ FIXTURE_VARIANT(hs) {
 	int family;
 };
 
-FIXTURE_VARIANT_ADD(hs, ipv4) {
-	.family = AF_INET,
-};
-
-FIXTURE_VARIANT_ADD(hs, ipv6) {
-	.family = AF_INET6,
-};
+#define QUIC_FIXTURE		hs
+#define QUIC_VARIANTS_FAMILY
+#include "quic_variants.h"
 
 FIXTURE_SETUP(hs)
 {
@@ -1225,63 +1222,21 @@ FIXTURE(cipher) {
 	int cfd;
 };
 
+/* The members of quic_variants.h's QUIC_VARIANTS_CIPHER_ALL; with a PSK
+ * that cannot select the cipher suite (!psk), the variant checks that
+ * the failure is clean instead.
+ */
 FIXTURE_VARIANT(cipher) {
 	int family;
 	unsigned int type;
+	const char *prio;
+	int gnutls;
 	bool psk;	/* a SHA-256 PSK can select this cipher suite */
 };
 
-/* TLS 1.3 binds a PSK to one hash (RFC 8446 4.2.11). GnuTLS 3.7 makes
- * every PSK a SHA-256 one, so TLS_AES_256_GCM_SHA384 alone cannot be
- * agreed with a PSK: that variant checks the failure is clean instead.
- */
-FIXTURE_VARIANT_ADD(cipher, ipv4_aes_128_gcm) {
-	.family = AF_INET,
-	.type = TLS_CIPHER_AES_GCM_128,
-	.psk = true,
-};
-
-FIXTURE_VARIANT_ADD(cipher, ipv4_aes_256_gcm) {
-	.family = AF_INET,
-	.type = TLS_CIPHER_AES_GCM_256,
-	.psk = false,
-};
-
-FIXTURE_VARIANT_ADD(cipher, ipv4_chacha20_poly1305) {
-	.family = AF_INET,
-	.type = TLS_CIPHER_CHACHA20_POLY1305,
-	.psk = true,
-};
-
-FIXTURE_VARIANT_ADD(cipher, ipv4_aes_128_ccm) {
-	.family = AF_INET,
-	.type = TLS_CIPHER_AES_CCM_128,
-	.psk = true,
-};
-
-FIXTURE_VARIANT_ADD(cipher, ipv6_aes_128_gcm) {
-	.family = AF_INET6,
-	.type = TLS_CIPHER_AES_GCM_128,
-	.psk = true,
-};
-
-FIXTURE_VARIANT_ADD(cipher, ipv6_aes_256_gcm) {
-	.family = AF_INET6,
-	.type = TLS_CIPHER_AES_GCM_256,
-	.psk = false,
-};
-
-FIXTURE_VARIANT_ADD(cipher, ipv6_chacha20_poly1305) {
-	.family = AF_INET6,
-	.type = TLS_CIPHER_CHACHA20_POLY1305,
-	.psk = true,
-};
-
-FIXTURE_VARIANT_ADD(cipher, ipv6_aes_128_ccm) {
-	.family = AF_INET6,
-	.type = TLS_CIPHER_AES_CCM_128,
-	.psk = true,
-};
+#define QUIC_FIXTURE		cipher
+#define QUIC_VARIANTS_CIPHER_ALL
+#include "quic_variants.h"
 
 static int set_cipher(int fd, unsigned int type)
 {

@@ -84,13 +84,9 @@ FIXTURE_VARIANT(hostile) {
 	int family;
 };
 
-FIXTURE_VARIANT_ADD(hostile, ipv4) {
-	.family = AF_INET,
-};
-
-FIXTURE_VARIANT_ADD(hostile, ipv6) {
-	.family = AF_INET6,
-};
+#define QUIC_FIXTURE		hostile
+#define QUIC_VARIANTS_FAMILY
+#include "quic_variants.h"
 
 FIXTURE_SETUP(hostile)
 {

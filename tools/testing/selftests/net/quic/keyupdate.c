@@ -105,13 +105,9 @@ FIXTURE_VARIANT(ku) {
 	int family;
 };
 
-FIXTURE_VARIANT_ADD(ku, ipv4) {
-	.family = AF_INET,
-};
-
-FIXTURE_VARIANT_ADD(ku, ipv6) {
-	.family = AF_INET6,
-};
+#define QUIC_FIXTURE		ku
+#define QUIC_VARIANTS_FAMILY
+#include "quic_variants.h"
 
 FIXTURE_SETUP(ku)
 {

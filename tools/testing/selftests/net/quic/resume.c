@@ -709,13 +709,9 @@ FIXTURE_VARIANT(resume) {
 	int family;
 };
 
-FIXTURE_VARIANT_ADD(resume, ipv4) {
-	.family = AF_INET,
-};
-
-FIXTURE_VARIANT_ADD(resume, ipv6) {
-	.family = AF_INET6,
-};
+#define QUIC_FIXTURE		resume
+#define QUIC_VARIANTS_FAMILY
+#include "quic_variants.h"
 
 FIXTURE_SETUP(resume)
 {
@@ -1175,45 +1171,15 @@ FIXTURE(zero_rtt) {
 
 FIXTURE_VARIANT(zero_rtt) {
 	int family;
-	const char *cipher;	/* GnuTLS priority name */
+	unsigned int type;	/* TLS_CIPHER_*, unused */
+	const char *prio;	/* GnuTLS priority name */
 	int gnutls;		/* gnutls_cipher_algorithm_t */
+	bool psk;		/* unused */
 };
 
-FIXTURE_VARIANT_ADD(zero_rtt, ipv4_aes_128_gcm) {
-	.family = AF_INET,
-	.cipher = "AES-128-GCM",
-	.gnutls = GNUTLS_CIPHER_AES_128_GCM,
-};
-
-FIXTURE_VARIANT_ADD(zero_rtt, ipv4_aes_256_gcm) {
-	.family = AF_INET,
-	.cipher = "AES-256-GCM",
-	.gnutls = GNUTLS_CIPHER_AES_256_GCM,
-};
-
-FIXTURE_VARIANT_ADD(zero_rtt, ipv4_chacha20_poly1305) {
-	.family = AF_INET,
-	.cipher = "CHACHA20-POLY1305",
-	.gnutls = GNUTLS_CIPHER_CHACHA20_POLY1305,
-};
-
-FIXTURE_VARIANT_ADD(zero_rtt, ipv6_aes_128_gcm) {
-	.family = AF_INET6,
-	.cipher = "AES-128-GCM",
-	.gnutls = GNUTLS_CIPHER_AES_128_GCM,
-};
-
-FIXTURE_VARIANT_ADD(zero_rtt, ipv6_aes_256_gcm) {
-	.family = AF_INET6,
-	.cipher = "AES-256-GCM",
-	.gnutls = GNUTLS_CIPHER_AES_256_GCM,
-};
-
-FIXTURE_VARIANT_ADD(zero_rtt, ipv6_chacha20_poly1305) {
-	.family = AF_INET6,
-	.cipher = "CHACHA20-POLY1305",
-	.gnutls = GNUTLS_CIPHER_CHACHA20_POLY1305,
-};
+#define QUIC_FIXTURE		zero_rtt
+#define QUIC_VARIANTS_CIPHER
+#include "quic_variants.h"
 
 FIXTURE_SETUP(zero_rtt)
 {
@@ -1235,7 +1201,7 @@ FIXTURE_TEARDOWN(zero_rtt)
  */
 TEST_F_TIMEOUT(zero_rtt, accepted, 120)
 {
-	const struct tls_opts o = { .cipher = variant->cipher, .early = true };
+	const struct tls_opts o = { .cipher = variant->prio, .early = true };
 	struct env *e = &self->e;
 	struct zcount z0, z1;
 

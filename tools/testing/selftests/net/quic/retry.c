@@ -348,13 +348,9 @@ FIXTURE_VARIANT(retry) {
 	int family;
 };
 
-FIXTURE_VARIANT_ADD(retry, ipv4) {
-	.family = AF_INET,
-};
-
-FIXTURE_VARIANT_ADD(retry, ipv6) {
-	.family = AF_INET6,
-};
+#define QUIC_FIXTURE		retry
+#define QUIC_VARIANTS_FAMILY
+#include "quic_variants.h"
 
 /* A plain UDP socket on loopback, or -1. */
 static int udp_socket(int family)

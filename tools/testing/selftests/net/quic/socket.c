@@ -154,25 +154,9 @@ FIXTURE_VARIANT(quic_sock) {
 	int type;
 };
 
-FIXTURE_VARIANT_ADD(quic_sock, ipv4_stream) {
-	.family = AF_INET,
-	.type = SOCK_STREAM,
-};
-
-FIXTURE_VARIANT_ADD(quic_sock, ipv4_dgram) {
-	.family = AF_INET,
-	.type = SOCK_DGRAM,
-};
-
-FIXTURE_VARIANT_ADD(quic_sock, ipv6_stream) {
-	.family = AF_INET6,
-	.type = SOCK_STREAM,
-};
-
-FIXTURE_VARIANT_ADD(quic_sock, ipv6_dgram) {
-	.family = AF_INET6,
-	.type = SOCK_DGRAM,
-};
+#define QUIC_FIXTURE		quic_sock
+#define QUIC_VARIANTS_SOCK_TYPE
+#include "quic_variants.h"
 
 FIXTURE_SETUP(quic_sock)
 {

@@ -74,25 +74,9 @@ FIXTURE_VARIANT(sockopt) {
 	int type;
 };
 
-FIXTURE_VARIANT_ADD(sockopt, ipv4_stream) {
-	.family = AF_INET,
-	.type = SOCK_STREAM,
-};
-
-FIXTURE_VARIANT_ADD(sockopt, ipv4_dgram) {
-	.family = AF_INET,
-	.type = SOCK_DGRAM,
-};
-
-FIXTURE_VARIANT_ADD(sockopt, ipv6_stream) {
-	.family = AF_INET6,
-	.type = SOCK_STREAM,
-};
-
-FIXTURE_VARIANT_ADD(sockopt, ipv6_dgram) {
-	.family = AF_INET6,
-	.type = SOCK_DGRAM,
-};
+#define QUIC_FIXTURE		sockopt
+#define QUIC_VARIANTS_SOCK_TYPE
+#include "quic_variants.h"
 
 FIXTURE_SETUP(sockopt)
 {

@@ -66,16 +66,12 @@ FIXTURE(streams) {
 };
 
 FIXTURE_VARIANT(streams) {
-	struct pair_params p;
+	int family;
 };
 
-FIXTURE_VARIANT_ADD(streams, ipv4) {
-	.p = { .family = AF_INET, .max_streams_bidi = STREAMS },
-};
-
-FIXTURE_VARIANT_ADD(streams, ipv6) {
-	.p = { .family = AF_INET6, .max_streams_bidi = STREAMS },
-};
+#define QUIC_FIXTURE		streams
+#define QUIC_VARIANTS_FAMILY
+#include "quic_variants.h"
 
 static void pair_setup(struct __test_metadata *_metadata,
 		       const struct pair_params *p, int *cfd, int *sfd)
@@ -106,7 +102,12 @@ static void pair_teardown(int cfd, int sfd)
 
 FIXTURE_SETUP(streams)
 {
-	pair_setup(_metadata, &variant->p, &self->cfd, &self->sfd);
+	const struct pair_params p = {
+		.family = variant->family,
+		.max_streams_bidi = STREAMS,
+	};
+
+	pair_setup(_metadata, &p, &self->cfd, &self->sfd);
 }
 
 FIXTURE_TEARDOWN(streams)
@@ -121,22 +122,22 @@ FIXTURE(flow) {
 };
 
 FIXTURE_VARIANT(flow) {
-	struct pair_params p;
+	int family;
 };
 
-FIXTURE_VARIANT_ADD(flow, ipv4) {
-	.p = { .family = AF_INET, .max_data = FLOW_WINDOW * 2,
-	       .max_stream_data = FLOW_WINDOW },
-};
-
-FIXTURE_VARIANT_ADD(flow, ipv6) {
-	.p = { .family = AF_INET6, .max_data = FLOW_WINDOW * 2,
-	       .max_stream_data = FLOW_WINDOW },
-};
+#define QUIC_FIXTURE		flow
+#define QUIC_VARIANTS_FAMILY
+#include "quic_variants.h"
 
 FIXTURE_SETUP(flow)
 {
-	pair_setup(_metadata, &variant->p, &self->cfd, &self->sfd);
+	const struct pair_params p = {
+		.family = variant->family,
+		.max_data = FLOW_WINDOW * 2,
+		.max_stream_data = FLOW_WINDOW,
+	};
+
+	pair_setup(_metadata, &p, &self->cfd, &self->sfd);
 }
 
 FIXTURE_TEARDOWN(flow)
@@ -928,7 +929,7 @@ TEST_F(streams, sockopt_errors)
 	EXPECT_EQ(ENOSTR, errno);
 
 	/* Without a connection. */
-	fd = socket(variant->p.family, SOCK_DGRAM, IPPROTO_QUIC);
+	fd = socket(variant->family, SOCK_DGRAM, IPPROTO_QUIC);
 	ASSERT_LE(0, fd);
 	ei.stream_id = 0;
 	EXPECT_EQ(EINVAL, setopt_err(fd, SOL_QUIC, QUIC_SOCKOPT_STREAM_RESET,

@@ -135,21 +135,15 @@ FIXTURE(udp) {
 
 FIXTURE_VARIANT(udp) {
 	int family;
-	const char *loopback;
-	const char *wildcard;
 };
 
-FIXTURE_VARIANT_ADD(udp, ipv4) {
-	.family = AF_INET,
-	.loopback = "127.0.0.1",
-	.wildcard = "0.0.0.0",
-};
+/* The variant's loopback and wildcard addresses, as text. */
+#define LOOPBACK	loopback(variant->family)
+#define WILDCARD	wildcard(variant->family)
 
-FIXTURE_VARIANT_ADD(udp, ipv6) {
-	.family = AF_INET6,
-	.loopback = "::1",
-	.wildcard = "::",
-};
+#define QUIC_FIXTURE		udp
+#define QUIC_VARIANTS_FAMILY
+#include "quic_variants.h"
 
 FIXTURE_SETUP(udp)
 {
@@ -184,7 +178,7 @@ TEST_F(udp, bind_port0)
 {
 	int port;
 
-	ASSERT_EQ(0, bind_err(self->quic, variant->family, variant->loopback,
+	ASSERT_EQ(0, bind_err(self->quic, variant->family, LOOPBACK,
 			      0));
 	port = local_port(self->quic);
 	ASSERT_GT(port, 0);
@@ -199,7 +193,7 @@ TEST_F(udp, bind_wildcard_port0)
 {
 	int port;
 
-	ASSERT_EQ(0, bind_err(self->quic, variant->family, variant->wildcard,
+	ASSERT_EQ(0, bind_err(self->quic, variant->family, WILDCARD,
 			      0));
 	port = local_port(self->quic);
 	ASSERT_GT(port, 0);
@@ -211,7 +205,7 @@ TEST_F(udp, share)
 {
 	int fd2, fd3, port;
 
-	ASSERT_EQ(0, bind_err(self->quic, variant->family, variant->loopback,
+	ASSERT_EQ(0, bind_err(self->quic, variant->family, LOOPBACK,
 			      0));
 	port = local_port(self->quic);
 	ASSERT_GT(port, 0);
@@ -220,8 +214,8 @@ TEST_F(udp, share)
 	ASSERT_GE(fd2, 0);
 	fd3 = socket(variant->family, SOCK_STREAM, IPPROTO_QUIC);
 	ASSERT_GE(fd3, 0);
-	ASSERT_EQ(0, bind_err(fd2, variant->family, variant->loopback, port));
-	ASSERT_EQ(0, bind_err(fd3, variant->family, variant->loopback, port));
+	ASSERT_EQ(0, bind_err(fd2, variant->family, LOOPBACK, port));
+	ASSERT_EQ(0, bind_err(fd3, variant->family, LOOPBACK, port));
 	EXPECT_EQ(port, local_port(fd2));
 	EXPECT_EQ(port, local_port(fd3));
 	EXPECT_EQ(1, udp_sockets(port));
@@ -243,7 +237,7 @@ TEST_F(udp, rebind_after_close)
 {
 	int fd, port, i;
 
-	ASSERT_EQ(0, bind_err(self->quic, variant->family, variant->loopback,
+	ASSERT_EQ(0, bind_err(self->quic, variant->family, LOOPBACK,
 			      0));
 	port = local_port(self->quic);
 	ASSERT_GT(port, 0);
@@ -253,8 +247,8 @@ TEST_F(udp, rebind_after_close)
 		EXPECT_EQ(0, close(self->quic));
 		self->quic = fd;
 		EXPECT_EQ(0, bind_err(fd, variant->family,
-				      i % 2 ? variant->loopback
-					    : variant->wildcard, port)) {
+				      i % 2 ? LOOPBACK
+					    : WILDCARD, port)) {
 			TH_LOG("round %d", i);
 		}
 	}
@@ -268,17 +262,17 @@ TEST_F(udp, port_in_use)
 	socklen_t len;
 	int port;
 
-	len = make_addr(&ss, variant->family, variant->loopback, 0);
+	len = make_addr(&ss, variant->family, LOOPBACK, 0);
 	ASSERT_EQ(0, bind(self->sender, (struct sockaddr *)&ss, len));
 	port = local_port(self->sender);
 	ASSERT_GT(port, 0);
 
 	EXPECT_EQ(EADDRINUSE, bind_err(self->quic, variant->family,
-				       variant->loopback, port));
+				       LOOPBACK, port));
 	/* Still unbound, and nothing was left behind. */
 	EXPECT_EQ(0, local_port(self->quic));
 	EXPECT_EQ(1, udp_sockets(port));
-	ASSERT_EQ(0, bind_err(self->quic, variant->family, variant->loopback,
+	ASSERT_EQ(0, bind_err(self->quic, variant->family, LOOPBACK,
 			      0));
 	EXPECT_NE(port, local_port(self->quic));
 }
@@ -288,14 +282,14 @@ TEST_F(udp, wildcard_and_specific)
 {
 	int fd, port;
 
-	ASSERT_EQ(0, bind_err(self->quic, variant->family, variant->wildcard,
+	ASSERT_EQ(0, bind_err(self->quic, variant->family, WILDCARD,
 			      0));
 	port = local_port(self->quic);
 	fd = socket(variant->family, SOCK_DGRAM, IPPROTO_QUIC);
 	ASSERT_GE(fd, 0);
-	EXPECT_EQ(EADDRINUSE, bind_err(fd, variant->family, variant->loopback,
+	EXPECT_EQ(EADDRINUSE, bind_err(fd, variant->family, LOOPBACK,
 				       port));
-	EXPECT_EQ(0, bind_err(fd, variant->family, variant->wildcard, port));
+	EXPECT_EQ(0, bind_err(fd, variant->family, WILDCARD, port));
 	EXPECT_EQ(1, udp_sockets(port));
 	EXPECT_EQ(0, close(fd));
 }
@@ -363,7 +357,7 @@ TEST_F(udp, hostile_input)
 	size_t len;
 	int port, i;
 
-	ASSERT_EQ(0, bind_err(self->quic, variant->family, variant->loopback,
+	ASSERT_EQ(0, bind_err(self->quic, variant->family, LOOPBACK,
 			      0));
 	port = local_port(self->quic);
 	ASSERT_GT(port, 0);
@@ -375,7 +369,7 @@ TEST_F(udp, hostile_input)
 	size_t n_ = (len);						\
 									\
 	ASSERT_TRUE(send_to(self->sender, variant->family,		\
-			    variant->loopback, port, buf, n_)) {	\
+			    LOOPBACK, port, buf, n_)) {			\
 		TH_LOG("send %zu: %s", n_, strerror(errno));		\
 	}								\
 	if (malformed(buf, n_))						\
@@ -488,7 +482,7 @@ TEST_F(udp, hostile_input)
 	EXPECT_EQ(1, udp_sockets(port));
 	i = socket(variant->family, SOCK_DGRAM, IPPROTO_QUIC);
 	ASSERT_GE(i, 0);
-	EXPECT_EQ(0, bind_err(i, variant->family, variant->loopback, port));
+	EXPECT_EQ(0, bind_err(i, variant->family, LOOPBACK, port));
 	EXPECT_EQ(0, close(i));
 }
 
@@ -509,8 +503,8 @@ TEST_F(udp, no_leak)
 			ASSERT_EQ(0, bind_err(fds[i], variant->family,
 					      addrs[i], ports[i - 1]));
 		} else {
-			addrs[i] = i % 3 ? variant->loopback
-					 : variant->wildcard;
+			addrs[i] = i % 3 ? LOOPBACK
+					 : WILDCARD;
 			ASSERT_EQ(0, bind_err(fds[i], variant->family,
 					      addrs[i], 0));
 		}
