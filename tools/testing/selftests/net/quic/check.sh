@@ -11,6 +11,7 @@ repo=$(cd "$dir/../../../../.." && pwd)
 out=${QUIC_VM_OUT:-$repo/.vm}
 mkdir -p "$out"
 results=$out/results
+. "$dir/vm/kreport.sh"
 host_results=$out/host-results
 : >"$host_results"
 
@@ -251,7 +252,7 @@ failure_short() {
 	local tdir
 	tdir=$(guest_dir "${1%%: *}")
 	failure_log "$1" >"$out/short.log"
-	awk 'NR <= 2 || /kernel BUG at|skb_.*_panic|BUG:|UBSAN:|general protection|invalid opcode|divide error|RIP: 0010/ { print; next }
+	awk -v re="$KREPORT_NAME" 'NR <= 2 || $0 ~ re { print; next }
 	     /Call Trace:/ { t = 1; next }
 	     t && /\+0x/ && t++ <= 8 { print }' "$out/short.log" | head -n 16
 	[ -s "$tdir/results" ] &&
