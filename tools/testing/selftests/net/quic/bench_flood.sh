@@ -33,6 +33,8 @@
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$dir/../../../../.." && pwd)
+# quic_wait_port
+. "$dir/quic_helpers.sh"
 OUT=${OUT:-$repo/.vm}
 
 h3=$repo/tools/quic/http3
@@ -223,16 +225,6 @@ syncookies() {
 	}' /proc/net/netstat
 }
 
-# wait_port u|t PORT: until something listens on it (at most 10 s).
-wait_port() {
-	local _
-	for _ in $(seq 100); do
-		ss -H"$1"lna "sport = :$2" 2>/dev/null | grep -q . && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 q_pps=- q_in=- q_retry=- q_hs=- t_pps=- t_cookies=-
 
 # a. QUIC: every Initial without a token gets a Retry.
@@ -254,7 +246,7 @@ else
 	"$h3/h3server" -q -d "$tmp/www" 127.0.0.1 $qport "$tmp/key.pem" \
 		"$tmp/cert.pem" >>"$log" 2>&1 &
 	srv_pid=$!
-	wait_port u $qport || fail "quic: h3server did not bind port $qport"
+	quic_wait_port u $qport || fail "quic: h3server did not bind port $qport"
 	cp "$snmp" "$tmp/snmp.before"
 	flood_run quic -m initial -s -a 127.0.0.1 -p $qport
 	# Real clients, one after another, for as long as the flood lasts.
@@ -306,7 +298,7 @@ s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("127.0.0.1", '$tport')); s.listen(128); time.sleep(3600)' >>"$log" 2>&1 &
 	fi
 	lis_pid=$!
-	if wait_port t $tport; then
+	if quic_wait_port t $tport; then
 		c0=$(syncookies)
 		flood_run tcp -m syn -a 127.0.0.1 -p $tport
 		flood_wait tcp

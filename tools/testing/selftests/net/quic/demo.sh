@@ -12,6 +12,8 @@
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$dir/../../../../.." && pwd)
+# quic_wait_udp; not quic_lib.sh, whose exit trap and codes are a suite's.
+. "$dir/quic_helpers.sh"
 h3=$repo/tools/quic/http3
 size=${QUIC_DEMO_SIZE:-4194304}
 addr=127.0.0.1
@@ -48,15 +50,6 @@ head -c "$size" /dev/urandom >"$tmp/www/$file"
 sum=$(sha256sum <"$tmp/www/$file" | cut -d' ' -f1)
 echo "== serving $file: $size bytes, sha256 ${sum:0:16}..."
 
-wait_udp() {
-	local i
-	for i in $(seq 100); do
-		ss -Hulna "sport = :$1" 2>/dev/null | grep -q . && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # report WHO SECONDS: check the download and print one line.
 report() {
 	local who=$1 secs=$2 got
@@ -79,7 +72,7 @@ echo "== h3server (HTTP/3 on kernel QUIC, libquic handshake) on $addr:$port"
 "$h3/h3server" -d "$tmp/www" "$addr" $port "$tmp/key.pem" "$tmp/cert.pem" \
 	2>"$tmp/server.log" &
 srv=$!
-wait_udp $port || echo "   (server slow to start)"
+quic_wait_udp $port || echo "   (server slow to start)"
 
 echo "== downloads of https://$addr:$port/$file"
 t0=$(now)
@@ -111,7 +104,7 @@ port=$((port + 1))
 gtlsserver -q -d "$tmp/www" $addr $port "$tmp/key.pem" "$tmp/cert.pem" \
 	>/dev/null 2>&1 &
 srv=$!
-wait_udp $port
+quic_wait_udp $port
 t0=$(now)
 if timeout 300 "$h3/h3client" -c AES-256-GCM --ca "$tmp/cert.pem" \
 	-o "$tmp/got/$file" "https://$addr:$port/$file" 2>"$tmp/client.log"; then

@@ -16,7 +16,8 @@
 #			as a TAP line on stdout: "ok N SUITE: NAME",
 #			"not ok N SUITE: NAME" or "ok N SUITE: NAME # SKIP"
 #   quic_stop_server	kill $srv_pid, if any, and wait for it
-#   quic_wait_udp PORT	wait until something listens on UDP PORT (10 s)
+#   quic_wait_udp PORT	wait until something listens on UDP PORT (10 s),
+#			from quic_helpers.sh
 #   quic_exit		end the TAP output (plan, totals) and exit as a
 #			kselftest: 1 (KSFT_FAIL) if a result failed, 4
 #			(KSFT_SKIP) if there was none or all were skipped,
@@ -35,6 +36,8 @@ repo=$(cd "$dir/../../../../.." && pwd)
 OUT=${OUT:-$repo/.vm}
 # shellcheck source=ktap.sh
 . "$dir/ktap.sh"
+# shellcheck source=quic_helpers.sh
+. "$dir/quic_helpers.sh"
 
 # Where this run's results begin in $RESULTS.
 quic_results_from=$(stat -c %s "$RESULTS" 2>/dev/null || echo 0)
@@ -83,16 +86,6 @@ quic_stop_server() {
 	kill "$srv_pid" 2>/dev/null
 	wait "$srv_pid" 2>/dev/null
 	srv_pid=
-}
-
-quic_wait_udp() {
-	local _
-
-	for _ in $(seq 100); do
-		ss -Hulna "sport = :$1" 2>/dev/null | grep -q . && return 0
-		sleep 0.1
-	done
-	return 1
 }
 
 quic_exit() {
