@@ -17,10 +17,11 @@
 #
 #   interop.sh [SIZE...]	sizes in bytes (default 1 MiB and 10 MiB)
 #
-# QUIC_INTEROP_SIZES, QUIC_INTEROP_FAMILIES ("4 6") and
-# QUIC_INTEROP_CIPHERS narrow the matrix; QUIC_INTEROP_TIMEOUT (180)
-# bounds each transfer, in seconds. QUIC_INTEROP_H3 is where h3client and
-# h3server are (default: tools/quic/http3 of this tree).
+# QUIC_INTEROP_SIZES, QUIC_INTEROP_FAMS ("4 6"; QUIC_INTEROP_FAMILIES,
+# its former name, still works) and QUIC_INTEROP_CIPHERS narrow the
+# matrix; QUIC_INTEROP_TIMEOUT (180) bounds each transfer, in seconds.
+# QUIC_INTEROP_H3 is where h3client and h3server are (default:
+# tools/quic/http3 of this tree).
 
 set -u
 # shellcheck source=quic_lib.sh
@@ -31,7 +32,7 @@ suite=interop
 sizes=("$@")
 # shellcheck disable=SC2206
 [ ${#sizes[@]} -gt 0 ] || sizes=(${QUIC_INTEROP_SIZES:-1048576 10485760})
-families=${QUIC_INTEROP_FAMILIES:-4 6}
+families=${QUIC_INTEROP_FAMS:-${QUIC_INTEROP_FAMILIES:-4 6}}
 ciphers=${QUIC_INTEROP_CIPHERS:-AES-128-GCM AES-256-GCM CHACHA20-POLY1305}
 tmo=${QUIC_INTEROP_TIMEOUT:-180}
 port=4433
