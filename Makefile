@@ -38,6 +38,7 @@ modules:
 
 user: ksrc
 	$(MAKE) -C $(SELFTESTS) KSRC=$(KSRC)
+	$(MAKE) -C $(SELFTESTS)/bench
 	$(MAKE) -C tools/lib/quic
 	$(MAKE) -C tools/quic/http3
 
@@ -65,7 +66,7 @@ run: provision
 bench: provision
 	$(MAKE) all
 	$(VM)/run -- env BENCH_MIB=$(or $(BENCH_MIB),100) \
-		BENCH_REPS=$(or $(BENCH_REPS),1) $(CURDIR)/$(SELFTESTS)/bench.sh
+		BENCH_REPS=$(or $(BENCH_REPS),1) $(CURDIR)/$(SELFTESTS)/bench/bench.sh
 
 checkpatch: ksrc
 	$(SELFTESTS)/checkpatch.sh $(KSRC)
@@ -76,5 +77,6 @@ layering:
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C $(SELFTESTS) clean
+	$(MAKE) -C $(SELFTESTS)/bench clean
 	$(MAKE) -C tools/lib/quic clean
 	$(MAKE) -C tools/quic/http3 clean

@@ -32,9 +32,10 @@
 
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$dir/../../../../.." && pwd)
-# quic_wait_port
-. "$dir/quic_helpers.sh"
+# The tests' directory: quic_flood and quic_helpers.sh (quic_wait_port).
+sel=$(cd "$dir/.." && pwd)
+repo=$(cd "$sel/../../../../.." && pwd)
+. "$sel/quic_helpers.sh"
 OUT=${OUT:-$repo/.vm}
 
 h3=$repo/tools/quic/http3
@@ -88,7 +89,7 @@ echo "== floods, $rate pps offered for $secs s from spoofed sources: QUIC Initia
 for p in timeout ss cmp; do
 	command -v $p >/dev/null || skip "no $p"
 done
-[ -x "$dir/quic_flood" ] || skip "quic_flood not built"
+[ -x "$sel/quic_flood" ] || skip "quic_flood not built"
 
 # The perf binary: Debian's /usr/bin/perf may be a wrapper that wants a
 # perf_<version> matching the running kernel.
@@ -123,7 +124,7 @@ flood_run() {
 			[ "$a" = ack ]' - "$tmp/ctl" "$tmp/ack" ||
 			echo "perf record: no ack of enable" >>"$log"
 	fi
-	timeout $((secs + 30)) "$dir/quic_flood" "$@" -r "$rate" \
+	timeout $((secs + 30)) "$sel/quic_flood" "$@" -r "$rate" \
 		-d "$secs" >"$tmp/$name.flood" 2>>"$log" &
 	fl_pid=$!
 }

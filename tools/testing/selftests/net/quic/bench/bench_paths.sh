@@ -13,9 +13,9 @@
 
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$dir/../../../../.." && pwd)
+repo=$(cd "$dir/../../../../../.." && pwd)
 OUT=${OUT:-$repo/.vm}
-. "$dir/topo.sh"
+. "$dir/../topo.sh"
 
 h3=$repo/tools/quic/http3
 mib=${BENCH_PATH_MIB:-10}
