@@ -374,8 +374,8 @@ static int quic_conn_first_cid(struct sock *sk)
 	const struct quic_cid_entry *e;
 	int err;
 
-	c->ids.dst.limit = clamp_t(u64, quic_sk(sk)->opts.local.active_cid_limit,
-				   QUIC_CID_LIMIT_MIN, QUIC_CID_LIMIT_MAX);
+	c->ids.dst.limit = clamp_t(u64, c->local_tp.active_cid_limit,
+			       QUIC_CID_LIMIT_MIN, QUIC_CID_LIMIT_MAX);
 	err = quic_lookup_cid_issue(sock_net(sk), &c->ids.src, sk, GFP_KERNEL, &e);
 	if (err)
 		return err;
@@ -903,60 +903,16 @@ void quic_conn_new_token_rcvd(struct sock *sk, const u8 *token, u32 len)
 	quic_event_put(sk, QUIC_EVENT_NEW_TOKEN, token, len);
 }
 
-/* What we advertise is what the user set (sockopt.c: CONFIG and
- * TRANSPORT_PARAM, which may change until the handshake reads them)
- * plus the connection IDs this connection chose.
+/* The user's settings of our parameters (sockopt.c), which may change
+ * until the handshake reads them, are in force from then on: our
+ * active_connection_id_limit and our idle timeout.
  */
-static void quic_conn_sync_local_tp(struct sock *sk)
+static void quic_conn_local_tp_apply(struct sock *sk)
 {
-	static const enum quic_tparam_bit cid_bits[] = {
-		QUIC_TPB_ORIGINAL_DCID, QUIC_TPB_INITIAL_SCID, QUIC_TPB_RETRY_SCID,
-	};
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_cid odcid = c->local_tp.original_dcid;
-	struct quic_cid iscid = c->local_tp.initial_scid;
-	struct quic_cid rscid = c->local_tp.retry_scid;
-	struct quic_preferred_address pa = c->local_tp.preferred_address;
-	bool had[ARRAY_SIZE(cid_bits)], had_pa;
-	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(cid_bits); i++)
-		had[i] = quic_tparams_has(&c->local_tp, cid_bits[i]);
-	had_pa = quic_tparams_has(&c->local_tp, QUIC_TPB_PREFERRED_ADDRESS);
-	c->local_tp = quic_sk(sk)->opts.local;
-	/* A server's preferred address is path.c's (socket-api.md 5.9). */
-	c->local_tp.preferred_address = pa;
-	if (had_pa)
-		quic_tparams_set(&c->local_tp, QUIC_TPB_PREFERRED_ADDRESS);
-	else
-		quic_tparams_clear(&c->local_tp, QUIC_TPB_PREFERRED_ADDRESS);
-	c->local_tp.original_dcid = odcid;
-	c->local_tp.initial_scid = iscid;
-	c->local_tp.retry_scid = rscid;
-	for (i = 0; i < ARRAY_SIZE(cid_bits); i++) {
-		if (had[i])
-			quic_tparams_set(&c->local_tp, cid_bits[i]);
-		else
-			quic_tparams_clear(&c->local_tp, cid_bits[i]);
-	}
-	/* RFC 9368 3: our Chosen Version is the one in use. A client that
-	 * probes with a version we do not speak has no Chosen Version to
-	 * give (version.c). A server sends its own whether or not the
-	 * client sent one: a client that followed a Version Negotiation
-	 * sends none and needs the server's to rule out a downgrade
-	 * (RFC 9368 4); only disable_compatible_version turns it off.
-	 */
-	c->local_tp.chosen_version = c->vn.version;
-	if (!c->is_server && (c->vn.probe || c->vn.changed))
-		quic_tparams_clear(&c->local_tp, QUIC_TPB_VERSION_INFO);
-	/* A server's token is the one of its ID numbered 0 (RFC 9000 10.3). */
-	if (c->is_server && c->ids.src.count && c->ids.src.entries[0].has_token)
-		memcpy(c->local_tp.stateless_reset_token,
-		       c->ids.src.entries[0].token, QUIC_RESET_TOKEN_LEN);
-	else
-		quic_tparams_clear(&c->local_tp, QUIC_TPB_STATELESS_RESET_TOKEN);
 	c->ids.dst.limit = clamp_t(u64, c->local_tp.active_cid_limit,
-				   QUIC_CID_LIMIT_MIN, QUIC_CID_LIMIT_MAX);
+			       QUIC_CID_LIMIT_MIN, QUIC_CID_LIMIT_MAX);
 	quic_conn_idle_start(sk);
 }
 
@@ -966,17 +922,39 @@ static void quic_conn_sync_local_tp(struct sock *sk)
  * @buf: where to encode
  * @room: bytes at @buf
  *
+ * What we advertise is @local_tp, the user's settings with the connection
+ * IDs and the preferred address this connection chose, and what only the
+ * version in use and our IDs decide.
+ *
  * Return: the length, or -EINVAL.
  */
 int quic_conn_get_local_tp(struct sock *sk, u8 *buf, u32 room)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_tparams tp;
 	int len;
 
 	if (sk->sk_state != TCP_SYN_RECV)
 		return -EINVAL;
-	quic_conn_sync_local_tp(sk);
-	len = quic_tparams_encode(buf, room, &c->local_tp, c->is_server);
+	quic_conn_local_tp_apply(sk);
+	tp = c->local_tp;
+	/* RFC 9368 3: our Chosen Version is the one in use. A client that
+	 * probes with a version we do not speak has no Chosen Version to
+	 * give (version.c). A server sends its own whether or not the
+	 * client sent one: a client that followed a Version Negotiation
+	 * sends none and needs the server's to rule out a downgrade
+	 * (RFC 9368 4); only disable_compatible_version turns it off.
+	 */
+	tp.chosen_version = c->vn.version;
+	if (!c->is_server && (c->vn.probe || c->vn.changed))
+		quic_tparams_clear(&tp, QUIC_TPB_VERSION_INFO);
+	/* A server's token is the one of its ID numbered 0 (RFC 9000 10.3). */
+	if (c->is_server && c->ids.src.count && c->ids.src.entries[0].has_token)
+		memcpy(tp.stateless_reset_token, c->ids.src.entries[0].token,
+		       QUIC_RESET_TOKEN_LEN);
+	else
+		quic_tparams_clear(&tp, QUIC_TPB_STATELESS_RESET_TOKEN);
+	len = quic_tparams_encode(buf, room, &tp, c->is_server);
 	return len < 0 ? -EINVAL : len;
 }
 
@@ -997,7 +975,7 @@ int quic_conn_remember_tp(struct sock *sk, const struct quic_tparams *tp)
 
 	if (c->is_server || c->peer_tp_set)
 		return 0;
-	quic_conn_sync_local_tp(sk);
+	quic_conn_local_tp_apply(sk);
 	return quic_conn_streams_init(sk, tp);
 }
 
@@ -1064,10 +1042,8 @@ int quic_conn_set_peer_tp(struct sock *sk, const u8 *data, u32 len)
 	}
 	c->peer_tp = tp;
 	c->peer_tp_set = 1;
-	/* socket-api.md 7.3: a get with remote = 1 returns them now. */
-	quic_sock_opts_set_remote(&quic_sk(sk)->opts, &tp);
 	c->ids.src.limit = clamp_t(u64, tp.active_cid_limit, QUIC_CID_LIMIT_MIN,
-				   QUIC_CID_LIMIT_MAX);
+			       QUIC_CID_LIMIT_MAX);
 	if (!c->is_server &&
 	    quic_tparams_has(&tp, QUIC_TPB_STATELESS_RESET_TOKEN)) {
 		quic_cid_set_first_token(&c->ids.dst, tp.stateless_reset_token);
@@ -1281,10 +1257,9 @@ u64 quic_conn_idle_us(u64 local, u64 peer, u64 floor)
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_conn_idle_us);
 
-/* The idle timeout in microseconds, 0 for none. Before the handshake
- * reads them, ours is the user's setting. Its floor is three times the
- * current PTO (RFC 9000 10.1), so it is computed again whenever it is
- * used.
+/* The idle timeout in microseconds, 0 for none. Its floor is three
+ * times the current PTO (RFC 9000 10.1), so it is computed again whenever
+ * it is used.
  */
 static u64 quic_conn_idle_usecs(struct sock *sk)
 {
@@ -1292,8 +1267,6 @@ static u64 quic_conn_idle_usecs(struct sock *sk)
 	u64 l = c->local_tp.max_idle_timeout_us;
 	u64 p = c->peer_tp_set ? c->peer_tp.max_idle_timeout_us : 0;
 
-	if (sk->sk_state == TCP_CLOSE || !c->streams_ready)
-		l = quic_sk(sk)->opts.local.max_idle_timeout_us;
 	return quic_conn_idle_us(l, p, 3 * quic_conn_pto_us(sk));
 }
 

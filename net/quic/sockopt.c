@@ -49,15 +49,14 @@
  * @o: the options
  * @server: the socket is a server one (created by accept())
  *
- * Defaults of socket-api.md, sections 2.7 and 7.6: local transport
- * parameters as quic_tparams_init_local() sets them, the peer's all zero,
- * version 0 (V1), 333 ms initial RTT, Reno, no events, no ALPN, token or
- * ticket.
+ * Defaults of socket-api.md, sections 2.7 and 7.6: version 0 (V1),
+ * 333 ms initial RTT, Reno, no events, no ALPN, token, ticket or
+ * remembered peer parameters. The local transport parameters are the
+ * connection's (quic_conn_init()).
  */
 void quic_sock_opts_init(struct quic_sock_opts *o, bool server)
 {
 	memset(o, 0, sizeof(*o));
-	quic_tparams_init_local(&o->local);
 	o->config.initial_smoothed_rtt = QUIC_CONFIG_DEF_INITIAL_RTT_US;
 	o->config.congestion_control_algo = QUIC_CONG_ALG_RENO;
 	o->server = server;
@@ -74,21 +73,6 @@ void quic_sock_opts_free(struct quic_sock_opts *o)
 	quic_sock_opts_drop_ticket(o);
 	memzero_explicit(o->token, sizeof(o->token));
 	o->token_len = 0;
-}
-
-/**
- * quic_sock_opts_set_remote - the peer's transport parameters are known
- * @o: the options
- * @tp: those the peer sent
- *
- * A QUIC_SOCKOPT_TRANSPORT_PARAM get with remote = 1 returns them from
- * now on: what a client saves for 0-RTT (socket-api.md 4.6).
- */
-void quic_sock_opts_set_remote(struct quic_sock_opts *o,
-			       const struct quic_tparams *tp)
-{
-	o->remote = *tp;
-	o->remote_valid = 1;
 }
 
 /**
@@ -124,15 +108,15 @@ void quic_sock_opts_take_ticket(struct quic_sock_opts *o, u8 *ticket,
  * @src: the listener's options
  *
  * Copies what socket-api.md, section 4.2, step 2, says is inherited: the
- * configuration, the local transport parameters, the event mask and the
- * ALPN list. Token, session ticket, close information and the peer's
- * parameters are per connection and are left alone, as is the role.
+ * configuration, the event mask and the ALPN list (the local transport
+ * parameters are the connection's: the caller copies them). Token,
+ * session ticket, close information and the peer's parameters are per
+ * connection and are left alone, as is the role.
  */
 void quic_sock_opts_copy(struct quic_sock_opts *dst,
 			 const struct quic_sock_opts *src)
 {
 	dst->config = src->config;
-	dst->local = src->local;
 	dst->events = src->events;
 	dst->alpn_len = src->alpn_len;
 	memcpy(dst->alpn, src->alpn, src->alpn_len);
@@ -360,6 +344,9 @@ static int quic_get_config(struct sock *sk, struct quic_sock_opts *o,
 	return quic_opt_put_struct(&c, sizeof(c), optval, optlen, len);
 }
 
+/* Our transport parameters are the connection's, read by the handshake
+ * (quic_conn_get_local_tp()) with the connection IDs it adds.
+ */
 static int quic_set_tparams(struct sock *sk, struct quic_sock_opts *o,
 			    sockptr_t optval, unsigned int optlen)
 {
@@ -373,20 +360,24 @@ static int quic_set_tparams(struct sock *sk, struct quic_sock_opts *o,
 		/* Remembered peer values, for 0-RTT (socket-api.md, 4.6). */
 		if (sk->sk_state != TCP_SYN_RECV)
 			return -EINVAL;
-		err = quic_tparams_from_user(&o->remote, &p);
+		err = quic_tparams_from_user(&o->remembered, &p);
 		if (err)
 			return err;
-		o->remote_valid = 1;
-		return quic_conn_remember_tp(sk, &o->remote);
+		o->remembered_set = 1;
+		return quic_conn_remember_tp(sk, &o->remembered);
 	}
 	if (sk->sk_state == TCP_ESTABLISHED)
 		return -EINVAL;
-	return quic_tparams_from_user(&o->local, &p);
+	return quic_tparams_from_user(&quic_sk(sk)->conn.local_tp, &p);
 }
 
-static int quic_get_tparams(struct quic_sock_opts *o, char __user *optval,
-			    int __user *optlen, int len)
+/* The peer's values are those it sent once they are in (socket-api.md
+ * 7.3), else those remembered, else zero.
+ */
+static int quic_get_tparams(struct sock *sk, struct quic_sock_opts *o,
+			    char __user *optval, int __user *optlen, int len)
 {
+	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_transport_param p;
 	u8 remote;
 	int err;
@@ -398,9 +389,11 @@ static int quic_get_tparams(struct quic_sock_opts *o, char __user *optval,
 	memset(&p, 0, sizeof(p));
 	p.remote = remote;
 	if (!remote)
-		quic_tparams_to_user(&o->local, &p);
-	else if (o->remote_valid)
-		quic_tparams_to_user(&o->remote, &p);
+		quic_tparams_to_user(&c->local_tp, &p);
+	else if (c->peer_tp_set)
+		quic_tparams_to_user(&c->peer_tp, &p);
+	else if (o->remembered_set)
+		quic_tparams_to_user(&o->remembered, &p);
 	return quic_opt_put_struct(&p, sizeof(p), optval, optlen, len);
 }
 
@@ -931,7 +924,7 @@ int quic_sockopt_get(struct sock *sk, int optname, char __user *optval,
 		err = quic_get_config(sk, o, optval, optlen, len);
 		break;
 	case QUIC_SOCKOPT_TRANSPORT_PARAM:
-		err = quic_get_tparams(o, optval, optlen, len);
+		err = quic_get_tparams(sk, o, optval, optlen, len);
 		break;
 	case QUIC_SOCKOPT_ALPN:
 		err = quic_get_alpn(o, optval, optlen, len);

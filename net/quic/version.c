@@ -260,7 +260,7 @@ int quic_version_upgrade(struct sock *sk, const struct quic_tparams *tp)
 
 	if (!c->is_server || c->vn.changed ||
 	    !quic_version_supported(want) || want == c->vn.version ||
-	    !quic_tparams_has(&quic_sk(sk)->opts.local,
+	    !quic_tparams_has(&c->local_tp,
 			      QUIC_TPB_VERSION_INFO) ||
 	    !quic_version_listed(tp, want))
 		return 0;

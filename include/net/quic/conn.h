@@ -229,8 +229,10 @@ struct quic_close {
 /**
  * struct quic_conn - the connection of a QUIC socket
  * @space: the packet-number spaces, by enum quic_crypto_level
- * @local_tp: our transport parameters
- * @peer_tp: the peer's transport parameters, once received
+ * @local_tp: our transport parameters: the user's settings
+ *	(QUIC_SOCKOPT_TRANSPORT_PARAM, or the listener's) and the connection
+ *	IDs and preferred address this connection chose; the only copy
+ * @peer_tp: the peer's transport parameters, once received; the only copy
  * @ids: the connection IDs in use and their hashing (conn.c)
  * @paths: the addresses and their validation (path.c)
  * @requests: listener: queued requests

@@ -30,34 +30,37 @@ struct sock;
 /**
  * struct quic_sock_opts - the user-visible settings of a QUIC socket
  * @config: QUIC_SOCKOPT_CONFIG values
- * @local: our transport parameters; the connection engine fills in the
- *	connection IDs (and the reset token, preferred address) before a
- *	QUIC_SOCKOPT_TRANSPORT_PARAM_EXT get
- * @remote: the peer's transport parameters, meaningful once @remote_valid
+ * @remembered: the peer's transport parameters of an earlier connection,
+ *	as set with QUIC_SOCKOPT_TRANSPORT_PARAM and remote = 1 for 0-RTT
+ *	(socket-api.md 4.6), meaningful once @remembered_set
  * @close: QUIC_SOCKOPT_CONNECTION_CLOSE information: the local settings
  *	until a close happens, then those of that close
  * @ticket: session ticket (client: session data or captured ticket;
  *	server: ticket key), kmalloc()ed, NULL if none
  * @ticket_len: bytes at @ticket
  * @events: bit n set when event type n is enabled
- * @remote_valid: @remote was set by the user (remote = 1) or decoded from
- *	the peer's extension; until then the peer values read as zero
+ * @remembered_set: @remembered was set
  * @server: the socket was created by accept(); listeners are servers too
  *	(see quic_sock_opts_is_server())
  * @alpn_len: bytes at @alpn; 0 when no ALPN is set
  * @token_len: bytes at @token
  * @alpn: ALPN list in TLS wire form (length-prefixed elements)
  * @token: client: the token sent in Initial packets
+ *
+ * Our transport parameters and the peer's are the connection's
+ * (quic_conn.local_tp and quic_conn.peer_tp), QUIC_SOCKOPT_TRANSPORT_PARAM
+ * reads and writes them there; @remembered stands in for the peer's until
+ * those are in, for a get and for the stream limits of 0-RTT, and is
+ * never used in place of the peer's values elsewhere (RFC 9000 7.4.1).
  */
 struct quic_sock_opts {
 	struct quic_config		config;
-	struct quic_tparams		local;
-	struct quic_tparams		remote;
+	struct quic_tparams		remembered;
 	struct quic_connection_close	close;
 	u8				*ticket;
 	u16				ticket_len;
 	u16				events;
-	u8				remote_valid:1,
+	u8				remembered_set:1,
 					server:1;
 	u8				alpn_len;
 	u8				token_len;
@@ -71,8 +74,6 @@ struct quic_sock_opts {
 void quic_sock_opts_init(struct quic_sock_opts *o, bool server);
 void quic_sock_opts_free(struct quic_sock_opts *o);
 void quic_sock_opts_drop_ticket(struct quic_sock_opts *o);
-void quic_sock_opts_set_remote(struct quic_sock_opts *o,
-			       const struct quic_tparams *tp);
 void quic_sock_opts_take_ticket(struct quic_sock_opts *o, u8 *ticket,
 				u16 len);
 void quic_sock_opts_copy(struct quic_sock_opts *dst,
