@@ -351,6 +351,7 @@ static int quic_set_tparams(struct sock *sk, struct quic_sock_opts *o,
 			    sockptr_t optval, unsigned int optlen)
 {
 	struct quic_transport_param p;
+	struct quic_pnspace *sp;
 	int err;
 
 	err = quic_opt_copy_in(&p, sizeof(p), optval, optlen);
@@ -366,7 +367,12 @@ static int quic_set_tparams(struct sock *sk, struct quic_sock_opts *o,
 		o->remembered_set = 1;
 		return quic_conn_remember_tp(sk, &o->remembered);
 	}
-	if (sk->sk_state == TCP_ESTABLISHED)
+	/* Once the handshake sent ours (its first CRYPTO data went), they
+	 * are what the peer holds us to (RFC 9000 7.4): no more changes.
+	 */
+	sp = &quic_sk(sk)->conn.space[QUIC_CRYPTO_INITIAL];
+	if (sk->sk_state == TCP_ESTABLISHED || sp->crypto_send_off ||
+	    sp->discarded)
 		return -EINVAL;
 	return quic_tparams_from_user(&quic_sk(sk)->conn.local_tp, &p);
 }
