@@ -594,6 +594,47 @@ static ssize_t hs_send(int fd, struct iovec *iov, int n, int level,
 }
 
 /*
+ * Our transport parameters can change until the handshake sends them
+ * (its first CRYPTO data), and not after: the peer holds the connection
+ * to what it read (RFC 9000 7.4). A get still returns what was set.
+ */
+TEST_F(quic_sock, local_params_fixed_once_handshake_sent)
+{
+	struct quic_transport_param p = { .max_data = 200000 };
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(p);
+	struct iovec iov;
+	char hello[64] = {};
+	int sink;
+
+	sink = socket(variant->family, SOCK_DGRAM, 0);
+	ASSERT_GE(sink, 0);
+	ASSERT_EQ(0, bind_err(sink, variant->family, loopback(variant->family),
+			      0));
+	len = make_addr(&ss, variant->family, loopback(variant->family),
+			local_port(sink));
+	ASSERT_EQ(0, connect(self->fd, (struct sockaddr *)&ss, len));
+	EXPECT_EQ(0, setsockopt(self->fd, SOL_QUIC,
+				QUIC_SOCKOPT_TRANSPORT_PARAM, &p, sizeof(p)));
+
+	iov.iov_base = hello;
+	iov.iov_len = sizeof(hello);
+	EXPECT_EQ((ssize_t)sizeof(hello),
+		  hs_send(self->fd, &iov, 1, QUIC_CRYPTO_INITIAL, MSG_DONTWAIT));
+	p.max_data = 300000;
+	EXPECT_EQ(-1, setsockopt(self->fd, SOL_QUIC,
+				 QUIC_SOCKOPT_TRANSPORT_PARAM, &p, sizeof(p)));
+	EXPECT_EQ(EINVAL, errno);
+
+	memset(&p, 0, sizeof(p));
+	len = sizeof(p);
+	EXPECT_EQ(0, getsockopt(self->fd, SOL_QUIC,
+				QUIC_SOCKOPT_TRANSPORT_PARAM, &p, &len));
+	EXPECT_EQ(200000ULL, p.max_data);
+	close(sink);
+}
+
+/*
  * Handshake data toward a peer that never answers is charged to the send
  * buffer and bounded per level: a message larger than a level holds fails
  * with EMSGSIZE, later ones find no room (EAGAIN, at once or after
