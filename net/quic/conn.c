@@ -375,7 +375,7 @@ static int quic_conn_first_cid(struct sock *sk)
 	int err;
 
 	c->ids.dst.limit = clamp_t(u64, c->local_tp.active_cid_limit,
-			       QUIC_CID_LIMIT_MIN, QUIC_CID_LIMIT_MAX);
+				   QUIC_CID_LIMIT_MIN, QUIC_CID_LIMIT_MAX);
 	err = quic_lookup_cid_issue(sock_net(sk), &c->ids.src, sk, GFP_KERNEL, &e);
 	if (err)
 		return err;
@@ -912,7 +912,7 @@ static void quic_conn_local_tp_apply(struct sock *sk)
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
 	c->ids.dst.limit = clamp_t(u64, c->local_tp.active_cid_limit,
-			       QUIC_CID_LIMIT_MIN, QUIC_CID_LIMIT_MAX);
+				   QUIC_CID_LIMIT_MIN, QUIC_CID_LIMIT_MAX);
 	quic_conn_idle_start(sk);
 }
 
@@ -1043,7 +1043,7 @@ int quic_conn_set_peer_tp(struct sock *sk, const u8 *data, u32 len)
 	c->peer_tp = tp;
 	c->peer_tp_set = 1;
 	c->ids.src.limit = clamp_t(u64, tp.active_cid_limit, QUIC_CID_LIMIT_MIN,
-			       QUIC_CID_LIMIT_MAX);
+				   QUIC_CID_LIMIT_MAX);
 	if (!c->is_server &&
 	    quic_tparams_has(&tp, QUIC_TPB_STATELESS_RESET_TOKEN)) {
 		quic_cid_set_first_token(&c->ids.dst, tp.stateless_reset_token);
