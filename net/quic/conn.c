@@ -116,8 +116,8 @@ static void quic_conn_half_open_end(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
-	if (c->half_open) {
-		c->half_open = 0;
+	if (c->hs.half_open) {
+		c->hs.half_open = 0;
 		atomic_dec(&quic_sk(sk)->udp->half_open);
 	}
 }
@@ -491,7 +491,7 @@ int quic_conn_server_start(struct sock *sk, struct quic_request *req)
 	c->ids.dcid = req->scid;
 	c->ids.odcid = req->dcid;
 	quic_paths_amp_init(&c->paths, req->validated);
-	c->half_open = 1;
+	c->hs.half_open = 1;
 	atomic_inc(&quic_sk(sk)->udp->half_open);
 	err = quic_cid_set_first(&c->ids.dst, &c->ids.dcid, NULL);
 	if (err)
@@ -611,16 +611,16 @@ static void quic_conn_complete(struct sock *sk)
 	/* Without a stream table, stream sendmsg() gives EINVAL and
 	 * STREAM frames are not acknowledged.
 	 */
-	quic_conn_streams_init(sk, c->peer_tp_set ? &c->peer_tp : NULL);
+	quic_conn_streams_init(sk, c->hs.peer_tp_set ? &c->peer_tp : NULL);
 	quic_conn_issue_cids(sk, GFP_KERNEL);
 
 	inet_sk_set_state(sk, TCP_ESTABLISHED);
-	c->was_established = 1;
+	c->hs.was_established = 1;
 	/* A client is established before TLS hands it its Finished: 1-RTT
 	 * packets wait for it, then share its datagram.
 	 */
 	if (!c->is_server && !c->space[QUIC_CRYPTO_HANDSHAKE].crypto_send_off)
-		c->fin_pending = 1;
+		c->hs.fin_pending = 1;
 	quic_conn_half_open_end(sk);
 	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_CONN_OPENED);
 	/* socket-api.md 5.9: a path to a preferred address of the other
@@ -630,7 +630,7 @@ static void quic_conn_complete(struct sock *sk)
 		quic_path_preferred_prepare(sk);
 	if (c->is_server) {
 		/* RFC 9001 4.9.2: the server's handshake is confirmed. */
-		c->handshake_confirmed = 1;
+		c->hs.handshake_confirmed = 1;
 		quic_ctrl_want_handshake_done(&c->ctrl);
 		/* socket-api.md 4.4 */
 		quic_ctrl_want_new_token(&c->ctrl);
@@ -651,10 +651,10 @@ void quic_conn_handshake_done_rcvd(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
-	c->fin_pending = 0;
-	if (c->handshake_confirmed)
+	c->hs.fin_pending = 0;
+	if (c->hs.handshake_confirmed)
 		return;
-	c->handshake_confirmed = 1;
+	c->hs.handshake_confirmed = 1;
 	quic_conn_discard_space(sk, QUIC_CRYPTO_HANDSHAKE);
 	quic_path_preferred_start(sk);
 }
@@ -805,7 +805,7 @@ int quic_conn_retry_rcvd(struct sock *sk, const u8 *pkt,
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	u8 tag[QUIC_RETRY_TAG_LEN];
 
-	if (c->is_server || c->retried || c->in.dcid_learned ||
+	if (c->is_server || c->hs.retried || c->in.dcid_learned ||
 	    sk->sk_state != TCP_SYN_RECV || h->version != c->vn.version ||
 	    !h->token_len || h->token_len > QUIC_TOKEN_MAX_LEN ||
 	    quic_cid_eq_bytes(&c->ids.dcid, h->scid, h->scid_len))
@@ -818,8 +818,8 @@ int quic_conn_retry_rcvd(struct sock *sk, const u8 *pkt,
 		return -EINVAL;
 	memcpy(o->token, h->token, h->token_len);
 	o->token_len = h->token_len;
-	c->retried = 1;
-	c->retry_pending = 1;
+	c->hs.retried = 1;
+	c->hs.retry_pending = 1;
 	/* Owned by the user: the backlog, run by release_sock() in process
 	 * context without the spinlock. Else (softirq, or a task with BHs
 	 * off such as threaded NAPI or a tun writer) nothing may sleep.
@@ -844,9 +844,9 @@ void quic_conn_retry_apply(struct sock *sk)
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	int err;
 
-	if (!c->retry_pending || sk->sk_state != TCP_SYN_RECV)
+	if (!c->hs.retry_pending || sk->sk_state != TCP_SYN_RECV)
 		return;
-	c->retry_pending = 0;
+	c->hs.retry_pending = 0;
 	c->ids.dcid = c->ids.retry_scid;
 	quic_cid_set_first(&c->ids.dst, &c->ids.dcid, NULL);
 	err = quic_conn_initial_keys(sk, &c->ids.dcid);
@@ -973,7 +973,7 @@ int quic_conn_remember_tp(struct sock *sk, const struct quic_tparams *tp)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
-	if (c->is_server || c->peer_tp_set)
+	if (c->is_server || c->hs.peer_tp_set)
 		return 0;
 	quic_conn_local_tp_apply(sk);
 	return quic_conn_streams_init(sk, tp);
@@ -1008,8 +1008,8 @@ int quic_conn_set_peer_tp(struct sock *sk, const u8 *data, u32 len)
 	if (!err && !c->is_server &&
 	    (!quic_tparams_has(&tp, QUIC_TPB_ORIGINAL_DCID) ||
 	     !quic_cid_eq(&tp.original_dcid, &c->ids.odcid) ||
-	     quic_tparams_has(&tp, QUIC_TPB_RETRY_SCID) != c->retried ||
-	     (c->retried && !quic_cid_eq(&tp.retry_scid, &c->ids.retry_scid))))
+	     quic_tparams_has(&tp, QUIC_TPB_RETRY_SCID) != c->hs.retried ||
+	     (c->hs.retried && !quic_cid_eq(&tp.retry_scid, &c->ids.retry_scid))))
 		err = -EINVAL;
 	/* RFC 9000 5.1.1: the ID of a preferred address is numbered 1. */
 	if (!err && !c->is_server &&
@@ -1041,7 +1041,7 @@ int quic_conn_set_peer_tp(struct sock *sk, const u8 *data, u32 len)
 		return err;
 	}
 	c->peer_tp = tp;
-	c->peer_tp_set = 1;
+	c->hs.peer_tp_set = 1;
 	c->ids.src.limit = clamp_t(u64, tp.active_cid_limit, QUIC_CID_LIMIT_MIN,
 				   QUIC_CID_LIMIT_MAX);
 	if (!c->is_server &&
@@ -1061,7 +1061,7 @@ static u64 quic_conn_pto_us(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
-	return quic_rtt_pto(&c->loss.rec.rtt, c->peer_tp_set ?
+	return quic_rtt_pto(&c->loss.rec.rtt, c->hs.peer_tp_set ?
 			    c->peer_tp.max_ack_delay_us : 0, 0);
 }
 
@@ -1088,7 +1088,7 @@ static void __quic_conn_closed(struct sock *sk, u32 err, int sk_err,
 	if (ev)
 		quic_event_put(sk, QUIC_EVENT_CONNECTION_CLOSE, ev, sizeof(*ev));
 	quic_timer_stop_all(sk);
-	if (c->was_established)
+	if (c->hs.was_established)
 		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_CONN_CLOSED);
 	if (c->close.skb && !c->close.draining)
 		c->close.closing = true;
@@ -1265,7 +1265,7 @@ static u64 quic_conn_idle_usecs(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	u64 l = c->local_tp.max_idle_timeout_us;
-	u64 p = c->peer_tp_set ? c->peer_tp.max_idle_timeout_us : 0;
+	u64 p = c->hs.peer_tp_set ? c->peer_tp.max_idle_timeout_us : 0;
 
 	return quic_conn_idle_us(l, p, 3 * quic_conn_pto_us(sk));
 }

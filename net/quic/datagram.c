@@ -113,7 +113,7 @@ int quic_dgram_max_payload(struct sock *sk)
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	u64 limit;
 
-	if (!c->peer_tp_set || !c->peer_tp.max_datagram_frame_size)
+	if (!c->hs.peer_tp_set || !c->peer_tp.max_datagram_frame_size)
 		return -EINVAL;
 	limit = min_t(u64, c->out.max_dgram ?: QUIC_CONN_MAX_DGRAM,
 		      c->peer_tp.max_datagram_frame_size);

@@ -109,7 +109,7 @@ int quic_key_update_local(struct sock *sk)
 
 	if (sk->sk_state != TCP_ESTABLISHED)
 		return -EPIPE;
-	if (!c->handshake_confirmed || s->tx.key_phase != s->rx.key_phase)
+	if (!c->hs.handshake_confirmed || s->tx.key_phase != s->rx.key_phase)
 		return -EINVAL;
 	err = quic_key_prepare(c);
 	if (err)

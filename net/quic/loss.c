@@ -46,7 +46,7 @@ static void quic_loss_rec_space(struct sock *sk, u8 level,
 
 	sp->sent = s->discarded ? NULL : &s->sent;
 	sp->loss_time = &s->loss_time;
-	sp->max_ack_delay = level == QUIC_CRYPTO_APP && c->handshake_confirmed ?
+	sp->max_ack_delay = level == QUIC_CRYPTO_APP && c->hs.handshake_confirmed ?
 			    c->peer_tp.max_ack_delay_us : 0;
 }
 
@@ -381,7 +381,7 @@ int quic_loss_ack_rcvd(struct sock *sk, u8 level, bool ecn,
 	if (level == QUIC_CRYPTO_APP)
 		delay = quic_rtt_ack_delay(ack->delay,
 					   c->peer_tp.ack_delay_exponent,
-					   c->handshake_confirmed,
+					   c->hs.handshake_confirmed,
 					   c->peer_tp.max_ack_delay_us);
 	n = quic_recovery_on_ack(&c->loss.rec, &c->space[level].sent, ranges,
 				 ack->nr_ranges, delay, now,
@@ -533,7 +533,7 @@ static bool quic_loss_anti_deadlock(struct sock *sk)
 	struct quic_pnspace *hs = &c->space[QUIC_CRYPTO_HANDSHAKE];
 
 	return !c->is_server && sk->sk_state == TCP_SYN_RECV &&
-	       !c->handshake_confirmed && !c->retry_pending &&
+	       !c->hs.handshake_confirmed && !c->hs.retry_pending &&
 	       !c->vn.resend &&
 	       (c->space[QUIC_CRYPTO_INITIAL].next_pn ||
 		c->space[QUIC_CRYPTO_INITIAL].discarded) &&
@@ -587,7 +587,7 @@ void quic_loss_timer_arm(struct sock *sk)
 	 * there the PTO stays.
 	 */
 	if (kind == QUIC_REC_NONE ||
-	    (kind == QUIC_REC_PTO && !c->handshake_confirmed &&
+	    (kind == QUIC_REC_PTO && !c->hs.handshake_confirmed &&
 	     quic_path_amp_room(sk) < quic_path_amp_min(sk))) {
 		quic_timer_stop(sk, QUIC_TIMER_LOSS);
 		return;

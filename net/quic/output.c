@@ -771,7 +771,7 @@ static u32 quic_out_dgram_limit(struct sock *sk)
 
 	if (c->out.max_dgram)
 		return c->out.max_dgram;
-	if (sk->sk_state != TCP_ESTABLISHED || !c->peer_tp_set ||
+	if (sk->sk_state != TCP_ESTABLISHED || !c->hs.peer_tp_set ||
 	    !c->space[QUIC_CRYPTO_INITIAL].discarded)
 		return QUIC_CONN_MAX_DGRAM;
 	max = min_t(u64, QUIC_CONN_MAX_DGRAM_CAP,
@@ -830,7 +830,7 @@ static void quic_out_pmtu_probe(struct sock *sk, gfp_t gfp)
 	int n;
 
 	/* Not during a PTO: the probes must be packets that get through. */
-	if (!c->out.max_dgram || !c->handshake_confirmed || c->close.closing ||
+	if (!c->out.max_dgram || !c->hs.handshake_confirmed || c->close.closing ||
 	    c->out.probes)
 		return;
 	if (c->out.pmtu.done) {
@@ -1095,7 +1095,7 @@ static bool quic_out_early(const struct sock *sk)
 
 	return unlikely(c->early.key) && !c->early.off && !c->is_server &&
 	       sk->sk_state == TCP_SYN_RECV && c->streams_ready &&
-	       !c->retry_pending && !c->vn.resend &&
+	       !c->hs.retry_pending && !c->vn.resend &&
 	       (c->space[QUIC_CRYPTO_INITIAL].next_pn ||
 		c->space[QUIC_CRYPTO_INITIAL].discarded);
 }
@@ -1155,13 +1155,13 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 		if (!(level == QUIC_CRYPTO_APP && pl->early) &&
 		    (!quic_crypto_ready(&s->tx) ||
 		     (level == QUIC_CRYPTO_APP &&
-		      (sk->sk_state != TCP_ESTABLISHED || c->fin_pending))))
+		      (sk->sk_state != TCP_ESTABLISHED || c->hs.fin_pending))))
 			continue;
 		/* After a Retry, Initials wait for the keys of its ID; after
 		 * Version Negotiation, for those of the version chosen.
 		 */
 		if (level == QUIC_CRYPTO_INITIAL &&
-		    (c->retry_pending || c->vn.flip || c->vn.resend))
+		    (c->hs.retry_pending || c->vn.flip || c->vn.resend))
 			continue;
 		hl = quic_out_hdr_len(sk, quic_out_pkt_level(pl, level), limit);
 		if (total + hl + QUIC_PACKET_TAG_LEN + 8 >= limit)

@@ -106,7 +106,7 @@ u32 quic_path_amp_min(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
-	if (sk->sk_state != TCP_ESTABLISHED || !c->handshake_confirmed)
+	if (sk->sk_state != TCP_ESTABLISHED || !c->hs.handshake_confirmed)
 		return QUIC_CONN_MAX_DGRAM;
 	return 1 + c->ids.dcid.len + QUIC_CONN_PN_LEN + QUIC_PATH_AMP_MIN_FRAMES +
 	       QUIC_PACKET_TAG_LEN;
@@ -352,7 +352,7 @@ void quic_path_peer_moved(struct sock *sk, const union quic_addr *from,
 	struct quic_path *p;
 
 	if (!c->is_server || sk->sk_state != TCP_ESTABLISHED ||
-	    !c->handshake_confirmed ||
+	    !c->hs.handshake_confirmed ||
 	    quic_tparams_has(&c->local_tp, QUIC_TPB_DISABLE_ACTIVE_MIGRATION))
 		return;
 	p = quic_path_get(sk);
@@ -527,7 +527,7 @@ int quic_path_prefer(struct sock *sk, const union quic_addr *addr,
 	struct quic_path *p;
 	int err;
 
-	if (c->peer_tp_set &&
+	if (c->hs.peer_tp_set &&
 	    quic_tparams_has(&c->peer_tp, QUIC_TPB_DISABLE_ACTIVE_MIGRATION))
 		return -EINVAL;
 	p = quic_path_get(sk);
@@ -621,7 +621,7 @@ static bool quic_path_pref_peer(struct sock *sk, union quic_addr *a)
 	union quic_addr v4 = {}, v6 = {};
 	bool ok4, ok6;
 
-	if (c->is_server || !c->peer_tp_set ||
+	if (c->is_server || !c->hs.peer_tp_set ||
 	    !quic_tparams_has(&c->peer_tp, QUIC_TPB_PREFERRED_ADDRESS))
 		return false;
 	pa = &c->peer_tp.preferred_address;

@@ -396,7 +396,7 @@ static int quic_get_tparams(struct sock *sk, struct quic_sock_opts *o,
 	p.remote = remote;
 	if (!remote)
 		quic_tparams_to_user(&c->local_tp, &p);
-	else if (c->peer_tp_set)
+	else if (c->hs.peer_tp_set)
 		quic_tparams_to_user(&c->peer_tp, &p);
 	else if (o->remembered_set)
 		quic_tparams_to_user(&o->remembered, &p);

@@ -103,7 +103,7 @@ int quic_version_vn_rcvd(struct sock *sk, const struct quic_pkt_hdr *h)
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	u32 wire = quic_version_wire(sk), pick = 0, i, j, v;
 
-	if (c->is_server || c->in.dcid_learned || c->retried ||
+	if (c->is_server || c->in.dcid_learned || c->hs.retried ||
 	    c->vn.changed || sk->sk_state != TCP_SYN_RECV ||
 	    !quic_cid_eq_bytes(&c->ids.scid, h->dcid, h->dcid_len) ||
 	    !quic_cid_eq_bytes(&c->ids.dcid, h->scid, h->scid_len))
@@ -177,7 +177,7 @@ static int quic_version_keys(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
-	return quic_conn_initial_keys(sk, c->retried ? &c->ids.retry_scid :
+	return quic_conn_initial_keys(sk, c->hs.retried ? &c->ids.retry_scid :
 						       &c->ids.odcid);
 }
 

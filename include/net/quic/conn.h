@@ -203,6 +203,31 @@ struct quic_early {
 };
 
 /**
+ * struct quic_hs - how far a connection's handshake got
+ * @peer_tp_set: the connection's peer_tp holds the peer's parameters
+ * @handshake_confirmed: handshake confirmed (RFC 9001 4.1.2)
+ * @was_established: reached ESTABLISHED (counted in QuicConnOpened, so its
+ *	end is counted in QuicConnClosed)
+ * @half_open: server: counted in its UDP socket's half-open connections
+ * @retried: client: a Retry was accepted; no other is
+ * @retry_pending: client: the Initial keys for ids.retry_scid are still to
+ *	be derived (process context: timer.c's work item)
+ * @fin_pending: client: established, its Finished not queued yet; no
+ *	1-RTT packet goes before it, so that the first ones coalesce with it
+ *
+ * Owned by conn.c: no other file writes it.
+ */
+struct quic_hs {
+	u8	peer_tp_set:1,
+		handshake_confirmed:1,
+		was_established:1,
+		half_open:1,
+		retried:1,
+		retry_pending:1,
+		fin_pending:1;
+};
+
+/**
  * struct quic_close - how a connection ends
  * @err: transport error to close with, set by the input path
  * @skb: closing state: a copy of our CONNECTION_CLOSE datagram
@@ -243,18 +268,9 @@ struct quic_close {
  * @loss: RTT estimate, PTO backoff and loss-timer state (loss.c)
  * @cong: congestion window and pacing (cong.c)
  * @is_server: server role (listener or accepted socket)
- * @peer_tp_set: @peer_tp holds the peer's parameters
- * @handshake_confirmed: handshake confirmed (RFC 9001 4.1.2)
- * @was_established: reached ESTABLISHED (counted in QuicConnOpened, so its
- *	end is counted in QuicConnClosed)
- * @half_open: server: counted in its UDP socket's half-open connections
- * @retried: client: a Retry was accepted; no other is
- * @retry_pending: client: the Initial keys for @ids.retry_scid are still to
- *	be derived (process context: timer.c's work item)
+ * @hs: how far the handshake got (conn.c)
  * @early: 0-RTT and the session ticket (conn.c)
  * @ecn: ECN marks received and sent, and their validation (ecn.c)
- * @fin_pending: client: established, its Finished not queued yet; no
- *	1-RTT packet goes before it, so that the first ones coalesce with it
  * @streams: streams and flow control, once @streams_ready
  * @active_sid: the stream a send with stream ID -1 goes to, or -1
  *	(socket.c)
@@ -281,14 +297,8 @@ struct quic_conn {
 	struct quic_vn		vn;
 	struct quic_loss	loss;
 	struct quic_cong	cong;
-	u8			is_server:1,
-				peer_tp_set:1,
-				handshake_confirmed:1,
-				was_established:1,
-				half_open:1,
-				retried:1,
-				retry_pending:1,
-				fin_pending:1;
+	bool			is_server;
+	struct quic_hs		hs;
 	struct quic_early	early;
 	struct quic_ecn		ecn;
 	struct quic_stream_table streams;
@@ -383,7 +393,7 @@ static inline void quic_conn_early_end(struct quic_conn *c)
  */
 static inline void quic_conn_fin_queued(struct quic_conn *c)
 {
-	c->fin_pending = 0;
+	c->hs.fin_pending = 0;
 }
 
 /**
