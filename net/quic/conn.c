@@ -101,6 +101,19 @@ void quic_conn_init(struct sock *sk)
 }
 
 /**
+ * quic_conn_inherit() - an accepted socket's connection takes the
+ *	listener's settings
+ * @nsk: the new socket, not yet visible to anyone else
+ * @lsk: the listener, locked
+ *
+ * Our transport parameters, as set on the listener (socket-api.md 4.2).
+ */
+void quic_conn_inherit(struct sock *nsk, const struct sock *lsk)
+{
+	quic_sk(nsk)->conn.local_tp = quic_sk(lsk)->conn.local_tp;
+}
+
+/**
  * quic_conn_request_free() - free a request and its parked datagrams
  * @req: the request, unlinked
  */

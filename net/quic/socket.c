@@ -696,7 +696,7 @@ static struct sock *quic_accept_sk(struct sock *sk, bool kern)
 	quic_sk(nsk)->bound = 1;
 	/* Settings made on the listener carry over (socket-api.md 4.2). */
 	quic_sock_opts_copy(&quic_sk(nsk)->opts, &quic_sk(sk)->opts);
-	quic_sk(nsk)->conn.local_tp = quic_sk(sk)->conn.local_tp;
+	quic_conn_inherit(nsk, sk);
 	quic_sk(nsk)->opts.server = 1;
 	return nsk;
 }

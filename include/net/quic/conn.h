@@ -316,6 +316,7 @@ struct quic_conn {
 /* conn.c */
 void quic_conn_init(struct sock *sk);
 void quic_conn_free(struct sock *sk);
+void quic_conn_inherit(struct sock *nsk, const struct sock *lsk);
 void quic_conn_destroy(struct sock *sk);
 int quic_conn_client_start(struct sock *sk, const union quic_addr *peer);
 int quic_conn_crypto_app(struct sock *sk, const struct quic_frame *f);
