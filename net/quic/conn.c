@@ -74,11 +74,11 @@ void quic_conn_init(struct sock *sk)
 	int i;
 
 	memset(c, 0, sizeof(*c));
+	quic_input_init(&c->in);
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
 		quic_ackrange_init(&c->space[i].recv);
 		quic_sent_init(&c->space[i].sent);
 		quic_outq_init(&c->space[i].out);
-		skb_queue_head_init(&c->space[i].parked);
 		quic_reasm_init(&c->space[i].crypto_in,
 				i == QUIC_CRYPTO_APP ? QUIC_TICKET_MAX_LEN :
 				QUIC_CONN_CRYPTO_MAX,
@@ -162,7 +162,7 @@ void quic_conn_discard_space(struct sock *sk, u8 level)
 	s->discarded = true;
 	s->ack_pending = false;
 	quic_output_discard(sk, level);
-	skb_queue_purge(&s->parked);
+	quic_input_discard(sk, level);
 	quic_reasm_free(&s->crypto_in);
 	quic_key_discard(sk);
 }

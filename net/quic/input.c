@@ -634,7 +634,9 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 			park = !quic_crypto_ready(key);
 		}
 		if (park) {
-			if (skb_queue_len(&s->parked) >= QUIC_CONN_MAX_PARKED) {
+			struct sk_buff_head *q = &c->in.parked[s - c->space];
+
+			if (skb_queue_len(q) >= QUIC_CONN_MAX_PARKED) {
 				if (level == QUIC_CRYPTO_EARLY)
 					QUIC_INC_STATS(sock_net(sk),
 						       QUIC_MIB_0RTT_DROP);
@@ -642,7 +644,7 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 			}
 			/* Keep this packet and those after it. */
 			__skb_pull(skb, pos);
-			skb_queue_tail(&s->parked, skb);
+			skb_queue_tail(q, skb);
 			goto out;
 		}
 		if (quic_crypto_hp_remove(key, pkt, h.pkt_len, h.pn_offset,
@@ -752,12 +754,12 @@ static void quic_in_conn_rcv(struct sock *sk, struct sk_buff *skb)
 /* Process the packets that waited at @level. */
 static void quic_in_parked(struct sock *sk, u8 level)
 {
-	struct quic_pnspace *s = &quic_sk(sk)->conn.space[level];
+	struct quic_in *in = &quic_sk(sk)->conn.in;
 	struct sk_buff_head q;
 	struct sk_buff *skb;
 
 	__skb_queue_head_init(&q);
-	skb_queue_splice_init(&s->parked, &q);
+	skb_queue_splice_init(&in->parked[level], &q);
 	while ((skb = __skb_dequeue(&q))) {
 		if (sk->sk_state == TCP_CLOSE) {
 			kfree_skb(skb);
@@ -765,6 +767,31 @@ static void quic_in_parked(struct sock *sk, u8 level)
 		}
 		quic_in_conn(sk, skb);
 	}
+}
+
+/**
+ * quic_input_init() - set up the receive side of a new connection
+ * @in: its state, zeroed
+ */
+void quic_input_init(struct quic_in *in)
+{
+	int i;
+
+	for (i = 0; i < QUIC_PNSPACE_NUM; i++)
+		skb_queue_head_init(&in->parked[i]);
+}
+
+/**
+ * quic_input_discard() - a space was discarded: drop its parked packets
+ * @sk: the socket, locked
+ * @level: the space
+ */
+void quic_input_discard(struct sock *sk, u8 level)
+{
+	struct quic_in *in = &quic_sk(sk)->conn.in;
+
+	skb_queue_purge(&in->parked[level]);
+	in->parked_ready &= ~BIT(level);
 }
 
 /**
@@ -779,7 +806,7 @@ static void quic_in_parked(struct sock *sk, u8 level)
  */
 void quic_input_parked_ready(struct sock *sk, u8 level)
 {
-	quic_sk(sk)->conn.space[level].parked_ready = true;
+	quic_sk(sk)->conn.in.parked_ready |= BIT(level);
 }
 
 /**
@@ -791,13 +818,13 @@ void quic_input_parked_run(struct sock *sk)
 	static const u8 levels[] = {
 		QUIC_CRYPTO_INITIAL, QUIC_CRYPTO_HANDSHAKE, QUIC_CRYPTO_APP,
 	};
-	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_in *in = &quic_sk(sk)->conn.in;
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(levels); i++) {
-		if (!c->space[levels[i]].parked_ready)
+		if (!(in->parked_ready & BIT(levels[i])))
 			continue;
-		c->space[levels[i]].parked_ready = false;
+		in->parked_ready &= ~BIT(levels[i]);
 		quic_in_parked(sk, levels[i]);
 	}
 }

@@ -84,7 +84,6 @@ struct sock;
  * @recv: packet numbers received, for ACK frames and duplicates
  * @sent: packets sent and not yet acknowledged
  * @out: CRYPTO data (and, in the 1-RTT space, STREAM data) to deliver
- * @parked: packets received before @rx was ready
  * @next_pn: the next packet number to send
  * @crypto_send_off: CRYPTO stream offset for the next bytes queued
  * @crypto_in: CRYPTO data received and not yet delivered; its delivery
@@ -96,7 +95,6 @@ struct sock;
  *	last one out of order (saturates)
  * @ping: send a PING (probe with nothing to retransmit)
  * @discarded: keys dropped; nothing more is sent or received here
- * @parked_ready: @parked can be processed now (input.c)
  * @loss_time: when the oldest packet not yet lost will be by the time
  *	threshold (RFC 9002 6.1.2), or 0
  */
@@ -106,7 +104,6 @@ struct quic_pnspace {
 	struct quic_ackrange	recv;
 	struct quic_sent	sent;
 	struct quic_outq	out;
-	struct sk_buff_head	parked;
 	u64			next_pn;
 	u64			crypto_send_off;
 	struct quic_reasm	crypto_in;
@@ -115,7 +112,6 @@ struct quic_pnspace {
 	u32			rx_eliciting;
 	bool			ping;
 	bool			discarded;
-	bool			parked_ready;
 	u64			loss_time;
 };
 

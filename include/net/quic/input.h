@@ -10,6 +10,7 @@
 #include <linux/skbuff.h>
 #include <linux/types.h>
 #include <net/quic/cid.h>
+#include <net/quic/recovery.h>
 
 struct net;
 struct quic_udp_sock;
@@ -46,6 +47,9 @@ struct quic_crypto_cb {
  *	woken at its end
  * @dcid_learned: client: the connection's DCID is the server's SCID
  *	(RFC 9000 7.2)
+ * @parked: per space, packets received before its receive key was ready
+ *	(or, 1-RTT, before the stream table)
+ * @parked_ready: bit per space whose @parked can be processed now
  *
  * Owned by input.c: no other file writes it.
  */
@@ -57,6 +61,8 @@ struct quic_in {
 	bool			flush;
 	bool			wake;
 	bool			dcid_learned;
+	struct sk_buff_head	parked[QUIC_PNSPACE_NUM];
+	u8			parked_ready;
 };
 
 /**
@@ -77,6 +83,8 @@ void quic_input_batch_init(struct quic_in_batch *b);
 void quic_input_batch_end(struct quic_in_batch *b);
 int quic_input_backlog_rcv(struct sock *sk, struct sk_buff *skb);
 void quic_input_accept_skb(struct sock *sk, struct sk_buff *skb);
+void quic_input_init(struct quic_in *in);
+void quic_input_discard(struct sock *sk, u8 level);
 void quic_input_parked_ready(struct sock *sk, u8 level);
 void quic_input_parked_run(struct sock *sk);
 
