@@ -27,16 +27,80 @@
 #include <linux/kernel.h>
 #include <linux/limits.h>
 #include <linux/minmax.h>
+#include <linux/nospec.h>
 #include <linux/quic.h>
 #include <linux/string.h>
 #include <net/quic/export.h>
 #include <net/quic/frame.h>
 #include <net/quic/varint.h>
 
+#define QUIC_LV(l)	BIT(QUIC_CRYPTO_##l)
+#define QUIC_LV_ALL	(QUIC_LV(INITIAL) | QUIC_LV(HANDSHAKE) | \
+			 QUIC_LV(EARLY) | QUIC_LV(APP))
+#define QUIC_LV_IH1	(QUIC_LV(INITIAL) | QUIC_LV(HANDSHAKE) | QUIC_LV(APP))
+#define QUIC_LV_01	(QUIC_LV(EARLY) | QUIC_LV(APP))
+#define QUIC_LV_1	QUIC_LV(APP)
+
+#define QUIC_FA(lv, eliciting, probe)				\
+	{ .levels = (lv), .ack_eliciting = (eliciting), .probing = (probe) }
+
+/* The attributes of each known frame type, indexed by type: the levels of
+ * RFC 9000 Table 3 (section 12.4; RFC 9221 section 4 for DATAGRAM), which
+ * frames make a packet ack-eliciting (RFC 9002 section 2) and which are
+ * probing frames (RFC 9000 section 9.1). A type without an entry (no
+ * levels) is unknown.
+ */
+static const struct quic_frame_attr quic_frame_attrs[] = {
+	[QUIC_FRAME_PADDING]		  = QUIC_FA(QUIC_LV_ALL, false, true),
+	[QUIC_FRAME_PING]		  = QUIC_FA(QUIC_LV_ALL, true, false),
+	[QUIC_FRAME_ACK]		  = QUIC_FA(QUIC_LV_IH1, false, false),
+	[QUIC_FRAME_ACK_ECN]		  = QUIC_FA(QUIC_LV_IH1, false, false),
+	[QUIC_FRAME_RESET_STREAM]	  = QUIC_FA(QUIC_LV_01, true, false),
+	[QUIC_FRAME_STOP_SENDING]	  = QUIC_FA(QUIC_LV_01, true, false),
+	[QUIC_FRAME_CRYPTO]		  = QUIC_FA(QUIC_LV_IH1, true, false),
+	[QUIC_FRAME_NEW_TOKEN]		  = QUIC_FA(QUIC_LV_1, true, false),
+	[QUIC_FRAME_STREAM ... QUIC_FRAME_STREAM + 7] =
+					    QUIC_FA(QUIC_LV_01, true, false),
+	[QUIC_FRAME_MAX_DATA]		  = QUIC_FA(QUIC_LV_01, true, false),
+	[QUIC_FRAME_MAX_STREAM_DATA]	  = QUIC_FA(QUIC_LV_01, true, false),
+	[QUIC_FRAME_MAX_STREAMS_BIDI]	  = QUIC_FA(QUIC_LV_01, true, false),
+	[QUIC_FRAME_MAX_STREAMS_UNI]	  = QUIC_FA(QUIC_LV_01, true, false),
+	[QUIC_FRAME_DATA_BLOCKED]	  = QUIC_FA(QUIC_LV_01, true, false),
+	[QUIC_FRAME_STREAM_DATA_BLOCKED]  = QUIC_FA(QUIC_LV_01, true, false),
+	[QUIC_FRAME_STREAMS_BLOCKED_BIDI] = QUIC_FA(QUIC_LV_01, true, false),
+	[QUIC_FRAME_STREAMS_BLOCKED_UNI]  = QUIC_FA(QUIC_LV_01, true, false),
+	[QUIC_FRAME_NEW_CONNECTION_ID]	  = QUIC_FA(QUIC_LV_01, true, true),
+	[QUIC_FRAME_RETIRE_CONNECTION_ID] = QUIC_FA(QUIC_LV_01, true, false),
+	[QUIC_FRAME_PATH_CHALLENGE]	  = QUIC_FA(QUIC_LV_01, true, true),
+	[QUIC_FRAME_PATH_RESPONSE]	  = QUIC_FA(QUIC_LV_1, true, true),
+	[QUIC_FRAME_CONNECTION_CLOSE]	  = QUIC_FA(QUIC_LV_ALL, false, false),
+	[QUIC_FRAME_CONNECTION_CLOSE_APP] = QUIC_FA(QUIC_LV_01, false, false),
+	[QUIC_FRAME_HANDSHAKE_DONE]	  = QUIC_FA(QUIC_LV_1, true, false),
+	[QUIC_FRAME_DATAGRAM]		  = QUIC_FA(QUIC_LV_01, true, false),
+	[QUIC_FRAME_DATAGRAM_LEN]	  = QUIC_FA(QUIC_LV_01, true, false),
+};
+
+/**
+ * quic_frame_attr_get - the attributes of a frame type
+ * @type: the frame type, as read from the packet
+ *
+ * Return: the type's entry, or NULL if the type is unknown.
+ */
+const struct quic_frame_attr *quic_frame_attr_get(u64 type)
+{
+	const struct quic_frame_attr *a;
+	unsigned long i;
+
+	if (type >= ARRAY_SIZE(quic_frame_attrs))
+		return NULL;
+	i = array_index_nospec((unsigned long)type, ARRAY_SIZE(quic_frame_attrs));
+	a = &quic_frame_attrs[i];
+	return a->levels ? a : NULL;
+}
+
 static bool quic_frame_known(u64 type)
 {
-	return type <= QUIC_FRAME_HANDSHAKE_DONE ||
-	       type == QUIC_FRAME_DATAGRAM || type == QUIC_FRAME_DATAGRAM_LEN;
+	return quic_frame_attr_get(type);
 }
 
 /* Take @n bytes at the cursor. */
@@ -582,34 +646,6 @@ int quic_frame_crypto_fit(u64 offset, u32 room, u32 data_len)
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_frame_crypto_fit);
 
-#define QUIC_LV(l)	BIT(QUIC_CRYPTO_##l)
-#define QUIC_LV_ALL	(QUIC_LV(INITIAL) | QUIC_LV(HANDSHAKE) | \
-			 QUIC_LV(EARLY) | QUIC_LV(APP))
-#define QUIC_LV_IH1	(QUIC_LV(INITIAL) | QUIC_LV(HANDSHAKE) | QUIC_LV(APP))
-#define QUIC_LV_01	(QUIC_LV(EARLY) | QUIC_LV(APP))
-
-/* RFC 9000 Table 3 (section 12.4), and RFC 9221 section 4 for DATAGRAM. */
-static u32 quic_frame_levels(u64 type)
-{
-	if (quic_frame_is_stream(type))
-		return QUIC_LV_01;
-	switch (type) {
-	case QUIC_FRAME_PADDING:
-	case QUIC_FRAME_PING:
-	case QUIC_FRAME_CONNECTION_CLOSE:
-		return QUIC_LV_ALL;
-	case QUIC_FRAME_ACK:
-	case QUIC_FRAME_ACK_ECN:
-	case QUIC_FRAME_CRYPTO:
-		return QUIC_LV_IH1;
-	case QUIC_FRAME_NEW_TOKEN:
-	case QUIC_FRAME_PATH_RESPONSE:
-	case QUIC_FRAME_HANDSHAKE_DONE:
-		return QUIC_LV(APP);
-	}
-	return quic_frame_known(type) ? QUIC_LV_01 : 0;
-}
-
 /**
  * quic_frame_allowed - whether a frame type may appear at a packet level
  * @type: the frame type
@@ -623,7 +659,9 @@ static u32 quic_frame_levels(u64 type)
  */
 bool quic_frame_allowed(u64 type, u8 level)
 {
-	return level < QUIC_CRYPTO_MAX && (quic_frame_levels(type) & BIT(level));
+	const struct quic_frame_attr *a = quic_frame_attr_get(type);
+
+	return a && level < QUIC_CRYPTO_MAX && (a->levels & BIT(level));
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_frame_allowed);
 
@@ -636,15 +674,9 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_frame_allowed);
  */
 bool quic_frame_ack_eliciting(u64 type)
 {
-	switch (type) {
-	case QUIC_FRAME_PADDING:
-	case QUIC_FRAME_ACK:
-	case QUIC_FRAME_ACK_ECN:
-	case QUIC_FRAME_CONNECTION_CLOSE:
-	case QUIC_FRAME_CONNECTION_CLOSE_APP:
-		return false;
-	}
-	return quic_frame_known(type);
+	const struct quic_frame_attr *a = quic_frame_attr_get(type);
+
+	return a && a->ack_eliciting;
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_frame_ack_eliciting);
 
@@ -672,9 +704,8 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_frame_in_flight);
  */
 bool quic_frame_probing(u64 type)
 {
-	return type == QUIC_FRAME_PATH_CHALLENGE ||
-	       type == QUIC_FRAME_PATH_RESPONSE ||
-	       type == QUIC_FRAME_NEW_CONNECTION_ID ||
-	       type == QUIC_FRAME_PADDING;
+	const struct quic_frame_attr *a = quic_frame_attr_get(type);
+
+	return a && a->probing;
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_frame_probing);

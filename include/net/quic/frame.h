@@ -187,6 +187,22 @@ struct quic_frame {
 	};
 };
 
+/**
+ * struct quic_frame_attr - what the RFCs say of a frame type
+ * @levels: the encryption levels it may appear at, BIT() of enum
+ *	quic_crypto_level (RFC 9000 Table 3, section 12.4); another level is
+ *	a connection error of type PROTOCOL_VIOLATION
+ * @ack_eliciting: it makes its packet ack-eliciting (RFC 9002 section 2)
+ * @probing: it is a probing frame (RFC 9000 section 9.1): a packet of
+ *	probing frames only does not migrate the connection
+ */
+struct quic_frame_attr {
+	u8	levels;
+	bool	ack_eliciting;
+	bool	probing;
+};
+
+const struct quic_frame_attr *quic_frame_attr_get(u64 type);
 int quic_frame_decode(const u8 **p, u32 *len, struct quic_frame *f);
 int quic_frame_len(const struct quic_frame *f);
 int quic_frame_encode(u8 *p, u32 room, const struct quic_frame *f);
