@@ -19,6 +19,7 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/ktime.h>
+#include <linux/nospec.h>
 #include <linux/slab.h>
 #include <linux/udp.h>
 #include <net/inet_ecn.h>
@@ -101,6 +102,43 @@ static void quic_in_error(struct sock *sk, u32 err)
 	quic_conn_closed(sk, err);
 }
 
+/* One decrypted packet while its frames are processed: what the frame
+ * handlers share, and what the frames leave for the packet.
+ * @sk: the socket, locked
+ * @skb: the datagram the packet came in, from its sender
+ * @level: the packet's encryption level
+ * @eliciting: a frame made the packet ack-eliciting (RFC 9002 2)
+ * @probing: every frame is a probing frame (RFC 9000 9.1)
+ * @no_ack: a frame could not be taken now (no room, no memory): the packet
+ *	is not acknowledged, and the peer sends the frame again
+ * @err: the transport error code the connection closes with when a
+ *	handler fails (quic_in_violation())
+ */
+struct quic_in_pkt {
+	struct sock	*sk;
+	struct sk_buff	*skb;
+	u8		level;
+	bool		eliciting;
+	bool		probing;
+	bool		no_ack;
+	u32		err;
+};
+
+/* The peer broke a rule: the frame handler's return, to close the
+ * connection with transport error @code.
+ */
+static int quic_in_violation(struct quic_in_pkt *in, u32 code)
+{
+	in->err = code;
+	return -EPROTO;
+}
+
+/* The frame cannot be taken now: the packet is not acknowledged. */
+static void quic_in_no_ack(struct quic_in_pkt *in)
+{
+	in->no_ack = true;
+}
+
 /* Bytes of the receive buffer that CRYPTO data waiting for a gap holds. */
 static u32 quic_in_crypto_held(struct sock *sk)
 {
@@ -147,26 +185,30 @@ static bool quic_in_crypto_deliver(struct sock *sk, u8 level)
 }
 
 /* CRYPTO at Initial or Handshake: reassembled (RFC 9000 7.5), delivered
- * in order to the receive queue. Return 0, 1 if the packet must not be
- * acknowledged (no room or no memory: the peer sends it again, and that
- * delivers what waits), or a transport error.
+ * in order to the receive queue; no room or no memory: the packet is not
+ * acknowledged (the peer sends it again, and that delivers what waits).
+ * At 1-RTT: a session ticket (quic_conn_crypto_app()).
  */
-static int quic_in_crypto(struct sock *sk, u8 level, const struct quic_frame *f)
+static int quic_in_crypto(struct quic_in_pkt *in, const struct quic_frame *f)
 {
-	struct quic_pnspace *s = &quic_sk(sk)->conn.space[level];
+	struct quic_pnspace *s = &quic_sk(in->sk)->conn.space[in->level];
 	int err;
 
-	if (level == QUIC_CRYPTO_APP)
-		return quic_conn_crypto_app(sk, f);
+	if (in->level == QUIC_CRYPTO_APP) {
+		if (quic_conn_crypto_app(in->sk, f))
+			quic_in_no_ack(in);
+		return 0;
+	}
 	if (s->discarded)
 		return 0;
 	err = quic_reasm_add(&s->crypto_in, f->data.offset, f->data.data,
 			     f->data.len);
 	if (err == -EPROTO)
-		return QUIC_TRANSPORT_ERROR_CRYPTO_BUF_EXCEEDED;
-	if (!quic_in_crypto_deliver(sk, level))
-		return 1;
-	return err ? 1 : 0;
+		return quic_in_violation(in,
+					 QUIC_TRANSPORT_ERROR_CRYPTO_BUF_EXCEEDED);
+	if (!quic_in_crypto_deliver(in->sk, in->level) || err)
+		quic_in_no_ack(in);
+	return 0;
 }
 
 /* STREAM_UPDATE events of the receiving part (socket-api.md 5.5): first
@@ -204,11 +246,10 @@ static void quic_in_stop_sending(struct sock *sk, struct quic_stream *st,
 	sk->sk_write_space(sk);
 }
 
-/* The stream frames of a 1-RTT packet. Return 0, 1 (do not acknowledge)
- * or a transport error.
- */
-static int quic_in_stream(struct sock *sk, const struct quic_frame *f)
+/* The stream and flow control frames of a 0-RTT or 1-RTT packet. */
+static int quic_in_stream(struct quic_in_pkt *in, const struct quic_frame *f)
 {
+	struct sock *sk = in->sk;
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_stream_table *t = &c->streams;
 	bool send_part, uni, first, opens = false;
@@ -218,8 +259,10 @@ static int quic_in_stream(struct sock *sk, const struct quic_frame *f)
 	u8 old_state;
 	int ret;
 
-	if (!c->streams_ready)
-		return 1;
+	if (!c->streams_ready) {
+		quic_in_no_ack(in);
+		return 0;
+	}
 	switch (f->type) {
 	case QUIC_FRAME_MAX_DATA:
 		if (quic_stream_peer_max_data(t, f->value))
@@ -231,7 +274,8 @@ static int quic_in_stream(struct sock *sk, const struct quic_frame *f)
 		ret = quic_stream_peer_max_streams(t, uni, f->value, &max_id,
 						   &err);
 		if (ret < 0)
-			return err ? err : QUIC_TRANSPORT_ERROR_FRAME_ENCODING;
+			return quic_in_violation(in, err ?:
+					QUIC_TRANSPORT_ERROR_FRAME_ENCODING);
 		if (ret) {
 			quic_event_put(sk, QUIC_EVENT_STREAM_MAX_STREAM,
 				       &max_id, sizeof(max_id));
@@ -279,8 +323,10 @@ static int quic_in_stream(struct sock *sk, const struct quic_frame *f)
 				  send_part, &err);
 	if (IS_ERR(st)) {
 		if (PTR_ERR(st) == -EPROTO)
-			return err ? err : QUIC_TRANSPORT_ERROR_STREAM_STATE;
-		return 1;
+			return quic_in_violation(in, err ?:
+					QUIC_TRANSPORT_ERROR_STREAM_STATE);
+		quic_in_no_ack(in);
+		return 0;
 	}
 	if (!st)
 		return 0;	/* closed and freed */
@@ -337,7 +383,8 @@ static int quic_in_stream(struct sock *sk, const struct quic_frame *f)
 		break;
 	}
 	if (ret == -EPROTO)
-		return err ? err : QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION;
+		return quic_in_violation(in, err ?:
+				QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION);
 	if (quic_stream_readable(t, st)) {
 		quic_sock_stream_readable(c);
 		if (c->in.batch)
@@ -345,146 +392,208 @@ static int quic_in_stream(struct sock *sk, const struct quic_frame *f)
 		else
 			sk->sk_data_ready(sk);
 	}
-	return ret ? 1 : 0;
+	if (ret)
+		quic_in_no_ack(in);
+	return 0;
 }
 
-/* The frames of one decrypted packet, from @skb's sender, which came in
- * @skb. *@probing is set when all of them are probing frames (RFC 9000
- * 9.1). Return 0, 1 (do not acknowledge) or -1 once the connection was
- * closed.
+/* ACK, ACK_ECN: what they acknowledge is delivered (loss.c). */
+static int quic_in_ack(struct quic_in_pkt *in, const struct quic_frame *f)
+{
+	int err;
+
+	err = quic_loss_ack_rcvd(in->sk, in->level,
+				 f->type == QUIC_FRAME_ACK_ECN, &f->ack,
+				 f->ranges);
+	if (err == -EPROTO)
+		return quic_in_violation(in,
+					 QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION);
+	if (err < 0)
+		return quic_in_violation(in,
+					 QUIC_TRANSPORT_ERROR_FRAME_ENCODING);
+	return 0;
+}
+
+/* HANDSHAKE_DONE: the client's handshake is confirmed (RFC 9001 4.1.2).
+ * Only a server sends it (RFC 9000 19.20).
  */
-static int quic_in_frames(struct sock *sk, struct sk_buff *skb, u8 level,
-			  const u8 *p, u32 len, bool *eliciting, bool *probing)
+static int quic_in_handshake_done(struct quic_in_pkt *in,
+				  const struct quic_frame *f)
+{
+	struct sock *sk = in->sk;
+	struct quic_conn *c = &quic_sk(sk)->conn;
+
+	if (c->is_server)
+		return quic_in_violation(in,
+					 QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION);
+	quic_conn_handshake_done_rcvd(sk);
+	return 0;
+}
+
+/* CONNECTION_CLOSE: the peer closed the connection, it drains. */
+static int quic_in_close(struct quic_in_pkt *in, const struct quic_frame *f)
+{
+	quic_conn_close_frame(in->sk, &f->close,
+			      f->type == QUIC_FRAME_CONNECTION_CLOSE_APP);
+	return -ECONNRESET;
+}
+
+static int quic_in_new_cid(struct quic_in_pkt *in, const struct quic_frame *f)
+{
+	int err = quic_conn_new_cid(in->sk, &f->new_cid);
+
+	return err ? quic_in_violation(in, err) : 0;
+}
+
+static int quic_in_retire_cid(struct quic_in_pkt *in,
+			      const struct quic_frame *f)
+{
+	struct quic_conn *c = &quic_sk(in->sk)->conn;
+	int err;
+
+	err = quic_conn_retire_cid(in->sk, f->value, c->in.dcid.data,
+				   c->in.dcid.len);
+	return err ? quic_in_violation(in, err) : 0;
+}
+
+static int quic_in_new_token(struct quic_in_pkt *in,
+			     const struct quic_frame *f)
+{
+	/* RFC 9000 19.7: only a server sends it. */
+	if (quic_sk(in->sk)->conn.is_server)
+		return quic_in_violation(in,
+					 QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION);
+	quic_conn_new_token_rcvd(in->sk, f->data.data, f->data.len);
+	return 0;
+}
+
+static int quic_in_datagram(struct quic_in_pkt *in, const struct quic_frame *f)
+{
+	struct sock *sk = in->sk;
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	int err;
+
+	err = quic_dgram_rcv(sk, f, 1 + f->data.len +
+			     (f->type == QUIC_FRAME_DATAGRAM_LEN ?
+			      quic_varint_len(f->data.len) : 0));
+	if (err)
+		return quic_in_violation(in, err);
+	if (!quic_dgram_pending(sk))
+		return 0;
+	if (c->in.batch)
+		c->in.wake = true;
+	else
+		sk->sk_data_ready(sk);
+	return 0;
+}
+
+static int quic_in_path_challenge(struct quic_in_pkt *in,
+				  const struct quic_frame *f)
+{
+	struct sk_buff *skb = in->skb;
+
+	quic_path_challenge_rcvd(in->sk, f->path_data, &QUIC_IN_CB(skb)->peer,
+				 skb->len, QUIC_IN_CB(skb)->us);
+	return 0;
+}
+
+static int quic_in_path_response(struct quic_in_pkt *in,
+				 const struct quic_frame *f)
+{
+	quic_path_response_rcvd(in->sk, f->path_data);
+	return 0;
+}
+
+/* The handler of each frame type, by type; PADDING and PING have none.
+ * What the RFCs say of a type (levels, ack-eliciting, probing) is in
+ * frame.c's table (quic_frame_attr_get()).
+ *
+ * A handler gets a frame allowed at its packet's level and returns 0 or a
+ * negative errno, which ends the packet: -ECONNRESET when the frame
+ * closed the connection itself (CONNECTION_CLOSE); otherwise the
+ * connection is closed with the transport error code in @in->err
+ * (quic_in_violation(), INTERNAL_ERROR if none was set). A frame that
+ * cannot be taken now sets @in->no_ack (quic_in_no_ack()) and returns 0.
+ */
+static const struct quic_in_frame_op {
+	int (*rcv)(struct quic_in_pkt *in, const struct quic_frame *f);
+} quic_in_frame_ops[QUIC_FRAME_DATAGRAM_LEN + 1] = {
+	[QUIC_FRAME_ACK]			= { quic_in_ack },
+	[QUIC_FRAME_ACK_ECN]			= { quic_in_ack },
+	[QUIC_FRAME_RESET_STREAM]		= { quic_in_stream },
+	[QUIC_FRAME_STOP_SENDING]		= { quic_in_stream },
+	[QUIC_FRAME_CRYPTO]			= { quic_in_crypto },
+	[QUIC_FRAME_NEW_TOKEN]			= { quic_in_new_token },
+	[QUIC_FRAME_STREAM ... QUIC_FRAME_STREAM + 7] = { quic_in_stream },
+	[QUIC_FRAME_MAX_DATA]			= { quic_in_stream },
+	[QUIC_FRAME_MAX_STREAM_DATA]		= { quic_in_stream },
+	[QUIC_FRAME_MAX_STREAMS_BIDI]		= { quic_in_stream },
+	[QUIC_FRAME_MAX_STREAMS_UNI]		= { quic_in_stream },
+	[QUIC_FRAME_DATA_BLOCKED]		= { quic_in_stream },
+	[QUIC_FRAME_STREAM_DATA_BLOCKED]	= { quic_in_stream },
+	[QUIC_FRAME_STREAMS_BLOCKED_BIDI]	= { quic_in_stream },
+	[QUIC_FRAME_STREAMS_BLOCKED_UNI]	= { quic_in_stream },
+	[QUIC_FRAME_NEW_CONNECTION_ID]		= { quic_in_new_cid },
+	[QUIC_FRAME_RETIRE_CONNECTION_ID]	= { quic_in_retire_cid },
+	[QUIC_FRAME_PATH_CHALLENGE]		= { quic_in_path_challenge },
+	[QUIC_FRAME_PATH_RESPONSE]		= { quic_in_path_response },
+	[QUIC_FRAME_CONNECTION_CLOSE]		= { quic_in_close },
+	[QUIC_FRAME_CONNECTION_CLOSE_APP]	= { quic_in_close },
+	[QUIC_FRAME_HANDSHAKE_DONE]		= { quic_in_handshake_done },
+	[QUIC_FRAME_DATAGRAM]			= { quic_in_datagram },
+	[QUIC_FRAME_DATAGRAM_LEN]		= { quic_in_datagram },
+};
+
+/* The frames of one decrypted packet, @in set up by the caller: each is
+ * decoded, checked against the packet's level (RFC 9000 12.4) and handed
+ * to its handler. Any error closes the connection here, with the
+ * transport error code the decoder or the handler named, but for the
+ * peer's close.
+ *
+ * Return: 0, or a negative errno once the connection is closed.
+ */
+static int quic_in_frames(struct quic_in_pkt *in, const u8 *p, u32 len)
 {
 	struct quic_ack_range ranges[QUIC_IN_ACK_RANGES];
-	struct quic_conn *c = &quic_sk(sk)->conn;
+	const struct quic_in_frame_op *op;
+	const struct quic_frame_attr *fa;
 	struct quic_frame f;
-	int ret = 0, err;
+	unsigned long type;
+	int err = 0;
 
-	if (!len) {
-		quic_in_error(sk, QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION);
-		return -1;
-	}
-	while (len) {
+	in->eliciting = false;
+	in->probing = true;
+	in->no_ack = false;
+	in->err = QUIC_TRANSPORT_ERROR_INTERNAL;
+	if (!len)
+		err = quic_in_violation(in, QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION);
+	while (!err && len) {
 		memset(&f, 0, sizeof(f));
 		f.ranges = ranges;
 		f.max_ranges = QUIC_IN_ACK_RANGES;
 		if (quic_frame_decode(&p, &len, &f)) {
-			quic_in_error(sk, f.err);
-			return -1;
+			err = quic_in_violation(in, f.err);
+			break;
 		}
-		if (!quic_frame_allowed(f.type, level)) {
-			quic_in_error(sk, QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION);
-			return -1;
+		fa = quic_frame_attr_get(f.type);
+		if (!fa || !(fa->levels & BIT(in->level))) {
+			err = quic_in_violation(in, QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION);
+			break;
 		}
-		if (quic_frame_ack_eliciting(f.type))
-			*eliciting = true;
-		if (!quic_frame_probing(f.type))
-			*probing = false;
-		switch (f.type) {
-		case QUIC_FRAME_ACK:
-		case QUIC_FRAME_ACK_ECN:
-			err = quic_loss_ack_rcvd(sk, level,
-						 f.type == QUIC_FRAME_ACK_ECN,
-						 &f.ack, f.ranges);
-			if (err < 0) {
-				quic_in_error(sk, err == -EPROTO ?
-					QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION :
-					QUIC_TRANSPORT_ERROR_FRAME_ENCODING);
-				return -1;
-			}
-			break;
-		case QUIC_FRAME_CRYPTO:
-			err = quic_in_crypto(sk, level, &f);
-			if (err > 1) {
-				quic_in_error(sk, err);
-				return -1;
-			}
-			ret |= err;
-			break;
-		case QUIC_FRAME_MAX_DATA:
-		case QUIC_FRAME_MAX_STREAMS_BIDI:
-		case QUIC_FRAME_MAX_STREAMS_UNI:
-		case QUIC_FRAME_MAX_STREAM_DATA:
-		case QUIC_FRAME_STOP_SENDING:
-		case QUIC_FRAME_RESET_STREAM:
-		case QUIC_FRAME_STREAM_DATA_BLOCKED:
-		case QUIC_FRAME_DATA_BLOCKED:
-		case QUIC_FRAME_STREAMS_BLOCKED_BIDI:
-		case QUIC_FRAME_STREAMS_BLOCKED_UNI:
-		case QUIC_FRAME_STREAM ... QUIC_FRAME_STREAM + 7:
-			err = quic_in_stream(sk, &f);
-			if (err > 1) {
-				quic_in_error(sk, err);
-				return -1;
-			}
-			ret |= err;
-			break;
-		case QUIC_FRAME_HANDSHAKE_DONE:
-			if (c->is_server) {
-				quic_in_error(sk, QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION);
-				return -1;
-			}
-			quic_conn_handshake_done_rcvd(sk);
-			break;
-		case QUIC_FRAME_CONNECTION_CLOSE:
-		case QUIC_FRAME_CONNECTION_CLOSE_APP:
-			quic_conn_close_frame(sk, &f.close, f.type ==
-					      QUIC_FRAME_CONNECTION_CLOSE_APP);
-			return -1;
-		case QUIC_FRAME_NEW_CONNECTION_ID:
-			err = quic_conn_new_cid(sk, &f.new_cid);
-			if (err) {
-				quic_in_error(sk, err);
-				return -1;
-			}
-			break;
-		case QUIC_FRAME_RETIRE_CONNECTION_ID:
-			err = quic_conn_retire_cid(sk, f.value, c->in.dcid.data,
-						   c->in.dcid.len);
-			if (err) {
-				quic_in_error(sk, err);
-				return -1;
-			}
-			break;
-		case QUIC_FRAME_NEW_TOKEN:
-			/* RFC 9000 19.7: only a server sends it. */
-			if (c->is_server) {
-				quic_in_error(sk,
-					      QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION);
-				return -1;
-			}
-			quic_conn_new_token_rcvd(sk, f.data.data, f.data.len);
-			break;
-		case QUIC_FRAME_DATAGRAM:
-		case QUIC_FRAME_DATAGRAM_LEN:
-			err = quic_dgram_rcv(sk, &f, 1 + f.data.len +
-					     (f.type == QUIC_FRAME_DATAGRAM_LEN ?
-					      quic_varint_len(f.data.len) : 0));
-			if (err) {
-				quic_in_error(sk, err);
-				return -1;
-			}
-			if (!quic_dgram_pending(sk))
-				break;
-			if (c->in.batch)
-				c->in.wake = true;
-			else
-				sk->sk_data_ready(sk);
-			break;
-		case QUIC_FRAME_PATH_CHALLENGE:
-			quic_path_challenge_rcvd(sk, f.path_data,
-						 &QUIC_IN_CB(skb)->peer,
-						 skb->len, QUIC_IN_CB(skb)->us);
-			break;
-		case QUIC_FRAME_PATH_RESPONSE:
-			quic_path_response_rcvd(sk, f.path_data);
-			break;
-		default:
-			break;	/* PADDING, PING */
-		}
+		if (fa->ack_eliciting)
+			in->eliciting = true;
+		if (!fa->probing)
+			in->probing = false;
+		/* Known: below the table's size. */
+		type = array_index_nospec((unsigned long)f.type,
+					  ARRAY_SIZE(quic_in_frame_ops));
+		op = &quic_in_frame_ops[type];
+		if (op->rcv)
+			err = op->rcv(in, &f);
 	}
-	return ret;
+	if (err && err != -ECONNRESET)
+		quic_in_error(in->sk, in->err);
+	return err;
 }
 
 static int quic_in_level(u8 type)
@@ -559,11 +668,12 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	u32 pn_len, tpn, hdr_len, plen, pos, err;
+	struct quic_in_pkt in = { .sk = sk, .skb = skb };
 	struct quic_packet_iter it;
 	struct quic_crypto *key;
 	struct quic_pkt_hdr h;
 	struct quic_pnspace *s;
-	bool eliciting, park, probing;
+	bool park;
 	u64 largest, pn;
 	int level, ret;
 	u8 *pkt;
@@ -690,17 +800,15 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 		quic_cid_set(&c->in.dcid, h.dcid, h.dcid_len);
 		quic_conn_idle_touch(sk);
 		plen = h.pkt_len - hdr_len - QUIC_PACKET_TAG_LEN;
-		eliciting = false;
-		probing = true;
-		ret = quic_in_frames(sk, skb, level, pkt + hdr_len, plen,
-				     &eliciting, &probing);
+		in.level = level;
+		ret = quic_in_frames(&in, pkt + hdr_len, plen);
 		if (ret < 0)
 			break;
 		/* RFC 9000 9.3: the newest non-probing packet from another
 		 * address moves the peer there; to our preferred address
 		 * (9.6), it moves us there.
 		 */
-		if (level == QUIC_CRYPTO_APP && !probing &&
+		if (level == QUIC_CRYPTO_APP && !in.probing &&
 		    (largest == QUIC_PN_NONE || pn > largest)) {
 			if (unlikely(QUIC_IN_CB(skb)->us != quic_sk(sk)->udp))
 				quic_path_local_arrived(sk, QUIC_IN_CB(skb)->us);
@@ -709,14 +817,15 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 				quic_path_peer_moved(sk, &QUIC_IN_CB(skb)->peer,
 						     skb->len);
 		}
-		if (!ret && !s->discarded)
-			quic_in_ack_due(s, pn, eliciting);
+		if (!in.no_ack && !s->discarded)
+			quic_in_ack_due(s, pn, in.eliciting);
 		/* RFC 9000 13.4.1: marks, counted per space; a CE is
 		 * acknowledged at once (13.2.1).
 		 */
-		if (!ret && quic_ecn_rcvd(&c->ecn, level, QUIC_IN_CB(skb)->ecn)) {
+		if (!in.no_ack &&
+		    quic_ecn_rcvd(&c->ecn, level, QUIC_IN_CB(skb)->ecn)) {
 			QUIC_INC_STATS(sock_net(sk), QUIC_MIB_ECN_CE);
-			if (eliciting)
+			if (in.eliciting)
 				s->ack_eliciting = U8_MAX;
 		}
 		if (level == QUIC_CRYPTO_EARLY)
