@@ -106,7 +106,7 @@ void quic_conn_init(struct sock *sk)
  * @nsk: the new socket, not yet visible to anyone else
  * @lsk: the listener, locked
  *
- * Our transport parameters, as set on the listener (socket-api.md 4.2).
+ * Our transport parameters, as set on the listener (quic-api.rst 4.2).
  */
 void quic_conn_inherit(struct sock *nsk, const struct sock *lsk)
 {
@@ -236,7 +236,7 @@ void quic_conn_free(struct sock *sk)
  * @sk: the socket, locked
  * @f: the CRYPTO frame
  *
- * socket-api.md 4.5: a client collects the in-order bytes from offset 0,
+ * quic-api.rst 4.5: a client collects the in-order bytes from offset 0,
  * at most QUIC_TICKET_MAX_LEN of them, until they hold one TLS message
  * (the server's NewSessionTicket): QUIC_SOCKOPT_SESSION_TICKET then
  * returns it and QUIC_EVENT_NEW_SESSION_TICKET carries it. Anything else
@@ -616,7 +616,7 @@ static void quic_conn_issue_cids(struct sock *sk, gfp_t gfp)
 		;
 }
 
-/* Both 1-RTT keys are in: the handshake is complete (socket-api 4.3 d). */
+/* Both 1-RTT keys are in: the handshake is complete (quic-api.rst 4.3 d). */
 static void quic_conn_complete(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
@@ -636,7 +636,7 @@ static void quic_conn_complete(struct sock *sk)
 		c->hs.fin_pending = 1;
 	quic_conn_half_open_end(sk);
 	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_CONN_OPENED);
-	/* socket-api.md 5.9: a path to a preferred address of the other
+	/* quic-api.rst 5.9: a path to a preferred address of the other
 	 * family needs a local address, found here where we may sleep.
 	 */
 	if (!c->is_server)
@@ -645,7 +645,7 @@ static void quic_conn_complete(struct sock *sk)
 		/* RFC 9001 4.9.2: the server's handshake is confirmed. */
 		c->hs.handshake_confirmed = 1;
 		quic_ctrl_want_handshake_done(&c->ctrl);
-		/* socket-api.md 4.4 */
+		/* quic-api.rst 4.4 */
 		quic_ctrl_want_new_token(&c->ctrl);
 		quic_conn_discard_space(sk, QUIC_CRYPTO_HANDSHAKE);
 		quic_output_flush(sk, GFP_KERNEL);
@@ -672,7 +672,7 @@ void quic_conn_handshake_done_rcvd(struct sock *sk)
 	quic_path_preferred_start(sk);
 }
 
-/* The EARLY secret (socket-api.md 4.3 d, 4.6): a client's to send
+/* The EARLY secret (quic-api.rst 4.3 d, 4.6): a client's to send
  * 0-RTT packets with, a server's to take them, once TLS accepted early
  * data. A client's queued stream data leaves now; a server's 0-RTT
  * packets wait for the handshake to complete (input.c).
@@ -734,14 +734,14 @@ int quic_conn_set_secret(struct sock *sk, const struct quic_crypto_secret *s)
 	err = quic_crypto_set_secret(k, s->type, s->secret, len, c->vn.version);
 	if (err)
 		return err;
-	/* socket-api.md 5.10: the token that got us here (set, or of a
+	/* quic-api.rst 5.10: the token that got us here (set, or of a
 	 * Retry) is spent; NEW_TOKEN frames bring the next.
 	 */
 	if (!c->is_server && !s->send && s->level == QUIC_CRYPTO_APP) {
 		memzero_explicit(quic_sk(sk)->opts.token, QUIC_TOKEN_MAX_LEN);
 		quic_sk(sk)->opts.token_len = 0;
 	}
-	/* So is the session ticket that was set (socket-api.md 5.10): a
+	/* So is the session ticket that was set (quic-api.rst 5.10): a
 	 * client's get returns the NewSessionTicket that comes next, a
 	 * server's the key derived for this client.
 	 */
@@ -880,7 +880,7 @@ void quic_conn_retry_apply(struct sock *sk)
  * connections to this server, as at the end of the handshake.
  *
  * Return: 0; -EINVAL unless established; -EAGAIN while the last one is
- * not acknowledged (socket-api.md 5.10).
+ * not acknowledged (quic-api.rst 5.10).
  */
 int quic_conn_new_token(struct sock *sk)
 {
@@ -976,7 +976,7 @@ int quic_conn_get_local_tp(struct sock *sk, u8 *buf, u32 room)
  * @sk: the socket, locked, in ESTABLISHING
  * @tp: what the user set (QUIC_SOCKOPT_TRANSPORT_PARAM, remote = 1)
  *
- * socket-api.md 4.6: a client may then open streams within those limits
+ * quic-api.rst 4.6: a client may then open streams within those limits
  * and queue data on them before the handshake, to go in 0-RTT packets.
  * Once the server's own parameters are in, they are the ones that count.
  *
@@ -1116,7 +1116,7 @@ static void __quic_conn_closed(struct sock *sk, u32 err, int sk_err,
 }
 
 /* The close information getsockopt(CONNECTION_CLOSE) returns from now
- * on, and the CONNECTION_CLOSE event reports (socket-api.md 5.5).
+ * on, and the CONNECTION_CLOSE event reports (quic-api.rst 5.6).
  */
 static struct quic_connection_close *
 quic_conn_close_info(struct sock *sk, u32 err, u8 frame, const u8 *phrase,
@@ -1348,7 +1348,7 @@ void quic_conn_idle_sent(struct sock *sk)
  *
  * Waits on if a packet came (or went) since it was armed; else closes
  * silently (RFC 9000 10.1): no CONNECTION_CLOSE, an all-zero
- * CONNECTION_CLOSE event (socket-api.md 5.5) and ETIMEDOUT.
+ * CONNECTION_CLOSE event (quic-api.rst 5.6) and ETIMEDOUT.
  */
 void quic_conn_idle_timeout(struct sock *sk)
 {
@@ -1494,7 +1494,7 @@ void quic_conn_rotate_dcid(struct sock *sk)
  * @info: @dest selects the set; a non-zero @active switches to that ID;
  *	a non-zero @prior_to retires the IDs numbered below it
  *
- * socket-api.md 5.10. Source set: new IDs are issued, their frames
+ * quic-api.rst 5.11. Source set: new IDs are issued, their frames
  * carrying Retire Prior To; destination set: RETIRE_CONNECTION_ID frames
  * go out.
  *
@@ -1540,7 +1540,7 @@ int quic_conn_set_cid(struct sock *sk,
 }
 
 /**
- * quic_conn_shutdown() - shutdown() (socket-api.md 5.7)
+ * quic_conn_shutdown() - shutdown() (quic-api.rst 5.8)
  * @sk: the socket
  * @how: SHUT_RD, SHUT_WR or SHUT_RDWR
  *

@@ -211,7 +211,7 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_cid_set_active_count);
  * @set: the set
  *
  * Return: the smallest number of an entry not marked retired, or
- * @set->next_seq if there is none (the prior_to of socket-api.md 5.10).
+ * @set->next_seq if there is none (the prior_to of quic-api.rst 5.11).
  */
 u64 quic_cid_set_lowest(const struct quic_cid_set *set)
 {
@@ -229,7 +229,7 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_cid_set_lowest);
  * @set: the set
  * @seq: the sequence number of the ID to use from now on
  *
- * socket-api.md, section 5.10: the new number must be larger than the
+ * quic-api.rst, section 5.11: the new number must be larger than the
  * active one and name an ID the set holds and has not retired.
  *
  * Return: 0, or -EINVAL.
@@ -337,7 +337,7 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_cid_src_mark);
  * new value (RFC 9000, section 5.1.2).
  *
  * Return: 0, or -EINVAL unless lowest live number < @prior_to <= highest
- * issued number (socket-api.md, section 5.10).
+ * issued number (quic-api.rst, section 5.11).
  */
 int quic_cid_src_retire_prior_to(struct quic_cid_set *set, u64 prior_to)
 {
@@ -478,7 +478,7 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_cid_dest_new);
  * @prior_to: retire every ID numbered below this
  *
  * The caller then collects them with quic_cid_dest_pop_retired() and
- * sends RETIRE_CONNECTION_ID frames (socket-api.md, section 5.10).
+ * sends RETIRE_CONNECTION_ID frames (quic-api.rst, section 5.11).
  *
  * Return: 0, or -EINVAL unless lowest live number < @prior_to <= highest
  * received number.

@@ -8,7 +8,7 @@
  * counts against the congestion window like any ack-eliciting frame but
  * is never sent again when lost (RFC 9221 5). A received DATAGRAM frame
  * becomes one item for recvmsg(), flagged MSG_QUIC_DATAGRAM, or is
- * dropped when the receive buffer is full (socket-api.md 5.5).
+ * dropped when the receive buffer is full (quic-api.rst 5.5).
  */
 
 #include <linux/errno.h>
@@ -100,7 +100,7 @@ void quic_dgram_destroy(struct sock *sk)
  * quic_dgram_max_payload() - the largest datagram sendmsg() takes now
  * @sk: the socket, locked, established
  *
- * socket-api.md 5.5: the smaller of the datagram size in use and the
+ * quic-api.rst 5.5: the smaller of the datagram size in use and the
  * peer's max_datagram_frame_size, less a short header with the current
  * DCID and a 4-byte packet number, the AEAD tag, and the frame's type and
  * Length (1368 bytes when the peer allows 1400 and uses 8-byte IDs).
@@ -264,7 +264,7 @@ bool quic_dgram_pending(struct sock *sk)
  * @flags: recvmsg() flags (MSG_PEEK)
  *
  * A datagram read in part leaves the rest for the next call; the last
- * part carries MSG_EOR (socket-api.md 5.4).
+ * part carries MSG_EOR (quic-api.rst 5.4).
  *
  * Return: bytes copied, -EAGAIN if none is queued, or -EFAULT.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * QUIC: notifications (socket-api.md section 5.5).
+ * QUIC: notifications (quic-api.rst section 5.6).
  *
  * An event is one skb on the connection's event queue: the type byte and
  * its payload, charged to the receive buffer.  Disabled types are not

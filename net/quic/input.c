@@ -152,7 +152,7 @@ static u32 quic_in_crypto_held(struct sock *sk)
 }
 
 /* Queue the in-order CRYPTO data of @level for the handshake reader, one
- * skb per piece of the reassembly (socket-api.md 4.3 c: one contiguous
+ * skb per piece of the reassembly (quic-api.rst 4.3 c: one contiguous
  * chunk per recvmsg()). The receive queue takes it while the buffer,
  * without the data still waiting for a gap, has room. Return false if
  * in-order data is left behind (no room or no memory).
@@ -211,7 +211,7 @@ static int quic_in_crypto(struct quic_in_pkt *in, const struct quic_frame *f)
 	return 0;
 }
 
-/* STREAM_UPDATE events of the receiving part (socket-api.md 5.5): first
+/* STREAM_UPDATE events of the receiving part (quic-api.rst 5.6): first
  * data, FIN with data missing, all data received.
  */
 static void quic_in_stream_events(struct sock *sk, struct quic_stream *st,
@@ -306,7 +306,7 @@ static int quic_in_stream(struct quic_in_pkt *in, const struct quic_frame *f)
 		if (!quic_frame_is_stream(f->type))
 			return 0;
 		send_part = false;
-		/* socket-api.md 5.2: the peer's bidirectional stream this
+		/* quic-api.rst 5.2: the peer's bidirectional stream this
 		 * frame opens (not the lower ones it opens with it) becomes
 		 * the active stream, so that a plain send() answers it.
 		 */
@@ -356,7 +356,7 @@ static int quic_in_stream(struct quic_in_pkt *in, const struct quic_frame *f)
 					     f->stream_ctl.final_size, &err);
 		if (ret <= 0)
 			break;
-		/* socket-api.md 5.4: the data is gone, the application
+		/* quic-api.rst 5.4: the data is gone, the application
 		 * learns of it by the event, and the connection goes on.
 		 * Its connection credit came back.
 		 */
@@ -644,7 +644,7 @@ static void quic_in_ack_due(struct quic_pnspace *s, u64 pn, bool eliciting)
  * key its TLS installed on accepting early data, until the first 1-RTT
  * packet (RFC 9001 4.9.3). Until the handshake completes there is no
  * stream table: they are parked, as packets of a level without a key are
- * (@park), and processed at completion (socket-api.md 4.6).
+ * (@park), and processed at completion (quic-api.rst 4.6).
  */
 static struct quic_crypto *quic_in_early_key(struct sock *sk, bool *park)
 {
@@ -959,7 +959,7 @@ static u32 quic_in_backlog_limit(struct sock *sk)
 }
 
 /* Parking @skb on a request would overrun the listener's receive buffer,
- * to which the datagrams of its requests are charged (socket-api.md 4.2).
+ * to which the datagrams of its requests are charged (quic-api.rst 4.2).
  */
 static bool quic_in_listen_rmem_full(struct sock *sk,
 				     const struct sk_buff *skb)
@@ -1181,7 +1181,7 @@ static void quic_in_listen(struct sock *sk, struct sk_buff *skb)
 		return;
 	}
 	/* What requests park is charged to the listener's receive buffer
-	 * (socket-api.md 4.2), and uncharged when accept() takes it.
+	 * (quic-api.rst 4.2), and uncharged when accept() takes it.
 	 */
 	list_for_each_entry(req, &c->requests, list) {
 		if (quic_cid_eq_bytes(&req->dcid, h.dcid, h.dcid_len) &&

@@ -9,7 +9,7 @@
  * installed, after a local update, and from a work item after the peer
  * started one.
  *
- * Local update (setsockopt QUIC_SOCKOPT_KEY_UPDATE, socket-api.md 5.8):
+ * Local update (setsockopt QUIC_SOCKOPT_KEY_UPDATE, quic-api.rst 5.9):
  * the send side moves to the next phase; the receive side follows when
  * the peer's first packet of that phase opens. Until then the update is
  * not confirmed and another one is refused (RFC 9001 6.1 asks for an

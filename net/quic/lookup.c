@@ -16,7 +16,7 @@
  *   bound to ports that hash there; the lookup walks that bucket only.
  *
  * Listeners on one address and port with disjoint ALPN sets are told
- * apart by the ALPN list of the client's ClientHello (socket-api.md 7.4).
+ * apart by the ALPN list of the client's ClientHello (quic-api.rst 7.4).
  * Reading it means decrypting a copy of the Initial (initial.c) and
  * parsing the ClientHello (alpn.c), which costs several times what the
  * rest of the receive path does for that packet; it is done only for a
@@ -393,7 +393,7 @@ static bool quic_lookup_same_addr(const struct sock *a, const struct sock *b)
  * @sk: the socket, bound, its ALPN set final (sockopt.c refuses
  *	QUIC_SOCKOPT_ALPN on a listening socket)
  *
- * socket-api.md 5.1: another listener on the same address and port is
+ * quic-api.rst 5.1: another listener on the same address and port is
  * allowed when both have SO_REUSEPORT and the same ALPN set (they form a
  * group, and each connection goes to one of them), or when the two ALPN
  * sets are disjoint (connections are told apart by the ClientHello's
@@ -542,7 +542,7 @@ static struct sock *quic_lookup_match(struct hlist_head *head,
 }
 
 /* Read the ClientHello of the Initial @pkt for the listener it asks for
- * (socket-api.md 7.4): @rep is set to a listener of the chosen set, or to
+ * (quic-api.rst 7.4): @rep is set to a listener of the chosen set, or to
  * NULL when the packet does not tell (any candidate may take it).
  *
  * Return: 0, or a negative errno when the packet is to be dropped: it is
@@ -649,7 +649,7 @@ static struct sock *quic_lookup_pick(struct quic_lookup_net *ln,
  *
  * Under RCU, in softirq. The candidates are the listeners of @port on
  * @us. When they do not all serve the same ALPN set, a copy of the
- * Initial is decrypted and its ClientHello chooses the set (socket-api.md
+ * Initial is decrypted and its ClientHello chooses the set (quic-api.rst
  * 7.4): the first protocol of the client's list that a set holds; no ALPN
  * extension, the listener without ALPN; no ClientHello at offset 0, or
  * one cut off before its ALPN, any. A malformed or undecryptable Initial,

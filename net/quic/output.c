@@ -131,7 +131,7 @@ static bool quic_out_data_ok(struct quic_conn *c, u64 now_ns, bool *paced)
 	return !*paced;
 }
 
-/* The token a client's Initials carry (socket-api.md 5.10): set by the
+/* The token a client's Initials carry (quic-api.rst 5.10): set by the
  * user, or the one of a Retry. A server's carry none.
  */
 static u32 quic_out_token(const struct sock *sk, const u8 **token)
@@ -608,7 +608,7 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 		s->ping = false;
 	/* A deferred ACK rides along with anything else sent, in front: a
 	 * peer then learns of our acknowledgment before our data, as
-	 * applications of the socket API expect their events (socket-api.md
+	 * applications of the socket API expect their events (quic-api.rst
 	 * 5.6). A probe (RFC 9002 6.2.4: it may carry any frame) repeats
 	 * our ACK of the space even when none is pending: a peer whose
 	 * flight reached us in part, and which lost our ACKs, learns what

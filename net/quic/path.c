@@ -16,10 +16,10 @@
  * and the datagram size start again (9.4). A PATH_CHALLENGE lost
  * QUIC_PATH_TRIES times in all fails the validation: the server goes back
  * to the address it used before. The validated move is reported with
- * QUIC_EVENT_CONNECTION_MIGRATION (socket-api.md 5.6).
+ * QUIC_EVENT_CONNECTION_MIGRATION (quic-api.rst 5.6).
  *
  * An endpoint moves its own local address with
- * QUIC_SOCKOPT_CONNECTION_MIGRATION (socket-api.md 5.9): it probes the
+ * QUIC_SOCKOPT_CONNECTION_MIGRATION (quic-api.rst 5.9): it probes the
  * new path with a PATH_CHALLENGE sent from there and switches to it when
  * the PATH_RESPONSE comes, raising the event with local_migration set;
  * QUIC_PATH_TRIES challenges lost, it stays where it is.
@@ -343,7 +343,7 @@ static void quic_path_abandon(struct sock *sk)
  *
  * Only a server follows its peer, once the handshake is confirmed (RFC
  * 9000 9), and not when its local disable_active_migration parameter is
- * set: socket-api.md 5.9 has it ignore address changes then.
+ * set: quic-api.rst 5.9 has it ignore address changes then.
  */
 void quic_path_peer_moved(struct sock *sk, const union quic_addr *from,
 			  u32 len)
@@ -508,7 +508,7 @@ int quic_path_migrate(struct sock *sk, const union quic_addr *local,
  * @addr: the address, checked by the caller
  * @us: its UDP socket, referenced; the reference is the path's on success
  *
- * socket-api.md 5.9. The address goes in our preferred_address parameter
+ * quic-api.rst 5.9. The address goes in our preferred_address parameter
  * with a connection ID of its own, numbered 1 (RFC 9000 5.1.1), which no
  * NEW_CONNECTION_ID announces again. Packets to the address reach the
  * connection by their DCID, as any other; the first non-probing one moves
@@ -648,7 +648,7 @@ static bool quic_path_pref_peer(struct sock *sk, union quic_addr *a)
  *	preferred address of the other family
  * @sk: the socket, locked, a client whose handshake just completed
  *
- * socket-api.md 5.9. An address of the family in use is probed from our
+ * quic-api.rst 5.9. An address of the family in use is probed from our
  * address in use; one of the other family needs a local address of that
  * family: a UDP socket of its own, on the wildcard address and a port
  * the kernel picks, and the source address the route to the preferred
@@ -701,7 +701,7 @@ void quic_path_preferred_prepare(struct sock *sk)
  *	address
  * @sk: the socket, locked, a client that just received HANDSHAKE_DONE
  *
- * socket-api.md 5.9: the address of the family in use, if the server
+ * quic-api.rst 5.9: the address of the family in use, if the server
  * offered one, is probed from our address with the connection ID of the
  * parameter, numbered 1 (quic_conn_rotate_dcid()); else the one of the
  * other family, from the local address quic_path_preferred_prepare()

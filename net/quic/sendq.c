@@ -302,7 +302,7 @@ void quic_sendq_chunk_gone(struct sock *sk, struct quic_outq_chunk *ch,
 		return;
 	if (quic_stream_set_send_state(st, QUIC_STREAM_SEND_STATE_RECVD))
 		return;
-	/* socket-api.md 5.6: no final size in this one. */
+	/* quic-api.rst 5.6: no final size in this one. */
 	quic_event_stream_update(sk, st->id, QUIC_STREAM_SEND_STATE_RECVD, 0,
 				 0);
 	quic_stream_release(&c->streams, st);

@@ -4,7 +4,7 @@
  *
  * The proto and proto_ops of IPPROTO_QUIC: create, bind (to a port of a
  * shared kernel UDP socket, see udp.c), connect, listen and accept, the
- * handshake, stream and datagram sendmsg/recvmsg of socket-api.md, poll,
+ * handshake, stream and datagram sendmsg/recvmsg of quic-api.rst, poll,
  * shutdown, close, the queue ioctls, and the SOL_QUIC options that need a
  * connection; sockopt.c handles the others, conn.c the connection.
  * CONNECTION_MIGRATION on an established server gives EOPNOTSUPP: only
@@ -246,7 +246,7 @@ static int __quic_bind(struct sock *sk, const union quic_addr *a)
  * @sk: the socket, locked
  * @a: the new address (path.c)
  *
- * getsockname() returns it from now on (socket-api.md 5.6).
+ * getsockname() returns it from now on (quic-api.rst 5.6).
  */
 void quic_sock_set_local(struct sock *sk, const union quic_addr *a)
 {
@@ -277,7 +277,7 @@ void quic_sock_set_local(struct sock *sk, const union quic_addr *a)
  * @optval: a sockaddr_in or sockaddr_in6
  * @optlen: its length (may be longer than the address)
  *
- * socket-api.md 5.9, on an established client: the new local address is
+ * quic-api.rst 5.9, on an established client: the new local address is
  * bound (its shared UDP socket taken) and the path to the peer probed
  * from there (path.c); the call returns once the probe is queued. On a
  * server before the handshake, the address (of either family on an
@@ -448,7 +448,7 @@ static int quic_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
 	return len;
 }
 
-/* POLLOUT (socket-api.md 5.11): send buffer space and, once streams are
+/* POLLOUT (quic-api.rst 5.12): send buffer space and, once streams are
  * up, connection-level credit. Lockless reads: a hint, as for TCP.
  */
 static bool quic_sock_writable(const struct sock *sk)
@@ -510,7 +510,7 @@ static __poll_t quic_poll(struct file *file, struct socket *sock,
  *
  * A socket bound to a wildcard address sends from the address its route
  * to @peer picks: as TCP's connect() does, @local takes that address, so
- * that getsockname() names the path in use (socket-api.md 5.1) and a
+ * that getsockname() names the path in use (quic-api.rst 5.1) and a
  * CONNECTION_MIGRATION built from it is a real address. Without a route
  * yet, @local stays the wildcard and each datagram picks its own.
  */
@@ -694,7 +694,7 @@ static struct sock *quic_accept_sk(struct sock *sk, bool kern)
 	refcount_inc(&quic_sk(sk)->udp->refcnt);
 	quic_sk(nsk)->udp = quic_sk(sk)->udp;
 	quic_sk(nsk)->bound = 1;
-	/* Settings made on the listener carry over (socket-api.md 4.2). */
+	/* Settings made on the listener carry over (quic-api.rst 4.2). */
 	quic_sock_opts_copy(&quic_sk(nsk)->opts, &quic_sk(sk)->opts);
 	quic_conn_inherit(nsk, sk);
 	quic_sk(nsk)->opts.server = 1;
@@ -871,7 +871,7 @@ static u64 quic_sock_stream_room_id(struct sock *sk, s64 id, struct quic_stream 
 	return *st ? quic_sock_stream_room(sk, *st) : 0;
 }
 
-/* Stream data (socket-api.md 5.2). A sender short of flow-control credit
+/* Stream data (quic-api.rst 5.2). A sender short of flow-control credit
  * sends DATA_BLOCKED / STREAM_DATA_BLOCKED, one short of streams
  * STREAMS_BLOCKED. MSG_MORE corking is not done yet.
  */
@@ -895,7 +895,7 @@ static int quic_sock_stream_sendmsg(struct sock *sk, struct msghdr *msg,
 		return -EMSGSIZE;
 	lock_sock(sk);
 	timeo = sock_sndtimeo(sk, msg->msg_flags & MSG_DONTWAIT);
-	/* socket-api.md 5.2 rule 6: the wait for stream credit ignores
+	/* quic-api.rst 5.2 rule 6: the wait for stream credit ignores
 	 * MSG_DONTWAIT and O_NONBLOCK; MSG_QUIC_STREAM_DONTWAIT ends it.
 	 */
 	stimeo = sock_sndtimeo(sk, false);
@@ -905,7 +905,7 @@ static int quic_sock_stream_sendmsg(struct sock *sk, struct msghdr *msg,
 	err = -EINVAL;
 	if (!quic_streams_up(sk))
 		goto out;
-	/* socket-api.md 5.2: -1 is the active stream whatever the flags, so
+	/* quic-api.rst 5.2: -1 is the active stream whatever the flags, so
 	 * that a second MSG_QUIC_STREAM_NEW before the FIN fails.
 	 */
 	if (id == -1 && c->active_sid != -1)
@@ -943,7 +943,7 @@ static int quic_sock_stream_sendmsg(struct sock *sk, struct msghdr *msg,
 			goto out;
 	}
 	id = st->id;
-	/* socket-api.md 5.2: a stream this call created becomes the active
+	/* quic-api.rst 5.2: a stream this call created becomes the active
 	 * stream; it stops being so only once its FIN is queued, so that a
 	 * partial write carries on with stream ID -1.
 	 */
@@ -989,7 +989,7 @@ out:
 	return err;
 }
 
-/* A datagram (socket-api.md 5.5): queued whole or not at all, no
+/* A datagram (quic-api.rst 5.5): queued whole or not at all, no
  * SIGPIPE.
  */
 static int quic_sock_dgram_sendmsg(struct sock *sk, struct msghdr *msg,
@@ -1093,7 +1093,7 @@ static int quic_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		err = quic_sendq_crypto_room(sk, info.crypto_level, len);
 		if (err != -EAGAIN)
 			break;
-		/* socket-api.md 3 (b): a blocking call queues it all. */
+		/* quic-api.rst 4.3 (b): a blocking call queues it all. */
 		err = quic_sock_send_wait(sk, &timeo, -EAGAIN);
 		if (err)
 			goto out;
@@ -1125,7 +1125,7 @@ static struct quic_stream *quic_sock_next_readable(struct sock *sk)
 	return st;
 }
 
-/* Read one stream's in-order bytes (socket-api.md 5.3), then send the
+/* Read one stream's in-order bytes (quic-api.rst 5.3), then send the
  * window updates reading made due; MSG_PEEK copies them and changes
  * nothing.
  */
@@ -1177,7 +1177,7 @@ static int quic_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 	int err;
 	u32 n;
 
-	/* socket-api.md 5.4: flags other than MSG_DONTWAIT and MSG_PEEK are
+	/* quic-api.rst 5.4: flags other than MSG_DONTWAIT and MSG_PEEK are
 	 * accepted and ignored (libquic passes whatever its caller's word
 	 * holds).
 	 */
@@ -1190,7 +1190,7 @@ static int quic_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		err = quic_event_recvmsg(sk, msg, len, flags);
 		if (err != -EAGAIN)
 			goto out;
-		/* Datagrams go ahead of stream data (socket-api.md 5.4 has
+		/* Datagrams go ahead of stream data (the draft has
 		 * them in arrival order; both wait in queues of their own).
 		 */
 		err = quic_dgram_recvmsg(sk, msg, len, flags);
@@ -1372,7 +1372,7 @@ static void quic_close(struct sock *sk, long timeout)
 		if (sk->sk_state == TCP_ESTABLISHED &&
 		    sock_flag(sk, SOCK_LINGER) && timeout)
 			quic_close_linger(sk, timeout);
-		/* socket-api.md 5.7: no draining. */
+		/* quic-api.rst 5.8: no draining. */
 		quic_conn_local_close(sk, true);
 	}
 	quic_conn_free(sk);

@@ -7,7 +7,7 @@
  * struct quic_sock_opts; the others act on the connection (streams,
  * connection IDs, key update, the handshake's secrets and transport
  * parameters). One dispatch per direction takes the socket lock once.
- * Rules follow socket-api.md, sections 5.5 to 5.10, 6 and 7: struct
+ * Rules follow quic-api.rst, sections 5.5 to 5.11, 6 and 7: struct
  * arguments are copied as min(optlen, sizeof) with missing bytes read as
  * zero, struct results are truncated to min(*optlen, sizeof), and byte
  * strings fail with EINVAL when the user's buffer is too small.
@@ -33,9 +33,9 @@
 #include <net/quic/token.h>
 #include <net/quic/version.h>
 
-/* Default initial RTT estimate, in microseconds (socket-api.md, 2.7). */
+/* Default initial RTT estimate, in microseconds (quic-api.rst, 2.7). */
 #define QUIC_CONFIG_DEF_INITIAL_RTT_US		333000
-/* QUIC_SOCKOPT_CONFIG ranges of non-zero fields (socket-api.md, 6). */
+/* QUIC_SOCKOPT_CONFIG ranges of non-zero fields (quic-api.rst, 6). */
 #define QUIC_CONFIG_MIN_INITIAL_RTT_US		1000
 #define QUIC_CONFIG_MAX_INITIAL_RTT_US		6000000
 #define QUIC_CONFIG_MIN_PLPMTUD_US		5000000
@@ -49,7 +49,7 @@
  * @o: the options
  * @server: the socket is a server one (created by accept())
  *
- * Defaults of socket-api.md, sections 2.7 and 7.6: version 0 (V1),
+ * Defaults of quic-api.rst, sections 2.7 and 7.6: version 0 (V1),
  * 333 ms initial RTT, Reno, no events, no ALPN, token, ticket or
  * remembered peer parameters. The local transport parameters are the
  * connection's (quic_conn_init()).
@@ -79,7 +79,7 @@ void quic_sock_opts_free(struct quic_sock_opts *o)
  * quic_sock_opts_drop_ticket - forget the session ticket that was set
  * @o: the options
  *
- * socket-api.md 5.10: installing the 1-RTT receive secret discards it.
+ * quic-api.rst 5.10: installing the 1-RTT receive secret discards it.
  */
 void quic_sock_opts_drop_ticket(struct quic_sock_opts *o)
 {
@@ -107,7 +107,7 @@ void quic_sock_opts_take_ticket(struct quic_sock_opts *o, u8 *ticket,
  * @dst: the accepted socket's options, set up by quic_sock_opts_init()
  * @src: the listener's options
  *
- * Copies what socket-api.md, section 4.2, step 2, says is inherited: the
+ * Copies what quic-api.rst, section 4.2, step 2, says is inherited: the
  * configuration, the event mask and the ALPN list (the local transport
  * parameters are the connection's: the caller copies them). Token,
  * session ticket, close information and the peer's parameters are per
@@ -158,7 +158,7 @@ static void quic_alpn_count(const u8 *a, u8 alen, const u8 *b, u8 blen,
  * @a: the options of one
  * @b: the options of the other
  *
- * socket-api.md 5.1: listeners on one address and port may share it when
+ * quic-api.rst 5.1: listeners on one address and port may share it when
  * their ALPN sets are the same (a SO_REUSEPORT group) or disjoint (told
  * apart by the ClientHello's ALPN); no ALPN at all is a set of its own.
  *
@@ -184,7 +184,7 @@ int quic_sock_opts_alpn_cmp(const struct quic_sock_opts *a,
  * @sk: the socket
  *
  * Return: true for a listener or a socket created by accept()
- * (socket-api.md, section 3), false for a client.
+ * (quic-api.rst, section 3), false for a client.
  */
 bool quic_sock_opts_is_server(const struct sock *sk)
 {
@@ -299,7 +299,7 @@ static int quic_set_config(struct sock *sk, struct quic_sock_opts *o,
 			 QUIC_CONFIG_MIN_KEEPALIVE_US, U32_MAX))
 		return -EINVAL;
 
-	/* A zero field leaves the value unchanged (socket-api.md, 9.9). */
+	/* A zero field leaves the value unchanged (quic-api.rst, 9 item 14). */
 	if (c.version)
 		cur->version = c.version;
 	if (c.plpmtud_probe_interval)
@@ -333,7 +333,7 @@ static int quic_get_config(struct sock *sk, struct quic_sock_opts *o,
 	struct quic_config c = o->config;
 	u32 version = quic_version_wire(sk);
 
-	/* socket-api.md 6: on a connection, the version in use (after any
+	/* quic-api.rst 6: on a connection, the version in use (after any
 	 * negotiation; an accepted socket's is the client's), 0 while it is
 	 * V1 by default; still after it closed.
 	 */
@@ -358,7 +358,7 @@ static int quic_set_tparams(struct sock *sk, struct quic_sock_opts *o,
 	if (err)
 		return err;
 	if (p.remote) {
-		/* Remembered peer values, for 0-RTT (socket-api.md, 4.6). */
+		/* Remembered peer values, for 0-RTT (quic-api.rst, 4.6). */
 		if (sk->sk_state != TCP_SYN_RECV)
 			return -EINVAL;
 		err = quic_tparams_from_user(&o->remembered, &p);
@@ -377,8 +377,8 @@ static int quic_set_tparams(struct sock *sk, struct quic_sock_opts *o,
 	return quic_tparams_from_user(&quic_sk(sk)->conn.local_tp, &p);
 }
 
-/* The peer's values are those it sent once they are in (socket-api.md
- * 7.3), else those remembered, else zero.
+/* The peer's values are those it sent once they are in (quic-api.rst
+ * 6), else those remembered, else zero.
  */
 static int quic_get_tparams(struct sock *sk, struct quic_sock_opts *o,
 			    char __user *optval, int __user *optlen, int len)
@@ -543,7 +543,7 @@ static int quic_set_ticket(struct quic_sock_opts *o, sockptr_t optval,
 	return 0;
 }
 
-/* socket-api.md 5.10: a server's ticket key is the one set, else the one
+/* quic-api.rst 5.10: a server's ticket key is the one set, else the one
  * derived for this client and listener; a client's ticket is the session
  * data set while establishing, then the NewSessionTicket captured.
  */
@@ -576,7 +576,7 @@ static int quic_get_ticket(struct sock *sk, struct quic_sock_opts *o,
 /* The options below act on the connection. */
 
 /* The stream that QUIC_SOCKOPT_STREAM_RESET (@send) or
- * QUIC_SOCKOPT_STREAM_STOP_SENDING names (socket-api.md 5.7): a freed
+ * QUIC_SOCKOPT_STREAM_STOP_SENDING names (quic-api.rst 5.7): a freed
  * stream is ENOSTR, except a peer's one for a reset, which is resolved
  * as a send is (EINVAL).
  */
@@ -696,7 +696,7 @@ static int quic_get_stream_open(struct sock *sk, char __user *optval,
 	return quic_opt_put_struct(&si, sizeof(si), optval, optlen, len);
 }
 
-/* QUIC_SOCKOPT_CONNECTION_ID (socket-api.md 5.10). */
+/* QUIC_SOCKOPT_CONNECTION_ID (quic-api.rst 5.11). */
 static int quic_set_cid(struct sock *sk, sockptr_t optval,
 			unsigned int optlen)
 {

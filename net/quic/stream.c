@@ -321,7 +321,7 @@ static inline bool quic_recv_arrived(const struct quic_stream *s)
  * @t: the table
  * @s: the stream; never freed here
  *
- * socket-api.md 5.3: a stream stops counting against the limits once its
+ * quic-api.rst 5.3: a stream stops counting against the limits once its
  * sending part is in Data Recvd or Reset Recvd and its receiving part has
  * received everything (Data Recvd) or a reset, before the application
  * has read it: the peer's credit for a unidirectional stream comes back
@@ -409,7 +409,7 @@ struct quic_stream *quic_stream_send_get(struct quic_stream_table *t, s64 id,
 			return ERR_PTR(-EINVAL);
 		return s;
 	}
-	/* socket-api.md 5.2 rules 3 and 4: a freed stream is ENOSTR if it
+	/* quic-api.rst 5.2 rules 3 and 4: a freed stream is ENOSTR if it
 	 * was ours, EINVAL if it was the peer's.
 	 */
 	if (!quic_stream_id_local(t, id))
@@ -558,7 +558,7 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_streams_blocked);
  *
  * The peer may keep as many streams open as our initial limit allowed:
  * the limit follows the streams retired by quic_stream_retire(), and is
- * raised as soon as one is (socket-api.md 5.3: a sender waiting on the
+ * raised as soon as one is (quic-api.rst 5.3: a sender waiting on the
  * limit must not wait for a batch of streams it may never open).
  *
  * Return: true if the limit was raised to *@count.
@@ -1020,7 +1020,7 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_recv_data);
  *
  * Unless all data was already received (then the reset is ignored, as RFC
  * 9000 section 3.2 allows), drops the buffered data, read or not, and
- * gives its connection credit back.  socket-api.md 5.4: the application
+ * gives its connection credit back.  quic-api.rst 5.4: the application
  * learns of the reset by an event, never from recvmsg(), so the receiving
  * part goes through Reset Recvd straight to Reset Read.
  *

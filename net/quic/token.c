@@ -305,7 +305,7 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_token_check);
  * @peer: the client's address; its port is left out
  * @key: QUIC_TICKET_KEY_LEN bytes out
  *
- * socket-api.md 5.10: what a server's QUIC_SOCKOPT_SESSION_TICKET get
+ * quic-api.rst 5.10: what a server's QUIC_SOCKOPT_SESSION_TICKET get
  * returns unless a key was set, for gnutls_session_ticket_enable_server().
  * Resumption needs the same key for every connection of one client to
  * one listener, so the key is SHA-256 of the namespace's ticket secret,

@@ -35,14 +35,14 @@
 #define QUIC_PREFERRED_ADDRESS_FIXED_LEN	(4 + 2 + 16 + 2 + 1 + \
 						 QUIC_RESET_TOKEN_LEN)
 
-/* Socket defaults of the local parameters (socket-api.md, section 2.7). */
+/* Socket defaults of the local parameters (quic-api.rst, section 2.7). */
 #define QUIC_LOCAL_ACTIVE_CID_LIMIT	7
 #define QUIC_LOCAL_MAX_IDLE_TIMEOUT_US	30000000
 #define QUIC_LOCAL_MAX_STREAMS		100
 #define QUIC_LOCAL_MAX_DATA		(65535 * 32)
 #define QUIC_LOCAL_MAX_STREAM_DATA	(65535 * 16)
 
-/* Limits of QUIC_SOCKOPT_TRANSPORT_PARAM (socket-api.md, section 6). */
+/* Limits of QUIC_SOCKOPT_TRANSPORT_PARAM (quic-api.rst, section 6). */
 #define QUIC_USER_MAX_ACTIVE_CID_LIMIT	8
 #define QUIC_USER_MIN_IDLE_TIMEOUT_US	1000000
 #define QUIC_USER_MIN_DATAGRAM		1200
@@ -101,7 +101,7 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_tparams_init_peer);
  * quic_tparams_init_local - set the local parameters of a fresh socket
  * @tp: the parameters
  *
- * The defaults of socket-api.md, section 2.7: 100 streams of each type,
+ * The defaults of quic-api.rst, section 2.7: 100 streams of each type,
  * 2097120 bytes for the connection and 1048560 per stream, a 30 s idle
  * timeout, 7 active connection IDs, and version_information offering
  * version 2 and version 1 with version 1 chosen. The connection IDs are the
@@ -664,7 +664,7 @@ static bool quic_user_bad(u64 v, u64 lo, u64 hi)
  *
  * A zero field leaves its parameter unchanged and a non-zero flag turns
  * its parameter on (disable_compatible_version turns version_information
- * off); socket-api.md, section 6. Non-zero fields must lie within:
+ * off); quic-api.rst, section 6. Non-zero fields must lie within:
  * max_udp_payload_size 1200..65527, ack_delay_exponent <= 20,
  * max_ack_delay < 16384000 us, active_connection_id_limit 2..8,
  * max_idle_timeout >= 1 s, max_datagram_frame_size >= 1200, max_data >=

@@ -3,7 +3,7 @@
  * QUIC: the kernel UDP sockets under QUIC sockets.
  *
  * QUIC sockets on one local address and port share one kernel UDP socket
- * (socket-api.md, section 3). Each network namespace keeps them in a small
+ * (quic-api.rst, section 3). Each network namespace keeps them in a small
  * table keyed by (family, address, port, V6ONLY, interface), hashed with
  * the namespace's SipHash key since users choose the address. The table
  * is only used in process context (bind and release) under a mutex; the

@@ -2,7 +2,7 @@
 /*
  * QUIC: the ALPN list of a client's ClientHello (net/quic/alpn.c), read
  * from the frames of its first Initial so that listeners sharing an
- * address and port can be told apart (socket-api.md 7.4).
+ * address and port can be told apart (quic-api.rst 7.4).
  *
  * Pure functions over bytes: no socket, no skb, no allocation.
  */
@@ -12,7 +12,7 @@
 
 #include <linux/types.h>
 
-/* Longest ALPN extension list we accept (socket-api.md 7.4). */
+/* Longest ALPN extension list we accept (quic-api.rst 7.4). */
 #define QUIC_ALPN_HELLO_MAX_LIST	128
 /* More extensions than this make a ClientHello malformed. */
 #define QUIC_ALPN_HELLO_MAX_EXTS	64

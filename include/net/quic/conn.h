@@ -51,7 +51,7 @@ struct quic_path;
 struct quic_pkt_hdr;
 struct sock;
 
-/* Length of the connection IDs we choose (socket-api.md 7.3). */
+/* Length of the connection IDs we choose (quic-api.rst 7.3). */
 #define QUIC_CONN_CID_LEN		8
 /* Largest datagram we build during the handshake, and the least after. */
 #define QUIC_CONN_MAX_DGRAM		1200

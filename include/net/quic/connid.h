@@ -24,7 +24,7 @@
 #include <net/quic/hash.h>
 
 /* Largest active_connection_id_limit we advertise or honour
- * (socket-api.md, section 6: 2 to 8).
+ * (quic-api.rst, section 6: 2 to 8).
  */
 #define QUIC_CID_LIMIT_MAX	8
 /* Smallest legal active_connection_id_limit (RFC 9000, section 18.2). */
@@ -35,7 +35,7 @@
 #define QUIC_CID_SET_SLOTS	(2 * QUIC_CID_LIMIT_MAX)
 /* RETIRE_CONNECTION_ID frames waiting to be sent (destination set). */
 #define QUIC_CID_RETIRE_MAX	QUIC_CID_SET_SLOTS
-/* Length of the connection IDs we issue (socket-api.md, section 5.10). */
+/* Length of the connection IDs we issue (quic-api.rst, section 5.11). */
 #define QUIC_CID_LOCAL_LEN	8
 /* Length of a Stateless Reset Token (RFC 9000, section 10.3). */
 #define QUIC_RESET_TOKEN_LEN	16

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * QUIC: notifications delivered by recvmsg() (net/quic/event.c,
- * socket-api.md section 5.5).
+ * quic-api.rst section 5.6).
  */
 
 #ifndef __NET_QUIC_EVENT_H

@@ -2,7 +2,7 @@
 /*
  * QUIC: opening a client's first Initial before any socket owns it
  * (net/quic/initial.c), so that the receive path can read the ClientHello
- * to choose a listener (socket-api.md 7.4), and a listener queue only
+ * to choose a listener (quic-api.rst 7.4), and a listener queue only
  * Initials that start a connection.
  */
 

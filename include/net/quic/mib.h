@@ -55,7 +55,7 @@
  * @QUIC_MIB_0RTT_DROP: 0-RTT packets a server dropped: early data not
  *	accepted, the 0-RTT key gone, or no room to hold them for the key
  * @QUIC_MIB_ALPN_NOMATCH: client Initials dropped because listeners that
- *	share their port are told apart by ALPN (socket-api.md 7.4) and the
+ *	share their port are told apart by ALPN (quic-api.rst 7.4) and the
  *	ClientHello named no protocol of theirs (or none, and every one of
  *	them has an ALPN set)
  * @QUIC_MIB_PATH_MIGRATED: peer address changes a server validated and

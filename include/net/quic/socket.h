@@ -63,7 +63,7 @@ static inline bool quic_is_conn(const struct sock *sk)
 }
 
 /* Streams may be opened and written: the connection is established, or
- * a client set the peer's remembered parameters for 0-RTT (socket-api.md
+ * a client set the peer's remembered parameters for 0-RTT (quic-api.rst
  * 4.6).
  */
 static inline bool quic_streams_up(const struct sock *sk)
@@ -71,7 +71,7 @@ static inline bool quic_streams_up(const struct sock *sk)
 	return quic_is_conn(sk) && quic_sk(sk)->conn.streams_ready;
 }
 
-/* socket-api.md 5.2 rule 6: beyond the peer's stream limit, a sender
+/* quic-api.rst 5.2 rule 6: beyond the peer's stream limit, a sender
  * waits for MAX_STREAMS; before the 1-RTT send key (0-RTT) it cannot.
  */
 static inline int quic_streams_limit_err(const struct sock *sk)
@@ -84,7 +84,7 @@ static inline int quic_streams_limit_err(const struct sock *sk)
 				 MSG_QUIC_STREAM_UNI | MSG_QUIC_STREAM_DONTWAIT | \
 				 MSG_QUIC_STREAM_SNDBLOCK)
 
-/* Every flag sendmsg() takes (socket-api.md 5.2); others give EINVAL. */
+/* Every flag sendmsg() takes (quic-api.rst 5.2); others give EINVAL. */
 #define QUIC_SEND_FLAGS		(QUIC_STREAM_FLAGS | MSG_MORE | MSG_DONTWAIT | \
 				 MSG_NOSIGNAL | MSG_WAITALL | MSG_BATCH | \
 				 MSG_QUIC_DATAGRAM | MSG_CMSG_COMPAT)

@@ -3,7 +3,7 @@
  * QUIC: the connection-independent SOL_QUIC socket options
  * (net/quic/sockopt.c): what a socket stores on behalf of its user before
  * and independently of a connection, and the setsockopt()/getsockopt()
- * handlers of those options (socket-api.md, sections 5.5, 5.7, 5.9, 6).
+ * handlers of those options (quic-api.rst, sections 5.6, 5.8, 5.10, 6).
  */
 
 #ifndef _NET_QUIC_SOCKOPT_H
@@ -32,7 +32,7 @@ struct sock;
  * @config: QUIC_SOCKOPT_CONFIG values
  * @remembered: the peer's transport parameters of an earlier connection,
  *	as set with QUIC_SOCKOPT_TRANSPORT_PARAM and remote = 1 for 0-RTT
- *	(socket-api.md 4.6), meaningful once @remembered_set
+ *	(quic-api.rst 4.6), meaningful once @remembered_set
  * @close: QUIC_SOCKOPT_CONNECTION_CLOSE information: the local settings
  *	until a close happens, then those of that close
  * @ticket: session ticket (client: session data or captured ticket;

@@ -113,7 +113,7 @@ struct quic_fc_recv {
  * @out_chunks: chunks of its data in the send queue (sendq.c)
  * @final_known: the peer's final size is known (FIN or RESET_STREAM)
  * @stop_sending: we sent STOP_SENDING
- * @retired: counted in @closed of its kind (socket-api.md 5.3): its
+ * @retired: counted in @closed of its kind (quic-api.rst 5.3): its
  *	sending part is done and all its data (or a reset) has arrived,
  *	though unread data may keep it allocated
  *

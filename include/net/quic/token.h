@@ -22,7 +22,7 @@
 #define QUIC_TOKEN_RETRY		1
 #define QUIC_TOKEN_NEW			2
 
-/* Lifetimes in seconds. socket-api.md 5.10 gives the reference's 3 s for
+/* Lifetimes in seconds. The draft's implementation gives 3 s for
  * a Retry token; a client's Initial with the token can take longer to
  * come back on a loaded host or a lossy path (its Initial keys are
  * derived in process context, its PTO backs off), and a Retry token opens

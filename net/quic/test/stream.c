@@ -560,7 +560,7 @@ static int stream_state_paths(struct quic_test *t)
 	    s->recv_errcode != 5 || f->t.mem || f->m.mem ||
 	    f->t.recv.read != 10 + 4 || f->t.recv.highest != 10 + 4)
 		goto out;
-	/* socket-api.md 5.4: nothing of a reset stream is read, no error. */
+	/* quic-api.rst 5.4: nothing of a reset stream is read, no error. */
 	if (quic_stream_recv_reset(&f->t, s, 5, 10, &err) ||
 	    quic_stream_recv_data(&f->t, s, 3, "d", 1, false, &err) ||
 	    quic_stream_readable(&f->t, s) ||

@@ -988,7 +988,7 @@ static int tparam_user_conversion(struct quic_test *t)
 	struct quic_transport_param p = {}, q = {};
 	struct quic_tparams tp, saved;
 
-	/* A fresh socket reads back socket-api.md's defaults. */
+	/* A fresh socket reads back quic-api.rst's defaults. */
 	quic_tparams_init_local(&tp);
 	quic_tparams_to_user(&tp, &p);
 	if (p.active_connection_id_limit != 7 || p.ack_delay_exponent != 3 ||

@@ -354,7 +354,7 @@ int quic_conf_init(struct quic_conf *conf, const struct quic_conf_args *args)
 		return -EINVAL;
 
 	/*
-	 * socket-api.md 8.4: a server session is GNUTLS_SERVER |
+	 * quic-api.rst 8.4: a server session is GNUTLS_SERVER |
 	 * GNUTLS_NO_AUTO_SEND_TICKET (libquic sends the one ticket itself).
 	 * 0-RTT only on request, so the helpers never install EARLY keys.
 	 */

@@ -158,7 +158,7 @@ static int quic_hs_secret_cb(gnutls_session_t session,
 		 hs->is_server ? "server" : "client", level, tx ? " tx" : "",
 		 rx ? " rx" : "", type);
 
-	/* Transmit first, then receive (socket-api.md, section 4.3 d). */
+	/* Transmit first, then receive (quic-api.rst, section 4.3 d). */
 	if (tx) {
 		err = quic_hs_set_one(hs, level, true, type, tx, len);
 		if (err) {
@@ -386,7 +386,7 @@ static int quic_hs_done(struct quic_hs *hs)
 	}
 	if (hs->is_server) {
 		/*
-		 * One NewSessionTicket at the 1-RTT level (socket-api.md,
+		 * One NewSessionTicket at the 1-RTT level (quic-api.rst,
 		 * section 4.2, step 8). Sessions without ticket support
 		 * refuse, which is fine.
 		 */

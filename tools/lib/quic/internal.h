@@ -19,14 +19,14 @@
 
 /* RFC 9001, section 8.2. */
 #define QUIC_TP_EXT_TYPE	0x39
-/* Local extension buffer size, as in socket-api.md section 4.3 (a). */
+/* Local extension buffer size, as in quic-api.rst section 4.3 (a). */
 #define QUIC_TP_EXT_MAX		256
 #define QUIC_ALPN_MAX		128
 #define QUIC_TICKET_KEY_LEN	64
 /* quic_session_set_alpn(): the list is shorter than this, of <= 5 names */
 #define QUIC_ALPN_LIST_MAX	64
 #define QUIC_ALPN_COUNT_MAX	5
-/* A log message, terminating NUL included (socket-api.md, section 8.6). */
+/* A log message, terminating NUL included (quic-api.rst, section 8.6). */
 #define QUIC_LOG_MSG_MAX	128
 
 #ifndef ARRAY_SIZE

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * libquic's diagnostics (socket-api.md, section 8.6). Nothing is printed
+ * libquic's diagnostics (quic-api.rst, section 8.6). Nothing is printed
  * unless the application raises the level; messages then go to its
  * callback, or to standard output with a "[ERROR] ", "[NOTICE] " or
  * "[DEBUG] " prefix. A message is at most QUIC_LOG_MSG_MAX bytes with its

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * Session helpers (socket-api.md, section 8.5): the ALPN list of a
+ * Session helpers (quic-api.rst, section 8.5): the ALPN list of a
  * session and the negotiated protocol, and resumption data - the kernel
  * keeps the NewSessionTicket a client received at the 1-RTT level
  * (QUIC_SOCKOPT_SESSION_TICKET), GnuTLS turns it into session data.

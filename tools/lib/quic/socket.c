@@ -3,7 +3,7 @@
  * The kernel side of the handshake and the public entry points: handshake
  * messages go out with sendmsg() and a QUIC_HANDSHAKE_INFO cmsg, come back
  * from recvmsg(), secrets and transport parameters travel as SOL_QUIC
- * socket options (socket-api.md, sections 4 and 8).
+ * socket options (quic-api.rst, sections 4 and 8).
  *
  * The handshake is a sequence of steps (quic_handshake_init() and
  * quic_handshake_step()): each step is one sendmsg() or recvmsg() that
@@ -524,7 +524,7 @@ static int quic_sock_do(int fd, struct quic_handshake_step *step)
 	return 0;
 }
 
-/* The loop of socket-api.md, section 4.3, over the step API. */
+/* The loop of quic-api.rst, section 4.3, over the step API. */
 static int quic_sock_handshake(gnutls_session_t session,
 			       const struct quic_conf *conf)
 {

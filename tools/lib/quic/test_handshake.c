@@ -109,7 +109,7 @@ static int mem_set_secret(void *priv, const struct quic_crypto_secret *sec)
 		s->bad_secret = true;
 		return -EINVAL;
 	}
-	/* Transmit before receive within a level (socket-api.md 4.3 d). */
+	/* Transmit before receive within a level (quic-api.rst 4.3 d). */
 	if (sec->send && s->have[sec->level][0])
 		s->bad_secret = true;
 	s->secret[sec->level][!!sec->send] = *sec;

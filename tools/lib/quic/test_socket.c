@@ -5,7 +5,7 @@
  * setsockopt and getsockopt: each "QUIC socket" is one end of an AF_UNIX
  * SOCK_SEQPACKET pair, handshake and stream messages cross it with their
  * control-message contents in a small header, and the SOL_QUIC options
- * are answered from a per-socket record as socket-api.md describes them.
+ * are answered from a per-socket record as quic-api.rst describes them.
  * A client and a server thread then run quic_client_handshake() and
  * quic_server_handshake(), or quic_handshake() on sessions the test
  * builds; the step API is also driven directly, from one thread. As in
@@ -518,7 +518,7 @@ static void test_bad(void)
 	unpair();
 }
 
-/* --- sessions built by the application, as socket-api.md 4.6 shows --- */
+/* --- sessions built by the application, as quic-api.rst 4.6 shows --- */
 
 static gnutls_certificate_credentials_t server_cred, client_cred;
 
@@ -582,7 +582,7 @@ static void run_sessions(struct hs_thread *c, struct hs_thread *s)
 
 static void test_priority(void)
 {
-	/* socket-api.md 8.2, its items in order. */
+	/* quic-api.rst 8.2, its items in order. */
 	static const char * const items[] = {
 		"NORMAL", "-VERS-ALL", "+VERS-TLS1.3", "+PSK", "+ECDHE-PSK",
 		"-CIPHER-ALL", "+AES-128-GCM", "+AES-256-GCM",
@@ -602,7 +602,7 @@ static void test_priority(void)
 	}
 
 	report(!strcmp(QUIC_PRIORITY, want),
-	       "QUIC_PRIORITY is the string of socket-api.md 8.2");
+	       "QUIC_PRIORITY is the string of quic-api.rst 8.2");
 	ret = gnutls_priority_init(&prio, QUIC_PRIORITY, NULL);
 	report(!ret, "GnuTLS accepts QUIC_PRIORITY (%d)", ret);
 	if (!ret)

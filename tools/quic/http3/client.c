@@ -20,7 +20,7 @@
  *
  * --session-file and --tp-file keep what a later run needs to resume the
  * TLS session (the server's NewSessionTicket, exported by GnuTLS) and the
- * server's transport parameters (socket-api.md, section 4.6).
+ * server's transport parameters (quic-api.rst, section 4.6).
  */
 
 #define _GNU_SOURCE
@@ -422,7 +422,7 @@ static void h3c_tp_save(int fd, const char *path)
 }
 
 /*
- * libquic's quic_session_get_data() (socket-api.md, section 8.5) gives
+ * libquic's quic_session_get_data() (quic-api.rst, section 8.5) gives
  * GnuTLS the NewSessionTicket the kernel captured (section 4.5), which
  * makes the session resumable, and exports the session.
  *
@@ -661,7 +661,7 @@ static bool h3c_account(struct h3c *cl)
 /* Run the requests to their end, or to the first connection error. */
 /*
  * --migrate: once 256 KiB of body have come, ask the kernel to move the
- * connection to the given local address (socket-api.md 5.9). The probe
+ * connection to the given local address (quic-api.rst 5.9). The probe
  * goes at once; the move happens when the server answers it.
  */
 static void h3c_migrate(struct h3c *cl, struct h3_conn *c)

@@ -3,7 +3,7 @@
  * The socket side of HTTP/3 over kernel QUIC: stream data goes out with
  * sendmsg() and a QUIC_STREAM_INFO cmsg (MSG_QUIC_STREAM_NEW the first
  * time one of our streams is used) and comes back from recvmsg() with the
- * same cmsg (socket-api.md, sections 5.2 and 5.3). The helpers for
+ * same cmsg (quic-api.rst, sections 5.2 and 5.3). The helpers for
  * options (cipher names, addresses, sizes) live here too.
  */
 
@@ -464,7 +464,7 @@ static int64_t *h3_stream_next(struct h3_conn *c, int64_t sid)
 /*
  * MSG_QUIC_STREAM_NEW (and _UNI) on the first send of our own streams.
  * Opening one of our IDs creates every lower ID of its type as well
- * (socket-api.md, section 5.3), and an existing stream is used with or
+ * (quic-api.rst, section 5.3), and an existing stream is used with or
  * without the flag: so only IDs at or above the lowest one not opened
  * yet need it, whatever order nghttp3 writes our streams in.
  */
@@ -651,7 +651,7 @@ int h3_conn_read(struct h3_conn *c)
  * Call it only after h3_conn_read() and then h3_conn_write(): whatever
  * the input produced has been queued by then, so the only work left is
  * new input or, on a blocked connection, more room to send. POLLOUT
- * reports send buffer space and connection-level credit (socket-api.md,
+ * reports send buffer space and connection-level credit (quic-api.rst,
  * section 5.12) but not stream-level credit, which the next send waits
  * for in the kernel (SO_SNDTIMEO); so a blocked connection sleeps at most
  * %H3_SNDTIMEO_MS here.

@@ -11,7 +11,7 @@
  * directory). Each connection is served by a child process; the
  * handshake is libquic's quic_handshake() on a GnuTLS session built here,
  * with session tickets encrypted under the key the kernel hands out for
- * the client's address, so that clients can resume (socket-api.md,
+ * the client's address, so that clients can resume (quic-api.rst,
  * section 4.6). One line per request goes to stderr unless -q is given.
  * With -n the server stops accepting after COUNT connections and exits
  * once they are done. --early-data makes the sessions take 0-RTT data
@@ -80,7 +80,7 @@ static bool quiet;
 static uint64_t drop_after;
 /* How long a connection may make no progress: --idle, or 30 s. */
 static double peer_wait = H3S_PEER_WAIT_S;
-/* --early-data: accept 0-RTT (socket-api.md, section 4.6). */
+/* --early-data: accept 0-RTT (quic-api.rst, section 4.6). */
 static bool early_data;
 
 static void print_usage(void)
@@ -651,7 +651,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		served++;
-		/* socket-api.md 5.9: after accept(), before the handshake. */
+		/* quic-api.rst 5.9: after accept(), before the handshake. */
 		if (pref_len &&
 		    setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONNECTION_MIGRATION,
 			       &pref, pref_len))

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ALPN demultiplexing (socket-api.md 5.1 and 7.4): listeners on one
+ * ALPN demultiplexing (quic-api.rst 5.1 and 7.4): listeners on one
  * address and port with disjoint ALPN sets, and one without ALPN; each
  * client's ClientHello picks its listener (the first name of the
  * client's list that a listener serves), and the handshake completes
@@ -240,7 +240,7 @@ TEST_F(alpn, unknown_name_reaches_none)
 	EXPECT_EQ(0, run_client(_metadata, self, "h3", WAIT_MS));
 }
 
-/* socket-api.md 4.2: ALPN is fixed once a socket listens. */
+/* quic-api.rst 4.2: ALPN is fixed once a socket listens. */
 TEST_F(alpn, alpn_fixed_while_listening)
 {
 	EXPECT_EQ(-1, setsockopt(self->lfd[0], SOL_QUIC, QUIC_SOCKOPT_ALPN,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The socket API contract of /work/shared/docs/socket-api.md, section by
+ * The socket API of Documentation/networking/quic-api.rst, section by
  * section: every call sequence, flag, option, event and errno it states
  * for stream selection (5.2), stream limits and credit (5.3), recvmsg
  * (5.4), datagrams (5.5), events (5.6), migration (5.9), tokens and

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * QUIC connection IDs and closing, over established loopback connections
- * (socket-api.md 5.5, 5.7 and 5.10; RFC 9000 sections 5.1, 6, 10):
+ * (quic-api.rst 5.6, 5.8 and 5.11; RFC 9000 sections 5.1, 6, 10):
  * QUIC_SOCKOPT_CONNECTION_ID get and set, NEW_CONNECTION_ID and
  * RETIRE_CONNECTION_ID seen through it and through CONNECTION_ID events,
  * the idle timeout, close codes and reason phrases, shutdown(), Stateless
@@ -453,7 +453,7 @@ TEST_F(conn, shutdown)
 
 /* A recv() and a poll() blocked in other threads on a connection with
  * nothing to read are woken by its shutdown(SHUT_RD): EOF (ENOTCONN,
- * socket-api.md 9.11) and POLLHUP.
+ * quic-api.rst 9.11) and POLLHUP.
  */
 TEST_F(conn, shutdown_wakes_readers)
 {
@@ -820,7 +820,7 @@ static void pref_run(struct __test_metadata *_metadata,
 	EXPECT_EQ(0, memcmp(buf, "pong", 4));
 }
 
-/* The server's preferred address (socket-api.md 5.9, RFC 9000 9.6): set
+/* The server's preferred address (quic-api.rst 5.9, RFC 9000 9.6): set
  * after accept() and before the handshake, it goes in the server's
  * transport parameters; on HANDSHAKE_DONE the client validates it and
  * moves there, and the server follows the first packet that arrives

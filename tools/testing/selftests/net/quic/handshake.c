@@ -1107,7 +1107,7 @@ TEST_F(hs, role_probe)
 	socklen_t len, tlen = sizeof(token);
 
 	/* A socket that neither listens nor was accepted is a client
-	 * (socket-api.md 5.9): its token, empty, reads back at any time.
+	 * (quic-api.rst 5.10): its token, empty, reads back at any time.
 	 */
 	EXPECT_EQ(0, getsockopt(self->cfd, SOL_QUIC, QUIC_SOCKOPT_TOKEN,
 				token, &tlen));

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Key updates (RFC 9001 section 6, socket-api.md 5.8) between two kernel
+ * Key updates (RFC 9001 section 6, quic-api.rst 5.9) between two kernel
  * QUIC sockets: QUIC_SOCKOPT_KEY_UPDATE flips the sender's key phase, the
  * peer follows and reports QUIC_EVENT_KEY_UPDATE with the new phase, data
  * keeps flowing both ways, and a second update before the first is
@@ -172,7 +172,7 @@ TEST_F(ku, both_ways)
 	EXPECT_EQ(2, ss.key_updates);
 }
 
-/* Only a connection can update its keys (socket-api.md 6). */
+/* Only a connection can update its keys (quic-api.rst 6). */
 TEST_F(ku, needs_connection)
 {
 	int fd = socket(variant->family, SOCK_DGRAM, IPPROTO_QUIC);

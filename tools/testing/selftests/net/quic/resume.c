@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Session resumption and 0-RTT (socket-api.md 4.3 d, 4.5, 4.6, 5.2 rule
+ * Session resumption and 0-RTT (quic-api.rst 4.3 d, 4.5, 4.6, 5.2 rule
  * 6, 5.10 and the TRANSPORT_PARAM rows of 6).
  *
  * A first connection leaves two things behind: the session data that

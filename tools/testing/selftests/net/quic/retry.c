@@ -632,7 +632,7 @@ TEST_F(retry, new_token)
 	ASSERT_EQ(0, listener(self, true)) {
 		TH_LOG("listener: %s", strerror(errno));
 	}
-	/* A listener sends no NEW_TOKEN (socket-api.md 5.10). */
+	/* A listener sends no NEW_TOKEN (quic-api.rst 5.10). */
 	EXPECT_EQ(-1, setsockopt(self->lfd, SOL_QUIC, QUIC_SOCKOPT_TOKEN, NULL,
 				 0));
 	EXPECT_EQ(EINVAL, errno);
@@ -1224,7 +1224,7 @@ static int listener_on(struct sockaddr_storage *ss, socklen_t *len,
 	return fd;
 }
 
-/* socket-api.md 5.1: a second listener on an address and port is
+/* quic-api.rst 5.1: a second listener on an address and port is
  * refused (EADDRINUSE) unless both have SO_REUSEPORT and the same ALPN
  * set, or their ALPN sets are disjoint (no ALPN is a set of its own:
  * ALPN demultiplexing, alpn.c); overlapping sets are refused.

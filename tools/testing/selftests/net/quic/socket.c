@@ -550,7 +550,7 @@ TEST_F(quic_sock, listener_stop_wakes)
 	EXPECT_EQ(ENOTCONN, errno);
 }
 
-/* Without a connection: stream sends give EPIPE (socket-api.md 5.2), a
+/* Without a connection: stream sends give EPIPE (quic-api.rst 5.2), a
  * zero-length one without FIN EMSGSIZE.
  */
 TEST_F(quic_sock, send_recv_not_yet)
@@ -565,7 +565,7 @@ TEST_F(quic_sock, send_recv_not_yet)
 	EXPECT_EQ(EPIPE, errno);
 	EXPECT_EQ(-1, send(self->fd, buf, 0, MSG_NOSIGNAL));
 	EXPECT_EQ(EMSGSIZE, errno);
-	/* Not a connection: nothing to read (socket-api.md 4.3 c). */
+	/* Not a connection: nothing to read (quic-api.rst 4.3 c). */
 	EXPECT_EQ(-1, recv(self->fd, buf, sizeof(buf), MSG_DONTWAIT));
 	EXPECT_EQ(ENOTCONN, errno);
 	EXPECT_EQ(-1, recvmsg(self->fd, &msg, 0));
@@ -574,7 +574,7 @@ TEST_F(quic_sock, send_recv_not_yet)
 	EXPECT_EQ(ENOTCONN, errno);
 }
 
-/* Send @n iovecs of handshake data at @level (socket-api.md 3 (b)). */
+/* Send @n iovecs of handshake data at @level (quic-api.rst 4.3 (b)). */
 static ssize_t hs_send(int fd, struct iovec *iov, int n, int level,
 		       int flags)
 {
@@ -706,8 +706,8 @@ TEST_F(quic_sock, handshake_data_bounded)
 	EXPECT_EQ(0, close(sink));
 }
 
-/* shutdown() of a socket with no connection: ENOTCONN (socket-api.md
- * 5.7). The queue ioctls of a socket without a connection give 0, of a
+/* shutdown() of a socket with no connection: ENOTCONN (quic-api.rst
+ * 5.8). The queue ioctls of a socket without a connection give 0, of a
  * listener EINVAL; streams.c checks them on a connection.
  */
 TEST_F(quic_sock, shutdown_ioctl)
@@ -824,7 +824,7 @@ TEST_F(quic_sock, quic_sockopt_not_yet)
 			   opts[i].name == QUIC_SOCKOPT_STREAM_STOP_SENDING ?
 			   EINVAL : EOPNOTSUPP;
 
-		/* socket-api.md 5.6 and 5.8: STREAM_OPEN and KEY_UPDATE
+		/* quic-api.rst 5.7 and 5.9: STREAM_OPEN and KEY_UPDATE
 		 * without a connection.
 		 */
 		if (opts[i].name == QUIC_SOCKOPT_STREAM_OPEN ||
@@ -850,7 +850,7 @@ TEST_F(quic_sock, quic_sockopt_not_yet)
 }
 
 /*
- * CONNECTION_MIGRATION (socket-api.md 5.9): a bad address (the zero one
+ * CONNECTION_MIGRATION (quic-api.rst 5.9): a bad address (the zero one
  * above, a wildcard, port 0, a multicast or broadcast one, a short one)
  * gives EINVAL; a good one on a socket that is no connection, EPIPE.
  */

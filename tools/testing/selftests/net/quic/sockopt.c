@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The connection-independent SOL_QUIC options (socket-api.md, sections
- * 2.7, 5.5, 5.7, 5.9, 6, 7.1): defaults, set-then-get round trips, length
+ * The connection-independent SOL_QUIC options (quic-api.rst, sections
+ * 2.7, 5.6, 5.8, 5.10, 6, 7.1): defaults, set-then-get round trips, length
  * rules, bad pointers, value ranges and state rules, for both address
  * families and both socket types.
  *
@@ -229,7 +229,7 @@ TEST_F(sockopt, config_defaults)
 TEST_F(sockopt, config_round_trip)
 {
 	struct quic_config set = {
-		.version = 0x0a0a0a0a,	/* not validated (socket-api.md, 6) */
+		.version = 0x0a0a0a0a,	/* not validated (quic-api.rst, 6) */
 		.plpmtud_probe_interval = 5000000,
 		.initial_smoothed_rtt = 1000,
 		.payload_cipher_type = TLS_CIPHER_CHACHA20_POLY1305,
@@ -531,7 +531,7 @@ TEST_F(sockopt, tparam_ext_needs_establishing)
 	char buf[256];
 	socklen_t len = sizeof(buf);
 
-	/* Allowed only in ESTABLISHING (socket-api.md, 4.3 a). */
+	/* Allowed only in ESTABLISHING (quic-api.rst, 4.3 a). */
 	EXPECT_EQ(EINVAL, get_err(self->fd, QUIC_SOCKOPT_TRANSPORT_PARAM_EXT,
 				  buf, &len));
 	/* Nor can the peer's be applied outside a handshake. */

@@ -312,7 +312,7 @@ static int lo_mtu(int mtu)
 /*
  * Wait until the client sends datagrams larger than @size: its path MTU
  * search confirmed them. A DATAGRAM frame of @size is refused with
- * EMSGSIZE until then (socket-api.md 5.5); small ones keep packets, and
+ * EMSGSIZE until then (quic-api.rst 5.5); small ones keep packets, and
  * so the search, going. 0, or -1 if it never happened.
  */
 static int wait_dgram_size(int cfd, int sfd, size_t size)
@@ -695,7 +695,7 @@ TEST_F(streams, fin_events)
 	EXPECT_EQ(4, u.finalsz);
 	ASSERT_EQ(0, wait_update(self->cfd, CUNI(0),
 				 QUIC_STREAM_SEND_STATE_RECVD, &u));
-	EXPECT_EQ(0, u.finalsz);	/* socket-api.md 5.6: 0 for this one */
+	EXPECT_EQ(0, u.finalsz);	/* quic-api.rst 5.6: 0 for this one */
 	/* Turned off, none come. */
 	ASSERT_EQ(0, quic_pair_event(self->sfd, QUIC_EVENT_STREAM_UPDATE, 0));
 	EXPECT_EQ(1, quic_sendmsg(self->cfd, "x", 1, CUNI(1),
@@ -706,7 +706,7 @@ TEST_F(streams, fin_events)
 }
 
 /* RESET_STREAM: the receiver gets a RECV_STATE_RESET_RECVD event with the
- * code and final size, and no error from recvmsg() (socket-api.md 5.4:
+ * code and final size, and no error from recvmsg() (quic-api.rst 5.4:
  * the unread data is gone, the connection goes on); the sender, once its
  * reset is acknowledged, a SEND_STATE_RESET_RECVD event.
  */
@@ -1054,7 +1054,7 @@ TEST_F(flow, blocked_sender)
 }
 
 /* A non-blocking send with FIN that flow control cuts short keeps its
- * stream active and its FIN pending (socket-api.md 5.2): the rest goes on
+ * stream active and its FIN pending (quic-api.rst 5.2): the rest goes on
  * with stream ID -1, and only the send that queues the last byte queues
  * the FIN and gives the stream up.
  */
