@@ -18,6 +18,7 @@
 #include <net/sock.h>
 #include <linux/workqueue.h>
 #include <net/quic/conn.h>
+#include <net/quic/input.h>
 #include <net/quic/keyupdate.h>
 #include <net/quic/loss.h>
 #include <net/quic/output.h>
@@ -93,8 +94,17 @@ static void quic_timer_work_fn(struct work_struct *work)
 		quic_key_free_discarded(sk);
 	if (jobs & BIT(QUIC_WORK_RETRY))
 		quic_conn_retry_apply(sk);
-	if (jobs & BIT(QUIC_WORK_VERSION))
-		quic_version_apply(sk);
+	if (jobs & BIT(QUIC_WORK_VERSION)) {
+		struct quic_version_move m;
+
+		/* The Initials that waited for the new version's keys run
+		 * between the move and the test of whether it holds.
+		 */
+		if (quic_version_apply(sk, &m)) {
+			quic_input_parked_run(sk);
+			quic_version_settle(sk, &m);
+		}
+	}
 	if ((jobs & BIT(QUIC_WORK_KEYS_NEXT)) &&
 	    sk->sk_state == TCP_ESTABLISHED)
 		quic_key_update_ready(sk);

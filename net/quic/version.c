@@ -191,57 +191,76 @@ static bool quic_version_took(const struct quic_ackrange *r, bool any,
 /**
  * quic_version_apply() - the client's move to another version
  * @sk: the socket, locked, in process context
+ * @m: filled with what the move is, for quic_version_settle()
  *
  * The Initial keys of the new version. After Version Negotiation the
- * first flight goes again in it. Then the packets that waited are
- * processed. A move the server made (compatible negotiation) holds only
- * if one of them opened with the new keys: else the client goes back to
- * its version, so that a forged packet cannot move it. Once it holds,
- * the 0-RTT key, whose labels were those of the old version, goes: what
- * 0-RTT packets carried is sent again in 1-RTT ones once they are lost.
+ * first flight goes again in it. Then the packets that waited are to be
+ * processed (they are marked ready), and quic_version_settle() called.
+ *
+ * Return: true if the caller is to process them and settle the move.
  */
-void quic_version_apply(struct sock *sk)
+bool quic_version_apply(struct sock *sk, struct quic_version_move *m)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	bool flip = c->vn.flip, resend = c->vn.resend;
 	struct quic_ackrange *r = &c->space[QUIC_CRYPTO_INITIAL].recv;
-	bool any = r->any;
-	u64 largest = r->largest;
 
-	if (!flip && !resend)
-		return;
+	m->flip = c->vn.flip;
+	m->resend = c->vn.resend;
+	m->any = r->any;
+	m->largest = r->largest;
+	if (!m->flip && !m->resend)
+		return false;
 	c->vn.flip = 0;
 	c->vn.resend = 0;
 	if (sk->sk_state != TCP_SYN_RECV)
-		return;
-	if (flip) {
+		return false;
+	if (m->flip) {
 		c->vn.version = quic_version_other(c->vn.version);
-		if (quic_version_keys(sk))
-			goto fail;
+		if (quic_version_keys(sk)) {
+			quic_conn_closed(sk, QUIC_TRANSPORT_ERROR_INTERNAL);
+			return false;
+		}
 	}
-	if (resend) {
+	if (m->resend) {
 		quic_loss_retry(sk);
 		quic_recovery_pto_reset(&c->loss.rec);
 	}
 	quic_input_parked_ready(sk, QUIC_CRYPTO_INITIAL);
-	quic_input_parked_run(sk);
+	return true;
+}
+
+/**
+ * quic_version_settle() - the client's move, once the parked packets ran
+ * @sk: the socket, locked, in process context
+ * @m: the move, as quic_version_apply() described it
+ *
+ * A move the server made (compatible negotiation) holds only if one of
+ * the packets opened with the new keys: else the client goes back to
+ * its version, so that a forged packet cannot move it. Once it holds,
+ * the 0-RTT key, whose labels were those of the old version, goes: what
+ * 0-RTT packets carried is sent again in 1-RTT ones once they are lost.
+ */
+void quic_version_settle(struct sock *sk, const struct quic_version_move *m)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_ackrange *r = &c->space[QUIC_CRYPTO_INITIAL].recv;
+
 	if (sk->sk_state != TCP_SYN_RECV)
 		return;
-	if (flip && !resend && !quic_version_took(r, any, largest)) {
+	if (m->flip && !m->resend && !quic_version_took(r, m->any, m->largest)) {
 		c->vn.version = quic_version_other(c->vn.version);
 		c->vn.changed = 0;
-		if (quic_version_keys(sk))
-			goto fail;
-	} else if (flip) {
+		if (quic_version_keys(sk)) {
+			quic_conn_closed(sk, QUIC_TRANSPORT_ERROR_INTERNAL);
+			return;
+		}
+	} else if (m->flip) {
 		quic_conn_early_end(c);
 		quic_conn_free_early(c);
-		if (!resend)
+		if (!m->resend)
 			QUIC_INC_STATS(sock_net(sk), QUIC_MIB_VERSION_CHANGED);
 	}
 	quic_output_flush(sk, GFP_KERNEL);
-	return;
-fail:
-	quic_conn_closed(sk, QUIC_TRANSPORT_ERROR_INTERNAL);
 }
 
 /**

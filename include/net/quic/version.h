@@ -66,10 +66,26 @@ struct sock;
 struct quic_pkt_hdr;
 struct quic_tparams;
 
+/**
+ * struct quic_version_move - a client's move to another version, from
+ *	quic_version_apply() to quic_version_settle()
+ * @largest: the largest packet number the Initial space took before it
+ * @flip: the version changes
+ * @resend: after Version Negotiation: the first flight goes again
+ * @any: the Initial space took a packet before it
+ */
+struct quic_version_move {
+	u64	largest;
+	bool	flip;
+	bool	resend;
+	bool	any;
+};
+
 u32 quic_version_wire(const struct sock *sk);
 int quic_version_vn_rcvd(struct sock *sk, const struct quic_pkt_hdr *h);
 bool quic_version_rcvd(struct sock *sk, const struct quic_pkt_hdr *h);
-void quic_version_apply(struct sock *sk);
+bool quic_version_apply(struct sock *sk, struct quic_version_move *m);
+void quic_version_settle(struct sock *sk, const struct quic_version_move *m);
 int quic_version_upgrade(struct sock *sk, const struct quic_tparams *tp);
 int quic_version_check_peer(struct sock *sk, const struct quic_tparams *tp);
 
