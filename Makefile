@@ -14,6 +14,11 @@
 #   make checkpatch run scripts/checkpatch.pl --strict on our C sources
 #   make layering   print the layering figures of issue 24 and their targets
 #                   (tools/quic/layering -v lists the edges of each loop)
+#   make series-check
+#                   generate the patch series (tools/quic/series) and check
+#                   every patch: checkpatch --strict, size, and each prefix
+#                   built (=y and =m, W=1) in a copy of the debug kernel tree
+#                   (part of make check-all, not of make check)
 #
 # KDIR selects the kernel to build against (default: the headers of the
 # kernel the test VM boots, the one Debian's linux-image-amd64 points to).
@@ -28,7 +33,7 @@ KSRC := $(CURDIR)/.cache/linux-source
 
 export KSRC
 
-.PHONY: all modules user ksrc provision check check-all run bench checkpatch layering clean
+.PHONY: all modules user ksrc provision check check-all run bench checkpatch layering series-check clean
 
 all: modules user
 
@@ -58,6 +63,7 @@ check: provision
 check-all: provision
 	$(MAKE) all
 	QUIC_CHECK_RUNS="stock debug 6.12 6.12-rt uml" $(SELFTESTS)/check.sh
+	$(MAKE) series-check
 
 run: provision
 	$(MAKE) all
@@ -73,6 +79,10 @@ checkpatch: ksrc
 
 layering:
 	@tools/quic/layering
+
+# Needs the debug kernel tree (make check builds it).
+series-check: ksrc
+	tools/quic/series-check
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
