@@ -15,9 +15,9 @@
 #include <linux/log2.h>
 #include <linux/minmax.h>
 #include <linux/string.h>
-#include <net/quic/ackrange.h>
-#include <net/quic/export.h>
-#include <net/quic/varint.h>
+#include "ackrange.h"
+#include "export.h"
+#include "varint.h"
 
 #define QUIC_ACK_RING_MASK	(QUIC_ACK_MAX_RANGES - 1)
 

@@ -13,10 +13,10 @@
 #include <linux/errno.h>
 #include <linux/minmax.h>
 #include <linux/string.h>
-#include <net/quic/alpn.h>
-#include <net/quic/export.h>
-#include <net/quic/frame.h>
-#include <net/quic/varint.h>
+#include "alpn.h"
+#include "export.h"
+#include "frame.h"
+#include "varint.h"
 
 #define QUIC_ALPN_CLIENT_HELLO		1	/* HandshakeType client_hello */
 #define QUIC_ALPN_EXT_ALPN		16	/* ExtensionType */

@@ -6,7 +6,7 @@
  * one bucket without a lock, writers serialise on a spinlock, and a
  * removed entry is freed after the readers that may still see it. Whether
  * the table hashes with the fast unkeyed hash or with SipHash under a key
- * of its own depends on who chooses the IDs (include/net/quic/hash.h);
+ * of its own depends on who chooses the IDs (net/quic/hash.h);
  * the caller says which.
  */
 
@@ -17,8 +17,8 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include <net/quic/cidtable.h>
-#include <net/quic/export.h>
+#include "cidtable.h"
+#include "export.h"
 
 /**
  * struct quic_cidtable_node - one entry of a struct quic_cidtable

@@ -21,9 +21,9 @@
 #include <linux/quic.h>
 #include <linux/string.h>
 #include <linux/time64.h>
-#include <net/quic/cong.h>
-#include <net/quic/export.h>
-#include <net/quic/recovery.h>
+#include "cong.h"
+#include "export.h"
+#include "recovery.h"
 
 /* RFC 9438 4.6: beta_cubic 0.7; 4.2: C 0.4. */
 #define QUIC_CUBIC_BETA_NUM	7

@@ -20,24 +20,24 @@
 #include <net/sock.h>
 
 #include <net/quic/compat.h>
-#include <net/quic/conn.h>
-#include <net/quic/event.h>
+#include "conn.h"
+#include "event.h"
 #include <net/tls.h>
-#include <net/quic/export.h>
-#include <net/quic/frame.h>
-#include <net/quic/hash.h>
-#include <net/quic/input.h>
-#include <net/quic/keyupdate.h>
-#include <net/quic/lookup.h>
-#include <net/quic/loss.h>
-#include <net/quic/mib.h>
-#include <net/quic/output.h>
-#include <net/quic/protocol.h>
-#include <net/quic/packet.h>
-#include <net/quic/path.h>
-#include <net/quic/socket.h>
-#include <net/quic/token.h>
-#include <net/quic/version.h>
+#include "export.h"
+#include "frame.h"
+#include "hash.h"
+#include "input.h"
+#include "keyupdate.h"
+#include "lookup.h"
+#include "loss.h"
+#include "mib.h"
+#include "output.h"
+#include "protocol.h"
+#include "packet.h"
+#include "path.h"
+#include "socket.h"
+#include "token.h"
+#include "version.h"
 
 /* CONNECTION_CLOSE answers in the closing state: one for the 1st, 2nd,
  * 4th, 8th... packet received, up to the 2^this-th.

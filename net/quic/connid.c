@@ -34,8 +34,8 @@
 #include <linux/quic.h>
 #include <crypto/algapi.h>
 
-#include <net/quic/connid.h>
-#include <net/quic/export.h>
+#include "connid.h"
+#include "export.h"
 
 /**
  * quic_cid_set_init() - empty a set

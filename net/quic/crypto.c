@@ -55,8 +55,8 @@
 #include <linux/string.h>
 #include <linux/tls.h>
 #include <linux/quic.h>
-#include <net/quic/crypto.h>
-#include <net/quic/export.h>
+#include "crypto.h"
+#include "export.h"
 
 struct quic_cipher {
 	u32 type;

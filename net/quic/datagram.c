@@ -18,14 +18,14 @@
 #include <net/sock.h>
 #include <net/tcp_states.h>
 
-#include <net/quic/conn.h>
-#include <net/quic/datagram.h>
-#include <net/quic/frame.h>
-#include <net/quic/mib.h>
-#include <net/quic/packet.h>
-#include <net/quic/protocol.h>
-#include <net/quic/socket.h>
-#include <net/quic/varint.h>
+#include "conn.h"
+#include "datagram.h"
+#include "frame.h"
+#include "mib.h"
+#include "packet.h"
+#include "protocol.h"
+#include "socket.h"
+#include "varint.h"
 
 /* How much of a received datagram recvmsg() has returned. */
 struct quic_dgram_cb {

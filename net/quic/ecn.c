@@ -16,8 +16,8 @@
 #include <net/inet_ecn.h>
 #include <uapi/linux/quic.h>
 
-#include <net/quic/ecn.h>
-#include <net/quic/export.h>
+#include "ecn.h"
+#include "export.h"
 
 /* The index of the Initial or Handshake space in long_rcvd, or -1 for the
  * 1-RTT space (where 0-RTT packets count too).

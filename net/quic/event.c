@@ -11,9 +11,9 @@
 #include <linux/skbuff.h>
 #include <net/sock.h>
 
-#include <net/quic/conn.h>
-#include <net/quic/event.h>
-#include <net/quic/socket.h>
+#include "conn.h"
+#include "event.h"
+#include "socket.h"
 
 /* Bytes of an event already read, kept in skb->cb. */
 struct quic_event_cb {

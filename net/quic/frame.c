@@ -30,9 +30,9 @@
 #include <linux/nospec.h>
 #include <linux/quic.h>
 #include <linux/string.h>
-#include <net/quic/export.h>
-#include <net/quic/frame.h>
-#include <net/quic/varint.h>
+#include "export.h"
+#include "frame.h"
+#include "varint.h"
 
 #define QUIC_LV(l)	BIT(QUIC_CRYPTO_##l)
 #define QUIC_LV_ALL	(QUIC_LV(INITIAL) | QUIC_LV(HANDSHAKE) | \

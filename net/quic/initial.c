@@ -27,12 +27,12 @@
 #include <linux/minmax.h>
 #include <linux/string.h>
 #include <net/quic/compat.h>
-#include <net/quic/crypto.h>
-#include <net/quic/export.h>
-#include <net/quic/frame.h>
-#include <net/quic/initial.h>
-#include <net/quic/input.h>
-#include <net/quic/packet.h>
+#include "crypto.h"
+#include "export.h"
+#include "frame.h"
+#include "initial.h"
+#include "input.h"
+#include "packet.h"
 
 #define QUIC_INITIAL_KEY_LEN	AES_KEYSIZE_128
 #define QUIC_INITIAL_IV_LEN	12

@@ -26,25 +26,25 @@
 #include <net/ipv6.h>
 #include <net/sock.h>
 
-#include <net/quic/conn.h>
-#include <net/quic/datagram.h>
-#include <net/quic/event.h>
-#include <net/quic/frame.h>
-#include <net/quic/initial.h>
-#include <net/quic/input.h>
-#include <net/quic/keyupdate.h>
-#include <net/quic/lookup.h>
-#include <net/quic/loss.h>
-#include <net/quic/mib.h>
-#include <net/quic/output.h>
-#include <net/quic/packet.h>
-#include <net/quic/path.h>
-#include <net/quic/protocol.h>
-#include <net/quic/sendq.h>
-#include <net/quic/socket.h>
-#include <net/quic/stateless.h>
-#include <net/quic/varint.h>
-#include <net/quic/version.h>
+#include "conn.h"
+#include "datagram.h"
+#include "event.h"
+#include "frame.h"
+#include "initial.h"
+#include "input.h"
+#include "keyupdate.h"
+#include "lookup.h"
+#include "loss.h"
+#include "mib.h"
+#include "output.h"
+#include "packet.h"
+#include "path.h"
+#include "protocol.h"
+#include "sendq.h"
+#include "socket.h"
+#include "stateless.h"
+#include "varint.h"
+#include "version.h"
 
 #define QUIC_IN_ACK_RANGES	16
 

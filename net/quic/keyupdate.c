@@ -27,12 +27,12 @@
 
 #include <net/sock.h>
 
-#include <net/quic/conn.h>
-#include <net/quic/crypto.h>
-#include <net/quic/event.h>
-#include <net/quic/keyupdate.h>
-#include <net/quic/socket.h>
-#include <net/quic/timer.h>
+#include "conn.h"
+#include "crypto.h"
+#include "event.h"
+#include "keyupdate.h"
+#include "socket.h"
+#include "timer.h"
 
 static int quic_key_prepare(struct quic_conn *c)
 {

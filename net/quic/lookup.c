@@ -3,7 +3,7 @@
  * QUIC: finding the socket a datagram is for (see lookup.h).
  *
  * Every table is per network namespace, in struct quic_lookup_net, and
- * hashed as include/net/quic/hash.h says from who chooses its keys:
+ * hashed as net/quic/hash.h says from who chooses its keys:
  *
  * - our connection IDs: 8 random bytes from prandom_siphash, unpredictable
  *   to an observer, so the fast unkeyed hash;
@@ -37,17 +37,17 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <net/sock.h>
-#include <net/quic/alpn.h>
-#include <net/quic/conn.h>
-#include <net/quic/connid.h>
-#include <net/quic/export.h>
-#include <net/quic/hash.h>
-#include <net/quic/initial.h>
-#include <net/quic/lookup.h>
-#include <net/quic/mib.h>
-#include <net/quic/packet.h>
-#include <net/quic/protocol.h>
-#include <net/quic/socket.h>
+#include "alpn.h"
+#include "conn.h"
+#include "connid.h"
+#include "export.h"
+#include "hash.h"
+#include "initial.h"
+#include "lookup.h"
+#include "mib.h"
+#include "packet.h"
+#include "protocol.h"
+#include "socket.h"
 
 /* Bounds of log2 of the buckets of a namespace's ID tables. */
 #define QUIC_LOOKUP_TABLE_MIN_BITS	6

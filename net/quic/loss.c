@@ -17,17 +17,17 @@
 #include <linux/ktime.h>
 #include <net/sock.h>
 
-#include <net/quic/conn.h>
-#include <net/quic/event.h>
-#include <net/quic/frame.h>
-#include <net/quic/loss.h>
-#include <net/quic/mib.h>
-#include <net/quic/output.h>
-#include <net/quic/path.h>
-#include <net/quic/protocol.h>
-#include <net/quic/recovery.h>
-#include <net/quic/sendq.h>
-#include <net/quic/socket.h>
+#include "conn.h"
+#include "event.h"
+#include "frame.h"
+#include "loss.h"
+#include "mib.h"
+#include "output.h"
+#include "path.h"
+#include "protocol.h"
+#include "recovery.h"
+#include "sendq.h"
+#include "socket.h"
 
 /* Records whose frames a PTO sends again (RFC 9002 6.2.4: two probes). */
 #define QUIC_LOSS_PTO_PROBES	2

@@ -11,8 +11,8 @@
 #include <linux/seq_file.h>
 #include <net/ip.h>
 
-#include <net/quic/mib.h>
-#include <net/quic/protocol.h>
+#include "mib.h"
+#include "protocol.h"
 
 static const struct snmp_mib quic_snmp_list[] = {
 	SNMP_MIB_ITEM("QuicInPackets", QUIC_MIB_PKT_IN),

@@ -37,23 +37,23 @@
 #include <net/route.h>
 #include <net/sock.h>
 
-#include <net/quic/conn.h>
-#include <net/quic/datagram.h>
-#include <net/quic/event.h>
-#include <net/quic/frame.h>
-#include <net/quic/input.h>
-#include <net/quic/loss.h>
-#include <net/quic/mib.h>
-#include <net/quic/output.h>
-#include <net/quic/packet.h>
-#include <net/quic/path.h>
-#include <net/quic/protocol.h>
-#include <net/quic/token.h>
-#include <net/quic/recovery.h>
-#include <net/quic/sendq.h>
-#include <net/quic/socket.h>
-#include <net/quic/varint.h>
-#include <net/quic/version.h>
+#include "conn.h"
+#include "datagram.h"
+#include "event.h"
+#include "frame.h"
+#include "input.h"
+#include "loss.h"
+#include "mib.h"
+#include "output.h"
+#include "packet.h"
+#include "path.h"
+#include "protocol.h"
+#include "token.h"
+#include "recovery.h"
+#include "sendq.h"
+#include "socket.h"
+#include "varint.h"
+#include "version.h"
 
 #define QUIC_OUT_PN_LEN		QUIC_CONN_PN_LEN
 #define QUIC_OUT_ACK_RANGES	16

@@ -6,8 +6,8 @@
 
 #include <linux/overflow.h>
 #include <linux/slab.h>
-#include <net/quic/export.h>
-#include <net/quic/outq.h>
+#include "export.h"
+#include "outq.h"
 
 /**
  * quic_outq_init() - an empty queue

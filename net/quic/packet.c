@@ -28,9 +28,9 @@
 #include <linux/export.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
-#include <net/quic/export.h>
-#include <net/quic/packet.h>
-#include <net/quic/varint.h>
+#include "export.h"
+#include "packet.h"
+#include "varint.h"
 
 /* Long header packet types on the wire: v1 numbers Initial, 0-RTT,
  * Handshake and Retry 0 to 3 (RFC 9000, section 17.2); v2 numbers them

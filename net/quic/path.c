@@ -40,13 +40,13 @@
 #include <net/sock.h>
 #include <net/tcp_states.h>
 
-#include <net/quic/conn.h>
-#include <net/quic/event.h>
-#include <net/quic/mib.h>
-#include <net/quic/packet.h>
-#include <net/quic/path.h>
-#include <net/quic/socket.h>
-#include <net/quic/udp.h>
+#include "conn.h"
+#include "event.h"
+#include "mib.h"
+#include "packet.h"
+#include "path.h"
+#include "socket.h"
+#include "udp.h"
 
 /* The frames of the least 1-RTT packet a server sends under the
  * anti-amplification limit: a PATH_CHALLENGE and room as much again, as

@@ -6,8 +6,8 @@
 
 #include <linux/minmax.h>
 #include <linux/string.h>
-#include <net/quic/export.h>
-#include <net/quic/pmtu.h>
+#include "export.h"
+#include "pmtu.h"
 
 static void quic_pmtu_check_done(struct quic_pmtu *p)
 {

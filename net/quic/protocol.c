@@ -17,11 +17,11 @@
 #include <net/sock.h>
 
 #include <net/quic/compat.h>
-#include <net/quic/crypto.h>
-#include <net/quic/lookup.h>
-#include <net/quic/protocol.h>
-#include <net/quic/socket.h>
-#include <net/quic/stateless.h>
+#include "crypto.h"
+#include "lookup.h"
+#include "protocol.h"
+#include "socket.h"
+#include "stateless.h"
 
 unsigned int quic_net_id __read_mostly;
 

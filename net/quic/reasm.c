@@ -13,8 +13,8 @@
 #include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
-#include <net/quic/export.h>
-#include <net/quic/reasm.h>
+#include "export.h"
+#include "reasm.h"
 
 /**
  * struct quic_reasm_piece - bytes received beyond the delivery point

@@ -14,9 +14,9 @@
 #include <linux/limits.h>
 #include <linux/minmax.h>
 #include <linux/string.h>
-#include <net/quic/export.h>
-#include <net/quic/recovery.h>
-#include <net/quic/sent.h>
+#include "export.h"
+#include "recovery.h"
+#include "sent.h"
 
 /**
  * quic_rtt_init() - the estimate before any sample (RFC 9002, 5.3)

@@ -15,13 +15,13 @@
 #include <linux/uio.h>
 #include <net/sock.h>
 
-#include <net/quic/conn.h>
-#include <net/quic/event.h>
-#include <net/quic/output.h>
-#include <net/quic/outq.h>
-#include <net/quic/sendq.h>
-#include <net/quic/socket.h>
-#include <net/quic/stream.h>
+#include "conn.h"
+#include "event.h"
+#include "output.h"
+#include "outq.h"
+#include "sendq.h"
+#include "socket.h"
+#include "stream.h"
 
 /* Least data a chunk too large for any packet (quic_sendq_chunk_split())
  * is cut to where other frames take most of a packet: else it waits for

@@ -12,9 +12,9 @@
 #include <linux/errno.h>
 #include <linux/export.h>
 #include <linux/list.h>
-#include <net/quic/export.h>
-#include <net/quic/sent.h>
-#include <net/quic/varint.h>
+#include "export.h"
+#include "sent.h"
+#include "varint.h"
 
 /**
  * quic_sent_init() - empty a store

@@ -28,19 +28,19 @@
 #include <asm/ioctls.h>
 
 #include <net/quic/compat.h>
-#include <net/quic/conn.h>
-#include <net/quic/crypto.h>
-#include <net/quic/datagram.h>
-#include <net/quic/event.h>
-#include <net/quic/export.h>
-#include <net/quic/input.h>
-#include <net/quic/keyupdate.h>
-#include <net/quic/lookup.h>
-#include <net/quic/output.h>
-#include <net/quic/path.h>
-#include <net/quic/sendq.h>
-#include <net/quic/socket.h>
-#include <net/quic/udp.h>
+#include "conn.h"
+#include "crypto.h"
+#include "datagram.h"
+#include "event.h"
+#include "export.h"
+#include "input.h"
+#include "keyupdate.h"
+#include "lookup.h"
+#include "output.h"
+#include "path.h"
+#include "sendq.h"
+#include "socket.h"
+#include "udp.h"
 
 /* inet6_sk_generic() finds the IPv6 state at the end of the object. */
 static_assert(offsetof(struct quic6_sock, inet6) + sizeof(struct ipv6_pinfo) ==

@@ -21,17 +21,17 @@
 #include <net/sock.h>
 #include <net/tcp_states.h>
 
-#include <net/quic/conn.h>
-#include <net/quic/input.h>
-#include <net/quic/keyupdate.h>
-#include <net/quic/output.h>
-#include <net/quic/protocol.h>
-#include <net/quic/sendq.h>
-#include <net/quic/socket.h>
-#include <net/quic/sockopt.h>
-#include <net/quic/stream.h>
-#include <net/quic/token.h>
-#include <net/quic/version.h>
+#include "conn.h"
+#include "input.h"
+#include "keyupdate.h"
+#include "output.h"
+#include "protocol.h"
+#include "sendq.h"
+#include "socket.h"
+#include "sockopt.h"
+#include "stream.h"
+#include "token.h"
+#include "version.h"
 
 /* Default initial RTT estimate, in microseconds (quic-api.rst, 2.7). */
 #define QUIC_CONFIG_DEF_INITIAL_RTT_US		333000

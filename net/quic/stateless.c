@@ -18,16 +18,16 @@
 #include <linux/workqueue.h>
 #include <net/sock.h>
 
-#include <net/quic/crypto.h>
-#include <net/quic/frame.h>
-#include <net/quic/lookup.h>
-#include <net/quic/mib.h>
-#include <net/quic/packet.h>
-#include <net/quic/protocol.h>
-#include <net/quic/socket.h>
-#include <net/quic/stateless.h>
-#include <net/quic/token.h>
-#include <net/quic/udp.h>
+#include "crypto.h"
+#include "frame.h"
+#include "lookup.h"
+#include "mib.h"
+#include "packet.h"
+#include "protocol.h"
+#include "socket.h"
+#include "stateless.h"
+#include "token.h"
+#include "udp.h"
 
 /* Longest Version Negotiation: two 255-byte IDs and three versions. */
 #define QUIC_STATELESS_VN_MAX	(7 + 2 * 255 + 3 * 4)

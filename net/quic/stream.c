@@ -19,9 +19,9 @@
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
-#include <net/quic/export.h>
-#include <net/quic/hash.h>
-#include <net/quic/stream.h>
+#include "export.h"
+#include "hash.h"
+#include "stream.h"
 #include <linux/quic.h>
 
 #define QUIC_STREAM_MIN_BITS	4

@@ -17,14 +17,14 @@
 #include <linux/lockdep.h>
 #include <net/sock.h>
 #include <linux/workqueue.h>
-#include <net/quic/conn.h>
-#include <net/quic/input.h>
-#include <net/quic/keyupdate.h>
-#include <net/quic/loss.h>
-#include <net/quic/output.h>
-#include <net/quic/socket.h>
-#include <net/quic/timer.h>
-#include <net/quic/version.h>
+#include "conn.h"
+#include "input.h"
+#include "keyupdate.h"
+#include "loss.h"
+#include "output.h"
+#include "socket.h"
+#include "timer.h"
+#include "version.h"
 
 typedef void (*quic_timer_handler_t)(struct sock *sk);
 

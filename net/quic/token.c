@@ -32,8 +32,8 @@
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <net/quic/compat.h>
-#include <net/quic/export.h>
-#include <net/quic/token.h>
+#include "export.h"
+#include "token.h"
 
 /* The input of bind: a domain byte, the token before it, family,
  * address, port, and for Retry the SCID of the Retry with its length.

@@ -21,9 +21,9 @@
 #include <linux/minmax.h>
 #include <linux/quic.h>
 #include <linux/string.h>
-#include <net/quic/export.h>
-#include <net/quic/tparam.h>
-#include <net/quic/varint.h>
+#include "export.h"
+#include "tparam.h"
+#include "varint.h"
 
 /* Parameters only a server may send (RFC 9000, section 18.2). */
 #define QUIC_TPARAM_SERVER_ONLY	(BIT(QUIC_TPB_ORIGINAL_DCID) |		\

@@ -40,11 +40,11 @@
 #include <net/udp.h>
 #include <net/udp_tunnel.h>
 
-#include <net/quic/export.h>
-#include <net/quic/input.h>
-#include <net/quic/mib.h>
-#include <net/quic/protocol.h>
-#include <net/quic/udp.h>
+#include "export.h"
+#include "input.h"
+#include "mib.h"
+#include "protocol.h"
+#include "udp.h"
 
 /* Any non-zero type: the UDP core calls encap_rcv only when one is set.
  * The other tunnels that are not xfrm encapsulations use 1 as well.

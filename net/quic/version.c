@@ -44,16 +44,16 @@
 #include <net/tcp_states.h>
 
 #include <net/quic/compat.h>
-#include <net/quic/conn.h>
-#include <net/quic/input.h>
-#include <net/quic/loss.h>
-#include <net/quic/mib.h>
-#include <net/quic/output.h>
-#include <net/quic/packet.h>
-#include <net/quic/protocol.h>
-#include <net/quic/socket.h>
-#include <net/quic/timer.h>
-#include <net/quic/version.h>
+#include "conn.h"
+#include "input.h"
+#include "loss.h"
+#include "mib.h"
+#include "output.h"
+#include "packet.h"
+#include "protocol.h"
+#include "socket.h"
+#include "timer.h"
+#include "version.h"
 
 /* The versions we speak, in the order a client prefers them. */
 static const u32 quic_versions[] = { QUIC_VERSION_V1, QUIC_VERSION_V2 };

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Tests of include/net/quic/ackrange.h: the received packet-number set of
+ * Tests of net/quic/ackrange.h: the received packet-number set of
  * one space and the ACK frame range arithmetic (RFC 9000, section 19.3.1).
  */
 
@@ -8,8 +8,8 @@
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/slab.h>
-#include <net/quic/ackrange.h>
-#include <net/quic/varint.h>
+#include "../ackrange.h"
+#include "../varint.h"
 
 #include "test.h"
 

@@ -10,11 +10,11 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/quic.h>
-#include <net/quic/alpn.h>
-#include <net/quic/crypto.h>
-#include <net/quic/frame.h>
-#include <net/quic/initial.h>
-#include <net/quic/packet.h>
+#include "../alpn.h"
+#include "../crypto.h"
+#include "../frame.h"
+#include "../initial.h"
+#include "../packet.h"
 
 #include "test.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Tests of include/net/quic/cong.h: the congestion window of NewReno
+ * Tests of net/quic/cong.h: the congestion window of NewReno
  * (RFC 9002 7.3) and CUBIC (RFC 9438) with HyStart++ (RFC 9406),
  * persistent congestion (RFC 9002 7.6) and the pacer (7.7). Times in
  * microseconds, windows in bytes.
@@ -10,8 +10,8 @@
 #include <linux/limits.h>
 #include <linux/quic.h>
 #include <linux/time64.h>
-#include <net/quic/cong.h>
-#include <net/quic/recovery.h>
+#include "../cong.h"
+#include "../recovery.h"
 
 #include "test.h"
 

@@ -5,7 +5,7 @@
  */
 
 #include <linux/kernel.h>
-#include <net/quic/conn.h>
+#include "../conn.h"
 
 #include "test.h"
 

@@ -10,7 +10,7 @@
 #include <linux/quic.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <net/quic/connid.h>
+#include "../connid.h"
 
 #include "test.h"
 

@@ -22,7 +22,7 @@
 #include <linux/string.h>
 #include <linux/tls.h>
 #include <linux/quic.h>
-#include <net/quic/crypto.h>
+#include "../crypto.h"
 
 #include "test.h"
 

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Tests of include/net/quic/ecn.h: marks counted per packet number space
+ * Tests of net/quic/ecn.h: marks counted per packet number space
  * (RFC 9000 13.4.1), and the validation of the peer's counts (13.4.2.1).
  */
 
 #include <linux/kernel.h>
 #include <linux/string.h>
 #include <net/inet_ecn.h>
-#include <net/quic/ecn.h>
+#include "../ecn.h"
 #include <uapi/linux/quic.h>
 
 #include "test.h"

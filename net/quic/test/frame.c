@@ -13,8 +13,8 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <net/quic/frame.h>
-#include <net/quic/varint.h>
+#include "../frame.h"
+#include "../varint.h"
 
 #include "test.h"
 

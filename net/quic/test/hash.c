@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Tests and micro-benchmarks of include/net/quic/hash.h.
+ * Tests and micro-benchmarks of net/quic/hash.h.
  *
  * Bucket balance.  Every balance case hashes 8 keys per bucket into tables of
  * 2^8, 2^10, ..., 2^16 buckets and bounds two statistics of the loads c_i:
@@ -40,7 +40,7 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 #include <net/quic/compat.h>
-#include <net/quic/hash.h>
+#include "../hash.h"
 
 #include "test.h"
 

@@ -20,10 +20,10 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <net/net_namespace.h>
-#include <net/quic/cidtable.h>
-#include <net/quic/connid.h>
-#include <net/quic/hash.h>
-#include <net/quic/lookup.h>
+#include "../cidtable.h"
+#include "../connid.h"
+#include "../hash.h"
+#include "../lookup.h"
 
 #include "test.h"
 

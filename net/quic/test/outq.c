@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Tests of include/net/quic/outq.h: the send queue of a packet-number
+ * Tests of net/quic/outq.h: the send queue of a packet-number
  * space: the send cursor, lost chunks sent before new data, references
  * of sent-packet records, drops (of a chunk, of a stream's chunks),
  * splits, appends at the tail and the room of a new STREAM chunk.
@@ -10,7 +10,7 @@
 #include <linux/kernel.h>
 #include <linux/list.h>
 #include <linux/slab.h>
-#include <net/quic/outq.h>
+#include "../outq.h"
 
 #include "test.h"
 

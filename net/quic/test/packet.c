@@ -12,8 +12,8 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <net/quic/compat.h>
-#include <net/quic/packet.h>
-#include <net/quic/varint.h>
+#include "../packet.h"
+#include "../varint.h"
 
 #include "test.h"
 

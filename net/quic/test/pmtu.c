@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Tests of include/net/quic/pmtu.h: the DPLPMTUD search (RFC 8899 5, RFC
+ * Tests of net/quic/pmtu.h: the DPLPMTUD search (RFC 8899 5, RFC
  * 9000 14.3) over a path that carries what the test says.
  */
 
 #include <linux/kernel.h>
-#include <net/quic/pmtu.h>
+#include "../pmtu.h"
 
 #include "test.h"
 

@@ -12,7 +12,7 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <net/quic/compat.h>
-#include <net/quic/reasm.h>
+#include "../reasm.h"
 
 #include "test.h"
 

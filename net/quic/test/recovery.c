@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Tests of include/net/quic/recovery.h: the RTT estimator (RFC 9002,
+ * Tests of net/quic/recovery.h: the RTT estimator (RFC 9002,
  * section 5), the loss thresholds it feeds (section 6.1), the probe
  * timeout with its backoff (section 6.2), and the engine that works them
  * over the sent stores of the spaces.  Times in microseconds.
@@ -9,8 +9,8 @@
 #include <linux/kernel.h>
 #include <linux/limits.h>
 #include <linux/quic.h>
-#include <net/quic/recovery.h>
-#include <net/quic/sent.h>
+#include "../recovery.h"
+#include "../sent.h"
 
 #include "test.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Tests of include/net/quic/sent.h: the sent-packet store, ACK processing
+ * Tests of net/quic/sent.h: the sent-packet store, ACK processing
  * and its cost, loss detection (RFC 9002, section 6.1) and the in-flight
  * accounting; and a micro-benchmark of ACK processing.
  */
@@ -18,8 +18,8 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
-#include <net/quic/ackrange.h>
-#include <net/quic/sent.h>
+#include "../ackrange.h"
+#include "../sent.h"
 
 #include "test.h"
 

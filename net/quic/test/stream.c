@@ -13,7 +13,7 @@
 #include <linux/string.h>
 #include <linux/uio.h>
 #include <linux/vmalloc.h>
-#include <net/quic/stream.h>
+#include "../stream.h"
 #include <linux/quic.h>
 
 #include "test.h"

@@ -12,9 +12,9 @@
 #include <linux/kernel.h>
 #include <linux/socket.h>
 #include <linux/string.h>
-#include <net/quic/cid.h>
-#include <net/quic/token.h>
-#include <net/quic/udp.h>
+#include "../cid.h"
+#include "../token.h"
+#include "../udp.h"
 
 #include "test.h"
 

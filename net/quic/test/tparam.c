@@ -14,8 +14,8 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
-#include <net/quic/tparam.h>
-#include <net/quic/varint.h>
+#include "../tparam.h"
+#include "../varint.h"
 
 #include "test.h"
 

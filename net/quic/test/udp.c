@@ -22,8 +22,8 @@
 #include <net/sock.h>
 #include <net/udp_tunnel.h>
 
-#include <net/quic/socket.h>
-#include <net/quic/udp.h>
+#include "../socket.h"
+#include "../udp.h"
 
 #include "test.h"
 

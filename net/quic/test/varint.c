@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Tests of include/net/quic/varint.h: encoded sizes at every boundary,
+ * Tests of net/quic/varint.h: encoded sizes at every boundary,
  * the RFC 9000 Appendix A.1 examples, round trips, and truncated input.
  */
 
 #include <linux/kernel.h>
 #include <linux/string.h>
-#include <net/quic/varint.h>
+#include "../varint.h"
 
 #include "test.h"
 

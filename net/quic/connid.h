@@ -20,8 +20,8 @@
 #define _NET_QUIC_CONNID_H
 
 #include <linux/types.h>
-#include <net/quic/cid.h>
-#include <net/quic/hash.h>
+#include "cid.h"
+#include "hash.h"
 
 /* Largest active_connection_id_limit we advertise or honour
  * (quic-api.rst, section 6: 2 to 8).

@@ -9,8 +9,8 @@
 
 #include <linux/skbuff.h>
 #include <linux/types.h>
-#include <net/quic/cid.h>
-#include <net/quic/recovery.h>
+#include "cid.h"
+#include "recovery.h"
 
 struct net;
 struct quic_udp_sock;

@@ -8,7 +8,7 @@
 #define __NET_QUIC_STATELESS_H
 
 #include <linux/types.h>
-#include <net/quic/udp.h>
+#include "udp.h"
 
 struct net;
 struct quic_net;

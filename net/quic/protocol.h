@@ -13,11 +13,11 @@
 #include <linux/types.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
-#include <net/quic/hash.h>
-#include <net/quic/lookup.h>
-#include <net/quic/mib.h>
-#include <net/quic/token.h>
-#include <net/quic/udp.h>
+#include "hash.h"
+#include "lookup.h"
+#include "mib.h"
+#include "token.h"
+#include "udp.h"
 
 struct proc_dir_entry;
 

@@ -15,8 +15,8 @@
 #include <linux/list.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
-#include <net/quic/cid.h>
-#include <net/quic/hash.h>
+#include "cid.h"
+#include "hash.h"
 
 /**
  * struct quic_cidtable - a hash table from connection IDs to owners

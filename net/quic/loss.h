@@ -10,7 +10,7 @@
 #define __NET_QUIC_LOSS_H
 
 #include <linux/types.h>
-#include <net/quic/recovery.h>
+#include "recovery.h"
 
 struct quic_ack_range;
 struct quic_frame_ack;

@@ -16,10 +16,10 @@
 #include <linux/list.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
-#include <net/quic/cid.h>
-#include <net/quic/cidtable.h>
-#include <net/quic/connid.h>
-#include <net/quic/hash.h>
+#include "cid.h"
+#include "cidtable.h"
+#include "connid.h"
+#include "hash.h"
 
 struct net;
 struct quic_pkt_hdr;

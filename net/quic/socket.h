@@ -10,8 +10,8 @@
 #include <linux/net.h>
 #include <net/inet_sock.h>
 #include <net/sock.h>
-#include <net/quic/sockopt.h>
-#include <net/quic/conn.h>
+#include "sockopt.h"
+#include "conn.h"
 
 struct quic_udp_sock;
 

@@ -13,7 +13,7 @@
 
 #include <linux/types.h>
 
-#include <net/quic/sent.h>
+#include "sent.h"
 
 struct iov_iter;
 struct quic_outq;

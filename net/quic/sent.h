@@ -23,7 +23,7 @@
 #include <linux/list.h>
 #include <linux/rbtree.h>
 #include <linux/types.h>
-#include <net/quic/ackrange.h>
+#include "ackrange.h"
 
 /* RFC 9002, section 6.1.1: kPacketThreshold. */
 #define QUIC_PACKET_THRESHOLD	3

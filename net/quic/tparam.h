@@ -18,7 +18,7 @@
 
 #include <linux/bits.h>
 #include <linux/types.h>
-#include <net/quic/cid.h>
+#include "cid.h"
 
 struct quic_transport_param;
 
@@ -47,8 +47,7 @@ enum quic_tparam_id {
 	QUIC_TPARAM_DISABLE_1RTT_ENCRYPTION		= 0xbaad,
 };
 
-/*
- * Bits of quic_tparams.present, one per known parameter. The parameters
+/* Bits of quic_tparams.present, one per known parameter. The parameters
  * of IDs 0x00 to 0x11 use their ID as bit number.
  */
 enum quic_tparam_bit {

@@ -6,7 +6,7 @@
 #define __NET_QUIC_VERSION_H
 
 #include <linux/types.h>
-#include <net/quic/packet.h>
+#include "packet.h"
 
 /**
  * struct quic_vn - the version of a connection and its negotiation

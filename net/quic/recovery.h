@@ -13,7 +13,7 @@
 #define _NET_QUIC_RECOVERY_H
 
 #include <linux/types.h>
-#include <net/quic/sent.h>
+#include "sent.h"
 
 struct quic_ack_range;
 

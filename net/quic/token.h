@@ -15,8 +15,8 @@
 #include <linux/siphash.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
-#include <net/quic/cid.h>
-#include <net/quic/udp.h>
+#include "cid.h"
+#include "udp.h"
 
 /* Token kinds: the first byte is (kind << 1) | key slot. */
 #define QUIC_TOKEN_RETRY		1

@@ -12,7 +12,7 @@
 #include <linux/quic.h>
 #include <linux/sockptr.h>
 #include <linux/types.h>
-#include <net/quic/tparam.h>
+#include "tparam.h"
 
 struct sock;
 

@@ -12,8 +12,8 @@
 
 #include <linux/types.h>
 #include <net/dst_cache.h>
-#include <net/quic/pmtu.h>
-#include <net/quic/recovery.h>
+#include "pmtu.h"
+#include "recovery.h"
 
 struct quic_conn;
 struct quic_out_pkt;

@@ -18,7 +18,7 @@
 
 #include <linux/bits.h>
 #include <linux/types.h>
-#include <net/quic/ackrange.h>
+#include "ackrange.h"
 
 enum quic_frame_type {
 	QUIC_FRAME_PADDING			= 0x00,

@@ -8,8 +8,8 @@
 
 #include <linux/types.h>
 
-#include <net/quic/frame.h>
-#include <net/quic/protocol.h>
+#include "frame.h"
+#include "protocol.h"
 
 struct sock;
 struct quic_udp_sock;

@@ -16,7 +16,7 @@
 #include <linux/limits.h>
 #include <linux/quic.h>
 #include <linux/types.h>
-#include <net/quic/cid.h>
+#include "cid.h"
 
 /* Size of the AEAD tag that follows every protected payload. */
 #define QUIC_PACKET_TAG_LEN		16
