@@ -593,6 +593,29 @@ static ssize_t hs_send(int fd, struct iovec *iov, int n, int level,
 	return sendmsg(fd, &m, flags | MSG_NOSIGNAL);
 }
 
+/* Connect @fd to a UDP socket that takes the Initials and never answers:
+ * that socket, or -1.
+ */
+static int connect_to_sink(int fd, int family)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int sink;
+
+	sink = socket(family, SOCK_DGRAM, 0);
+	if (sink < 0)
+		return -1;
+	if (bind_err(sink, family, loopback(family), 0))
+		goto fail;
+	len = make_addr(&ss, family, loopback(family), local_port(sink));
+	if (connect(fd, (struct sockaddr *)&ss, len))
+		goto fail;
+	return sink;
+fail:
+	close(sink);
+	return -1;
+}
+
 /*
  * Our transport parameters can change until the handshake sends them
  * (its first CRYPTO data), and not after: the peer holds the connection
@@ -601,19 +624,13 @@ static ssize_t hs_send(int fd, struct iovec *iov, int n, int level,
 TEST_F(quic_sock, local_params_fixed_once_handshake_sent)
 {
 	struct quic_transport_param p = { .max_data = 200000 };
-	struct sockaddr_storage ss;
-	socklen_t len = sizeof(p);
+	socklen_t len;
 	struct iovec iov;
 	char hello[64] = {};
 	int sink;
 
-	sink = socket(variant->family, SOCK_DGRAM, 0);
-	ASSERT_GE(sink, 0);
-	ASSERT_EQ(0, bind_err(sink, variant->family, loopback(variant->family),
-			      0));
-	len = make_addr(&ss, variant->family, loopback(variant->family),
-			local_port(sink));
-	ASSERT_EQ(0, connect(self->fd, (struct sockaddr *)&ss, len));
+	sink = connect_to_sink(self->fd, variant->family);
+	ASSERT_LE(0, sink);
 	EXPECT_EQ(0, setsockopt(self->fd, SOL_QUIC,
 				QUIC_SOCKOPT_TRANSPORT_PARAM, &p, sizeof(p)));
 
@@ -645,22 +662,15 @@ TEST_F(quic_sock, local_params_fixed_once_handshake_sent)
 TEST_F(quic_sock, handshake_data_bounded)
 {
 	struct timeval tv = { .tv_usec = 200000 };
-	struct sockaddr_storage ss;
 	static char big[1 << 20];
 	struct iovec iov[64];
 	long slab0, slab1;
 	ssize_t n, total = 0;
-	socklen_t len;
 	int sink, i, val;
 
 	/* A UDP socket that takes the Initials and never answers. */
-	sink = socket(variant->family, SOCK_DGRAM, 0);
-	ASSERT_GE(sink, 0);
-	ASSERT_EQ(0, bind_err(sink, variant->family, loopback(variant->family),
-			      0));
-	len = make_addr(&ss, variant->family, loopback(variant->family),
-			local_port(sink));
-	ASSERT_EQ(0, connect(self->fd, (struct sockaddr *)&ss, len));
+	sink = connect_to_sink(self->fd, variant->family);
+	ASSERT_LE(0, sink);
 	slab0 = proc_value("/proc/meminfo", "SUnreclaim:", 1);
 	ASSERT_LT(0, slab0);
 
