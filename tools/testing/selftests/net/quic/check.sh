@@ -186,7 +186,8 @@ run_uml() {
 	 while read -r v name; do
 		case "$v" in
 		plan) [ "${name% *}" -gt 0 ] && [ "${name% *}" = "${name#* }" ] ||
-			result "not ok" kunit "reports every planned test (${name#* } of ${name% *})" ;;
+			result "not ok" kunit \
+				"reports every planned test (${name#* } of ${name% *})" ;;
 		not) result "not ok" kunit "${name#ok }" ;;
 		*) result "$v" kunit "$name" ;;
 		esac

@@ -133,7 +133,11 @@ transfer() {
 	failed=$(topo_grew QuicEcnValidationFailed "$tmp/sb" "$tmp/sa")
 	[ "$rc" = 0 ] || ok=0
 	[ "$(sha256sum <"$tmp/got/f.bin" 2>/dev/null | cut -d' ' -f1)" = "$sum" ] ||
-		{ ok=0; body="$(stat -c %s "$tmp/got/f.bin" 2>/dev/null || echo 0) bytes, not intact"; }
+		{
+			ok=0
+			body="$(stat -c %s "$tmp/got/f.bin" 2>/dev/null || echo 0)"
+			body="$body bytes, not intact"
+		}
 	if [ "$what" = ce ]; then
 		[ "${CLIENT_COUNTS:-1}" = 0 ] || [ "$ce" -ge 1 ] || ok=0
 		[ "$cong" -ge 1 ] && [ "$failed" = 0 ] || ok=0
@@ -143,7 +147,8 @@ transfer() {
 	if [ $ok = 1 ]; then
 		result ok $suite "$name"
 	else
-		echo "   FAIL $name: status $rc, body $body, client CE $ce, server CE events $cong, validation failures $failed"
+		echo "   FAIL $name: status $rc, body $body, client CE $ce," \
+			"server CE events $cong, validation failures $failed"
 		awk -v n="-- $name" '$0 == n { p = 1 } p { print "        " $0 }' \
 			"$log" | tail -n 8
 		result "not ok" $suite "$name"

@@ -155,16 +155,20 @@ for mode in "${modes[@]}"; do
 	cp "$snmp" "$tmp/snmp.after"
 
 	echo "   flood: ${fl_out:-no output (status $frc)}"
-	echo "   QUIC+QUICv6 objects: before $objs0, during $objs1, after $objs2 (${waited} s after the flood)"
+	echo "   QUIC+QUICv6 objects: before $objs0, during $objs1," \
+		"after $objs2 (${waited} s after the flood)"
 	echo "   Slab: before $slab0 kB, during $slab1 kB, after $slab2 kB"
 	d=""
 	for c in QuicInPackets QuicOutRetry QuicInTokenInvalid \
 		QuicInDropDecrypt QuicConnOpened; do
-		d="$d ${c#Quic} +$(($(counter $c "$tmp/snmp.after") - $(counter $c "$tmp/snmp.before")))"
+		n1=$(counter $c "$tmp/snmp.after")
+		n0=$(counter $c "$tmp/snmp.before")
+		d="$d ${c#Quic} +$((n1 - n0))"
 	done
 	echo "   counters:$d"
 	{
-		echo "flood: $fl_out (status $frc); download ${dl} s, status $rc, flood still running: $running"
+		echo "flood: $fl_out (status $frc); download ${dl} s, status $rc," \
+			"flood still running: $running"
 		echo "objects $objs0 $objs1 $objs2; slab $slab0 $slab1 $slab2 kB"
 		awk 'NR == FNR { b[$1] = $2; next }
 		     $2 != b[$1] { printf " %s +%d", $1, $2 - b[$1] }
@@ -172,11 +176,13 @@ for mode in "${modes[@]}"; do
 	} >>"$log"
 
 	name="download during $mode flood"
-	if [ $rc = 0 ] && [ "$(sha256sum <"$tmp/got.bin" 2>/dev/null | cut -d' ' -f1)" = "$sum" ]; then
+	if [ $rc = 0 ] &&
+	   [ "$(sha256sum <"$tmp/got.bin" 2>/dev/null | cut -d' ' -f1)" = "$sum" ]; then
 		echo "# $name: ${dl} s (flood still running: $running)"
 		result ok $suite "$name"
 	else
-		echo "   FAIL $name: status $rc, $(stat -c %s "$tmp/got.bin" 2>/dev/null || echo 0) bytes, ${dl} s"
+		echo "   FAIL $name: status $rc," \
+			"$(stat -c %s "$tmp/got.bin" 2>/dev/null || echo 0) bytes, ${dl} s"
 		result "not ok" $suite "$name"
 	fi
 	name="QUIC sockets return to baseline after $mode flood"

@@ -47,18 +47,22 @@ fail_all() {
 	for f in $families; do
 		for c in $ciphers; do
 			for s in "${sizes[@]}"; do
-				result "not ok" $suite "h3client from gtlsserver IPv$f $c $(mib "$s") ($why)"
-				result "not ok" $suite "gtlsclient from h3server IPv$f $c $(mib "$s") ($why)"
+				result "not ok" $suite \
+					"h3client from gtlsserver IPv$f $c $(mib "$s") ($why)"
+				result "not ok" $suite \
+					"gtlsclient from h3server IPv$f $c $(mib "$s") ($why)"
 			done
 		done
 		s=${sizes[0]}
-		result "not ok" $suite "h3client from gtlsserver -V (Retry) IPv$f $(mib "$s") ($why)"
+		result "not ok" $suite \
+			"h3client from gtlsserver -V (Retry) IPv$f $(mib "$s") ($why)"
 		result "not ok" $suite "gtlsclient from h3server --retry IPv$f $(mib "$s") ($why)"
 		result "not ok" $suite "h3client resumes with gtlsserver IPv$f ($why)"
 		result "not ok" $suite "gtlsclient resumes with h3server IPv$f ($why)"
 		result "not ok" $suite "h3client 0-RTT with gtlsserver IPv$f ($why)"
 		result "not ok" $suite "gtlsclient 0-RTT with h3server --early-data IPv$f ($why)"
-		result "not ok" $suite "gtlsclient drains on h3server's stateless reset IPv$f ($why)"
+		result "not ok" $suite \
+			"gtlsclient drains on h3server's stateless reset IPv$f ($why)"
 	done
 	quic_exit
 }

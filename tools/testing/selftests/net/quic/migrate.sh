@@ -314,7 +314,8 @@ transfer() {
 	     [ "$(sha256sum <"$file" 2>/dev/null | cut -d' ' -f1)" = "$sum" ]; }; then
 		result ok $suite "$name"
 	else
-		echo "   FAIL $name: status $rc, $moved validated moves, $(stat -c %s "$file" 2>/dev/null || echo 0) bytes$why"
+		echo "   FAIL $name: status $rc, $moved validated moves," \
+			"$(stat -c %s "$file" 2>/dev/null || echo 0) bytes$why"
 		result "not ok" $suite "$name"
 	fi
 }
@@ -346,7 +347,8 @@ for fam in ${QUIC_MIGRATE_FAMS:-4 6}; do
 		"$tmp/got/f.bin" "port $fam" timeout 120 \
 		ip netns exec "$TOPO_QC" "$h3/h3client" -t 100 \
 		--ca "$tmp/cert.pem" -o "$tmp/got/f.bin" "$url"
-	transfer "gtlsclient behind a NAT that changes its port, its first datagrams back lost IPv$fam" \
+	nat="gtlsclient behind a NAT that changes its port"
+	transfer "$nat, its first datagrams back lost IPv$fam" \
 		"$tmp/got/f.bin" "port-lossy $fam" gtls \
 		--download "$tmp/got" "$addr" $port "$url"
 	if [ $fam = 4 ]; then to=10.9.1.2:45000; else to="[fd09:1::2]:45000"; fi

@@ -45,7 +45,12 @@ cases=("clean" "delay 10ms, 2% loss on the client link" "server link MTU 1280"
        "CUBIC, 2 s blackhole mid-transfer" "RTT 750ms"
        "CUBIC, 25 s outage under a 60 s idle timeout"
        "client link MTU 1280" "client link MTU 1500 -> 1280 mid-transfer")
-ccs=(reno reno reno cubic cubic cubic reno cubic cubic cubic)
+# Three reno, three cubic, reno, three cubic.
+ccs=(reno{,,} cubic{,,} reno cubic{,,})
+# The name of the long-flight handshake cases, with IPv<family> before it.
+hs_what="30% loss towards the client, 12 KB flight"
+# The name of the PMTU check, with "<client> IPv<family>: " before it.
+pmtu_what="no fragment, at most 30 datagrams too big"
 fams=("4 6" "4 6" "4 6" 4 4 4 4 4 "4 6" "4 6")
 clients=("h3 gtls" "h3 gtls" "h3 gtls" "h3 gtls" "h3 gtls" "h3 gtls" "h3 gtls" h3
 	 "h3 gtls" "h3 gtls")
@@ -69,17 +74,20 @@ want() {
 }
 
 fail_all() {
-	local i f k
+	local i f k cn
 	for i in ${QUIC_PATHS_ONLY:-${!cases[@]}}; do
 		for f in ${fams[$i]}; do
 			want "$f" "${QUIC_PATHS_FAMS:-4 6}" || continue
 			for k in ${clients[$i]}; do
 				want "$k" "${QUIC_PATHS_CLIENTS:-h3 gtls}" || continue
-				result "not ok" $suite "$(client_name $k) from h3server IPv$f, ${cases[$i]} ($1)"
+				cn=$(client_name $k)
+				result "not ok" $suite "$cn from h3server IPv$f, ${cases[$i]} ($1)"
 				[ "$i" != $reorder_case ] ||
-					result "not ok" $suite "$(client_name $k) IPv$f: under 1.2x the file on the wire ($1)"
+					result "not ok" $suite \
+						"$cn IPv$f: under 1.2x the file on the wire ($1)"
 				[ "$i" != $pmtu_case ] ||
-					result "not ok" $suite "$(client_name $k) IPv$f: no fragment, at most 30 datagrams too big ($1)"
+					result "not ok" $suite \
+						"$cn IPv$f: $pmtu_what ($1)"
 			done
 		done
 	done
@@ -87,7 +95,8 @@ fail_all() {
 	   want h3 "${QUIC_PATHS_CLIENTS:-h3 gtls}"; then
 		for f in ${QUIC_PATHS_FAMS:-4 6}; do
 			for i in $(seq "${QUIC_PATHS_HS_RUNS:-5}"); do
-				result "not ok" $suite "h3client from gtlsserver IPv$f, 30% loss towards the client, 12 KB flight, run $i ($1)"
+				result "not ok" $suite \
+					"h3client from gtlsserver IPv$f, $hs_what, run $i ($1)"
 			done
 		done
 	fi
@@ -163,7 +172,8 @@ pmtu_check() {
 		END {
 			reasm = d["client" v "ReasmReqds"]
 			fails = d[v "FragFails"]
-			printf "   %s fragments reassembled, %s too big dropped\n", reasm + 0, fails + 0
+			printf "   %s fragments reassembled, %s too big dropped\n",
+				reasm + 0, fails + 0
 			exit !(reasm == 0 && fails <= 30)
 		}' "$tmp/ipbefore" "$tmp/ipafter" >>"$log"
 	if [ $? = 0 ]; then
@@ -239,7 +249,11 @@ for i in ${QUIC_PATHS_ONLY:-${!cases[@]}}; do
 	[ "${idles[$i]}" = 0 ] || idle=(--idle "${idles[$i]}")
 	for fam in ${fams[$i]}; do
 		want "$fam" "${QUIC_PATHS_FAMS:-4 6}" || continue
-		if [ $fam = 4 ]; then addr=$TOPO_S4 host=$TOPO_S4; else addr=$TOPO_S6 host="[$TOPO_S6]"; fi
+		if [ $fam = 4 ]; then
+			addr=$TOPO_S4 host=$TOPO_S4
+		else
+			addr=$TOPO_S6 host="[$TOPO_S6]"
+		fi
 		port=$((port + 1))
 		# Not through the shell function: $! must be h3server itself.
 		ip netns exec "$TOPO_QS" "$h3/h3server" --cc "${ccs[$i]}" \
@@ -263,10 +277,11 @@ for i in ${QUIC_PATHS_ONLY:-${!cases[@]}}; do
 					--download "$tmp/got" "$addr" $port \
 					"https://$host:$port/f.bin"
 			fi
+			cn=$(client_name $k)
 			[ "$i" != $reorder_case ] ||
-				wire_check $k "$(client_name $k) IPv$fam: under 1.2x the file on the wire"
+				wire_check $k "$cn IPv$fam: under 1.2x the file on the wire"
 			[ "$i" != $pmtu_case ] ||
-				pmtu_check "$(client_name $k) IPv$fam: no fragment, at most 30 datagrams too big" $fam
+				pmtu_check "$cn IPv$fam: $pmtu_what" $fam
 		done
 
 		quic_stop_server
@@ -298,7 +313,11 @@ if [ "$hs_runs" -gt 0 ] && want h3 "${QUIC_PATHS_CLIENTS:-h3 gtls}"; then
 	tc -n "$TOPO_QR" qdisc replace dev r0 root netem delay 5ms loss 30% \
 		>>"$log" 2>&1
 	for fam in ${QUIC_PATHS_FAMS:-4 6}; do
-		if [ $fam = 4 ]; then addr=$TOPO_S4 host=$TOPO_S4; else addr=$TOPO_S6 host="[$TOPO_S6]"; fi
+		if [ $fam = 4 ]; then
+			addr=$TOPO_S4 host=$TOPO_S4
+		else
+			addr=$TOPO_S6 host="[$TOPO_S6]"
+		fi
 		port=$((port + 1))
 		ip netns exec "$TOPO_QS" gtlsserver -q \
 			--handshake-timeout="${QUIC_PATHS_HS_TIMEOUT:-10}s" \
@@ -307,14 +326,15 @@ if [ "$hs_runs" -gt 0 ] && want h3 "${QUIC_PATHS_CLIENTS:-h3 gtls}"; then
 		srv_pid=$!
 		sleep 1
 		for r in $(seq "$hs_runs"); do
-			name="h3client from gtlsserver IPv$fam, 30% loss towards the client, 12 KB flight, run $r"
+			name="h3client from gtlsserver IPv$fam, $hs_what, run $r"
 			echo "-- $name" >>"$log"
 			rm -f "$tmp/got/small.bin"
 			timeout 120 ip netns exec "$TOPO_QC" "$h3/h3client" -t 60 \
 				--ca "$tmp/long/cert.pem" -o "$tmp/got/small.bin" \
 				"https://$host:$port/small.bin" >>"$log" 2>&1
 			rc=$?
-			if [ $rc = 0 ] && [ "$(sha256sum <"$tmp/got/small.bin" | cut -d' ' -f1)" = "$small" ]; then
+			if [ $rc = 0 ] &&
+			   [ "$(sha256sum <"$tmp/got/small.bin" | cut -d' ' -f1)" = "$small" ]; then
 				result ok $suite "$name"
 			else
 				echo "   FAIL $name: status $rc"

@@ -36,7 +36,8 @@ awk '$1 == "prandom_siphash_u32" { base = $2 }
 # packet), and ACK processing (per ACK of three ranges of 20: against a naive
 # store that walks every packet in flight, and as the flight grows from
 # 1,000 to 100,000 packets, where flat is ratio 1.0).
-echo "== QUIC micro-benchmarks: hashing, packet protection, ACK processing (ns per op; lower is faster)"
+echo "== QUIC micro-benchmarks: hashing, packet protection, ACK processing" \
+	"(ns per op; lower is faster)"
 bench_module quic_test
 
 # Throughput over loopback, measured side by side in this boot: kernel TCP
@@ -183,7 +184,8 @@ rt=${BENCH_RT:-2000}
 hs=${BENCH_HS:-50}
 rr=/tmp/bench-rr
 : >"$rr"
-echo "== request/response (1 KiB each way, $rt round trips) and handshakes ($hs connections) over loopback (per second; higher is faster)"
+echo "== request/response (1 KiB each way, $rt round trips) and handshakes" \
+	"($hs connections) over loopback (per second; higher is faster)"
 best_of "$rr" rt/s tcp-rr "$dir/ktls_perf" -c none -r "$rt"
 best_of "$rr" rt/s ktls-aes128-rr "$dir/ktls_perf" -c aes128 -r "$rt"
 best_of "$rr" rt/s quic-aes128-rr "$dir/quic_perf" -c aes128 -r "$rt"

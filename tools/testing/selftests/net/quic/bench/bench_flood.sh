@@ -85,7 +85,9 @@ skip() {
 	finish
 }
 
-echo "== floods, $rate pps offered for $secs s from spoofed sources: QUIC Initials at a Retry-only listener, TCP SYNs at a SYN-cookie listener (per second)"
+echo "== floods, $rate pps offered for $secs s from spoofed sources:" \
+	"QUIC Initials at a Retry-only listener," \
+	"TCP SYNs at a SYN-cookie listener (per second)"
 for p in timeout ss cmp; do
 	command -v $p >/dev/null || skip "no $p"
 done
@@ -202,10 +204,13 @@ profile() {
 		if (n < 10) top[n++] = sprintf("      %6.2f%%  %s", p, s)
 	}
 	END {
-		printf "    noise stirring (prandom_siphash_add_noise, inline): %.2f%%\n", g["noise"]
-		printf "    prandom_siphash output (prandom_siphash_u32/u64/bytes/u32_below/state_next_u32): %.2f%%\n", g["prng"]
+		printf "    noise stirring (prandom_siphash_add_noise, inline): %.2f%%\n",
+			g["noise"]
+		printf "    prandom_siphash output (prandom_siphash_u32/u64/bytes/" \
+			"u32_below/state_next_u32): %.2f%%\n", g["prng"]
 		printf "    keyed SipHash (siphash_*, __siphash_*, hsiphash): %.2f%%\n", g["sip"]
-		printf "    AEAD and header protection (aes, gcm, gf128, ghash, chacha, poly1305, crypto_): %.2f%%\n", g["aead"]
+		printf "    AEAD and header protection (aes, gcm, gf128, ghash, chacha," \
+			" poly1305, crypto_): %.2f%%\n", g["aead"]
 		printf "    table lookups (quic_lookup*, quic_cidtable*): %.2f%%\n", g["lookup"]
 		print "    top 10 symbols:"
 		for (i = 0; i < n; i++)
@@ -274,14 +279,17 @@ else
 	q_pps=$fl_pps
 	q_in=$(per_sec "$(delta QuicInPackets)")
 	q_retry=$(per_sec "$(delta QuicOutRetry)")
-	q_hs=$(awk -v n=$ok -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b > a ? n / (b - a) : 0) }')
+	q_hs=$(awk -v n=$ok -v a="$t0" -v b="$t1" \
+		'BEGIN { printf "%.2f", (b > a ? n / (b - a) : 0) }')
 	echo "  quic Initials processed per second: $q_in"
 	echo "  quic Retry packets per second: $q_retry"
-	echo "  quic legitimate handshakes per second during the flood: $q_hs ($ok of $tries h3client runs)"
+	echo "  quic legitimate handshakes per second during the flood:" \
+		"$q_hs ($ok of $tries h3client runs)"
 	nonzero "quic Initials processed per second" "$q_in"
 	nonzero "quic Retry packets per second" "$q_retry"
 	[ "$ok" -gt 0 ] ||
-		fail "quic: no legitimate handshake during the flood ($ok of $tries h3client runs, see $log)"
+		fail "quic: no legitimate handshake during the flood" \
+			"($ok of $tries h3client runs, see $log)"
 	profile quic
 fi
 

@@ -31,7 +31,8 @@ trap '[ -n "$srv_pid" ] && kill "$srv_pid" 2>/dev/null; topo_down; rm -rf "$tmp"
 
 skip() { echo "  path: skipped, $1"; exit 0; }
 
-echo "== impaired path, 10 Mbit/s and 30 ms RTT across a router (MB/s, 10^6 bytes; higher is faster)"
+echo "== impaired path, 10 Mbit/s and 30 ms RTT across a router" \
+	"(MB/s, 10^6 bytes; higher is faster)"
 for p in ip tc openssl sha256sum; do
 	command -v $p >/dev/null || skip "no $p"
 done
