@@ -23,7 +23,7 @@
 # KDIR selects the kernel to build against (default: the headers of the
 # kernel the test VM boots, the one Debian's linux-image-amd64 points to).
 
-KDIR ?= $(wildcard /usr/src/linux-headers-$(shell tools/testing/selftests/net/quic/vm/kver))
+KDIR ?= $(wildcard /usr/src/linux-headers-$(shell tools/testing/selftests/net/quic/vm/kver.sh))
 W ?= 1
 KCFLAGS ?= -Werror
 
@@ -48,10 +48,10 @@ user: ksrc
 	$(MAKE) -C tools/quic/http3
 
 ksrc:
-	@$(VM)/ksrc $(KSRC)
+	@$(VM)/ksrc.sh $(KSRC)
 
 provision:
-	@$(VM)/provision
+	@$(VM)/provision.sh
 
 check: provision
 	$(MAKE) all
@@ -67,11 +67,11 @@ check-all: provision
 
 run: provision
 	$(MAKE) all
-	$(VM)/run -- $(CURDIR)/$(SELFTESTS)/demo.sh
+	$(VM)/run.sh -- $(CURDIR)/$(SELFTESTS)/demo.sh
 
 bench: provision
 	$(MAKE) all
-	$(VM)/run -- env BENCH_MIB=$(or $(BENCH_MIB),100) \
+	$(VM)/run.sh -- env BENCH_MIB=$(or $(BENCH_MIB),100) \
 		BENCH_REPS=$(or $(BENCH_REPS),1) $(CURDIR)/$(SELFTESTS)/bench/bench.sh
 
 checkpatch: ksrc

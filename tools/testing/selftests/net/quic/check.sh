@@ -46,12 +46,12 @@ else
 	tail -n 20 "$app/build.log"
 fi
 
-# Host side: the choice between KVM and TCG (vm/accel), against qemu
+# Host side: the choice between KVM and TCG (vm/accel.sh), against qemu
 # wrappers that act out a broken KVM.
 "$dir/vm/test_accel.sh" >>"$host_results" 2>"$out/test_accel.log"
 
 # vm_run NAME DIR [VAR=VALUE...]: every test in one boot, with the
-# environment given (to vm/run and to the tests in the guest); its
+# environment given (to vm/run.sh and to the tests in the guest); its
 # verdicts go to the host results as suite NAME, its test results to
 # DIR/results.
 vm_run() {
@@ -59,7 +59,7 @@ vm_run() {
 	shift 2
 	mkdir -p "$vout"
 	rm -f "$vout/results" "$vout/verdict" "$vout/rc"
-	env "$@" QUIC_VM_OUT="$vout" "$dir/vm/run" -- env "$@" "$dir/run_tests.sh"
+	env "$@" QUIC_VM_OUT="$vout" "$dir/vm/run.sh" -- env "$@" "$dir/run_tests.sh"
 	vm_rc=$?
 	if [ -f "$vout/verdict" ] && grep -q "guest died" "$vout/verdict"; then
 		record "not ok" "$name" "guest ran to the end"
@@ -80,7 +80,8 @@ vm_run() {
 	if [ "$runner_rc" = 0 ]; then
 		record ok "$name" "test runner completed"
 	else
-		record "not ok" "$name" "test runner completed (status $runner_rc, vm/run $vm_rc)"
+		record "not ok" "$name" \
+			"test runner completed (status $runner_rc, vm/run.sh $vm_rc)"
 	fi
 }
 
@@ -89,18 +90,18 @@ prefixed_results() {
 	sed -E "s/^(ok|not ok|skip) /&$1\//" "$2" 2>/dev/null
 }
 
-# The debug kernel (vm/debug-kernel): linux-source-6.1 with the series
+# The debug kernel (vm/debug-kernel.sh): linux-source-6.1 with the series
 # applied and QUIC built in tree as modules, with KASAN, lockdep, kmemleak,
 # UBSAN, debug objects and KUnit. Its test results count as "debug/<suite>".
 run_debug() {
 	local dout=$out/debug dbuild=$out/debug/build dkver dtree
 	mkdir -p "$dout"
-	if ! dkver=$("$dir/vm/debug-kernel" 2>"$dout.kernel.log"); then
+	if ! dkver=$("$dir/vm/debug-kernel.sh" 2>"$dout.kernel.log"); then
 		record "not ok" debug "the series applies to linux-source-6.1 and builds"
 		tail -n 30 "$dout.kernel.log"
 		return
 	fi
-	dtree=$("$dir/vm/debug-kernel" --tree)
+	dtree=$("$dir/vm/debug-kernel.sh" --tree)
 	record ok debug "the series applies to linux-source-6.1 and builds ($dkver)"
 	# W=1 and sparse on our files, out of tree against the same kernel
 	# (the tree's own build does not use W=1: the rest of the kernel is
@@ -149,8 +150,9 @@ run_debian() {
 	rout=$out/$name
 	bout=$rout/build
 	mkdir -p "$rout"
-	kver=$(QUIC_VM_KVER=$name "$dir/vm/kver")
-	if [ -z "$kver" ] || ! QUIC_VM_KVER=$kver "$dir/vm/provision" 2>"$rout.provision.log"; then
+	kver=$(QUIC_VM_KVER=$name "$dir/vm/kver.sh")
+	if [ -z "$kver" ] ||
+	   ! QUIC_VM_KVER=$kver "$dir/vm/provision.sh" 2>"$rout.provision.log"; then
 		record "not ok" "$name" "Debian's $name kernel and headers install"
 		tail -n 20 "$rout.provision.log"
 		return
@@ -170,12 +172,12 @@ run_debian() {
 }
 
 # run_uml: the KUnit suites built into user-mode Linux by kunit.py
-# (vm/kunit-uml: the CONFIG_IP_QUIC=y build). Results as "uml/<suite>".
+# (vm/kunit-uml.sh: the CONFIG_IP_QUIC=y build). Results as "uml/<suite>".
 run_uml() {
 	local uout=$out/uml
 	mkdir -p "$uout"
 	: >"$uout/results"
-	if "$dir/vm/kunit-uml" --raw_output=kunit >"$uout/ktap" 2>"$uout.log"; then
+	if "$dir/vm/kunit-uml.sh" --raw_output=kunit >"$uout/ktap" 2>"$uout.log"; then
 		record ok uml "kunit.py builds user-mode Linux with QUIC built in and runs it"
 	else
 		record "not ok" uml "kunit.py builds user-mode Linux with QUIC built in and runs it"
@@ -225,7 +227,7 @@ guest_dir() {
 
 failure_log() {
 	local suite=${1%%: *} test=${1#*: } tdir=$out
-	# A guest that died: the kernel's report, from vm/run.
+	# A guest that died: the kernel's report, from vm/run.sh.
 	case "$test" in
 	"guest ran to the end")
 		tdir=$(guest_dir "$suite")

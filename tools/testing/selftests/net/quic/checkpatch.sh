@@ -3,13 +3,13 @@
 #
 # checkpatch.pl --strict over every C source and header of the patchset.
 # Exits non-zero on any error or warning. $1: extracted kernel source
-# (see vm/ksrc).
+# (see vm/ksrc.sh).
 
 set -u -o pipefail
 ksrc=${1:?usage: checkpatch.sh KSRC}
 repo=$(cd "$(dirname "$0")/../../../../.." && pwd)
 cd "$repo"
-"$repo/tools/testing/selftests/net/quic/vm/ksrc" "$ksrc" || exit 1
+"$repo/tools/testing/selftests/net/quic/vm/ksrc.sh" "$ksrc" || exit 1
 
 files=$(git ls-files -co --exclude-standard -- '*.c' '*.h') ||
 	{ echo "checkpatch.sh: git ls-files failed" >&2; exit 1; }

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Every test of the patchset, run inside the test VM (see vm/run) by
+# Every test of the patchset, run inside the test VM (see vm/run.sh) by
 # check.sh: in-kernel selftests reporting KTAP, then the kselftests.
 
 set -u

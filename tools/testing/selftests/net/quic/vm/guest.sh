@@ -38,7 +38,7 @@ echo "$?" >"$OUT/rc"
 # A debug kernel with kmemleak: a forced scan after the job, while our
 # modules are loaded so that backtraces name them (kmemleak wants two
 # scans to settle). Objects that our code allocated are
-# reported in the kernel log, where vm/run fails the run on them; the
+# reported in the kernel log, where vm/run.sh fails the run on them; the
 # kernel's own boot-time reports are kept apart in kmemleak.log.
 kml=/sys/kernel/debug/kmemleak
 if [ -w "$kml" ]; then

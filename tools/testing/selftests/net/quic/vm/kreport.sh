@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 #
 # What a kernel report looks like, written once for the scripts that read
-# kernel logs (vm/run, check.sh): sourced, it sets three extended regular
+# kernel logs (vm/run.sh, check.sh): sourced, it sets three extended regular
 # expressions. Keep them in a form both grep -E and mawk take: no {n}
 # intervals, and no backslashes (awk -v eats them).
 
@@ -11,7 +11,7 @@
 kreport_x='[0-9a-f]'
 kreport_die=": $kreport_x$kreport_x$kreport_x$kreport_x [[]#[0-9]+[]]"
 
-# KREPORT_DIRTY: a line that makes a kernel log dirty, so that vm/run fails
+# KREPORT_DIRTY: a line that makes a kernel log dirty, so that vm/run.sh fails
 # the run ("kernel-log dirty" in its verdict). Lockdep's reports are
 # WARNINGs; "RCU lockdep checking is enabled" at boot is not one. "quic:
 # kmemleak" is the line vm/guest.sh writes when kmemleak names our modules.
@@ -24,7 +24,7 @@ KREPORT_DIRTY+='|unregister_netdevice: waiting|rcu_.*stall|soft lockup|hard LOCK
 KREPORT_DIRTY+="|$kreport_die"
 
 # KREPORT_OPEN: the line a report opens with, on the console of a guest
-# that died (vm/run keeps the report from there on in oops.log). A BUG()
+# that died (vm/run.sh keeps the report from there on in oops.log). A BUG()
 # opens with "cut here" and "kernel BUG at", a trap with its name and a
 # count ("invalid opcode: 0000 [#1]", "int3: 0000 [#1]").
 KREPORT_OPEN='cut here|kernel BUG at|skb_.*_panic|BUG:|Oops|general protection'

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Host-side tests of vm/accel, the choice between KVM and TCG, with a
+# Host-side tests of vm/accel.sh, the choice between KVM and TCG, with a
 # fake KVM device and qemu wrappers that act out a broken KVM: one that
 # aborts as qemu does on nested AMD hosts, one whose guest never boots,
 # and one that boots the kernel for real (under TCG) to show that the
@@ -39,7 +39,7 @@ EOF
 
 accel() {
 	QUIC_VM_CACHE=$tmp/cache-$1 QUIC_VM_KVM_DEV=${DEV:-$tmp/kvm} \
-		QUIC_VM_QEMU=$tmp/$1 "$VM_DIR/accel" "$kernel" 2>>"$tmp/log"
+		QUIC_VM_QEMU=$tmp/$1 "$VM_DIR/accel.sh" "$kernel" 2>>"$tmp/log"
 }
 
 wrapper abort 'echo "qemu-system-x86_64: error: failed to set MSR 0x10a to 0x0" >&2; exit 1'

@@ -8,7 +8,7 @@
 # exported for the tests), boots it and parses the KTAP. The tree is
 # kept under $CACHE/uml-<source package version>, built incrementally.
 #
-#   kunit-uml [KUNIT.PY RUN ARGUMENTS...]	e.g. --kconfig_add CONFIG_KASAN=y
+#   kunit-uml.sh [KUNIT.PY RUN ARGUMENTS...]	e.g. --kconfig_add CONFIG_KASAN=y
 
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"

@@ -45,7 +45,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 kver=$(vm_kver)
-# A kernel built here (vm/debug-kernel) has no Debian packages.
+# A kernel built here (vm/debug-kernel.sh) has no Debian packages.
 [ -n "$kver" ] && [ -e "$(vm_kroot "$kver")/.local" ] && exit 0
 if [ -z "$kver" ]; then
 	apt_install linux-image-amd64 --download-only || true

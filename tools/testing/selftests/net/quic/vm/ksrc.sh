@@ -6,7 +6,7 @@
 # tarball into $1. The project does not vendor kernel files.
 
 set -euo pipefail
-dest=${1:?usage: ksrc DEST}
+dest=${1:?usage: ksrc.sh DEST}
 tarball=$(ls /usr/src/linux-source-6.1*.tar.xz 2>/dev/null | tail -n1 || true)
 files=(
 	tools/testing/selftests/kselftest_harness.h

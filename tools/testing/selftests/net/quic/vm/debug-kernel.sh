@@ -11,10 +11,10 @@
 # The tree is kept under $CACHE/debug-<source package version> and built
 # incrementally: when the series or the config files change, only what
 # the change reaches is rebuilt. The image and modules
-# go to $CACHE/kernel-<release>, where vm/run finds them (QUIC_VM_KVER).
+# go to $CACHE/kernel-<release>, where vm/run.sh finds them (QUIC_VM_KVER).
 #
-#   debug-kernel		build, and print the release
-#   debug-kernel --tree	print where the tree is (no build)
+#   debug-kernel.sh		build, and print the release
+#   debug-kernel.sh --tree	print where the tree is (no build)
 #
 # QUIC_VM_JOBS sets make's -j (default: the number of CPUs + 1).
 

@@ -3,7 +3,7 @@
 #
 # Choose qemu's accelerator for the test VM and print it: "kvm" or "tcg".
 #
-#   accel KERNEL
+#   accel.sh KERNEL
 #
 # A writable /dev/kvm is not proof that KVM works: under nested
 # virtualisation qemu may abort ("failed to set MSR 0x10a" with -cpu host)
@@ -20,7 +20,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-[ $# = 1 ] || die "usage: accel KERNEL"
+[ $# = 1 ] || die "usage: accel.sh KERNEL"
 kernel=$1
 qemu=${QUIC_VM_QEMU:-qemu-system-x86_64}
 dev=${QUIC_VM_KVM_DEV:-/dev/kvm}

@@ -5,7 +5,7 @@
 # load our modules and run CMD in the guest, with the host root shared
 # read-only and the repository read-write at the same paths as on the host.
 #
-#   run [--shell] [--timeout SEC] [--mem MB] [--cpus N] [--] CMD [ARG...]
+#   run.sh [--shell] [--timeout SEC] [--mem MB] [--cpus N] [--] CMD [ARG...]
 #
 # Exit status: CMD's, or 1 when CMD succeeded but the kernel log shows a
 # WARNING, BUG, Oops, call trace, KASAN/UBSAN report or hung task (the
@@ -13,9 +13,9 @@
 # unload, or when the guest died.
 # Logs of the last run: .vm/console.log, .vm/kernel.log, .vm/guest.log.
 # QUIC_VM_LOAD lists the modules loaded before CMD (default below).
-# QUIC_VM_ACCEL=kvm|tcg|auto and QUIC_VM_QEMU: see vm/accel (KVM is used
+# QUIC_VM_ACCEL=kvm|tcg|auto and QUIC_VM_QEMU: see vm/accel.sh (KVM is used
 # only where a probe boot shows that it works). QUIC_VM_KVER picks the
-# kernel (vm/debug-kernel builds one); QUIC_VM_BUILD is where our modules
+# kernel (vm/debug-kernel.sh builds one); QUIC_VM_BUILD is where our modules
 # were built for it (default: the repository).
 
 set -euo pipefail
@@ -41,7 +41,7 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-[ $# -gt 0 ] || [ "$shell" = 1 ] || die "usage: run [--shell] [--] CMD [ARG...]"
+[ $# -gt 0 ] || [ "$shell" = 1 ] || die "usage: run.sh [--shell] [--] CMD [ARG...]"
 
 case "$OUT/" in
 "$REPO"/*) ;;
@@ -51,7 +51,7 @@ case "$REPO$OUT" in
 *[[:space:],]*) die "paths with spaces or commas are not supported: $REPO" ;;
 esac
 
-"$VM_DIR/provision"
+"$VM_DIR/provision.sh"
 kver=$(vm_kver)
 kroot=$(vm_kroot "$kver")
 moddir=$kroot/lib/modules/$kver
@@ -93,8 +93,8 @@ rm -rf "$ird"
 mkdir -p "$ird"/{bin,dev,proc,sys,modules}
 : >"$ird/modules/order"	# empty when the kernel has 9p built in
 cp /bin/busybox "$ird/bin/busybox"
-cp "$VM_DIR/init" "$ird/init"
-cp "$VM_DIR/modprobe" "$ird/modprobe"
+cp "$VM_DIR/init.sh" "$ird/init"
+cp "$VM_DIR/modprobe.sh" "$ird/modprobe"
 chmod 755 "$ird/init" "$ird/modprobe"
 modprobe -d "$kroot" -S "$kver" -a --show-depends virtio_pci 9pnet_virtio 9p |
 	awk '$1 == "insmod" { print $2 }' | awk '!seen[$0]++' |
@@ -113,7 +113,7 @@ modprobe -d "$kroot" -S "$kver" -a --show-depends virtio_pci 9pnet_virtio 9p |
 } >"$OUT/job.env"
 cp "$VM_DIR/guest.sh" "$OUT/guest.sh"
 
-if [ "$("$VM_DIR/accel" "$kroot/boot/vmlinuz-$kver")" = kvm ]; then
+if [ "$("$VM_DIR/accel.sh" "$kroot/boot/vmlinuz-$kver")" = kvm ]; then
 	accel=(-enable-kvm -cpu host)
 else
 	accel=(-accel tcg,thread=multi -cpu max)
