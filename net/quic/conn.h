@@ -20,6 +20,7 @@
 #include <net/dst_cache.h>
 #include "ackrange.h"
 #include "cid.h"
+#include "close.h"
 #include "cong.h"
 #include "connid.h"
 #include "crypto.h"
@@ -44,7 +45,6 @@
 struct quic_ack_range;
 struct quic_frame;
 struct quic_frame_ack;
-struct quic_frame_close;
 struct quic_frame_new_cid;
 struct quic_out_pkt;
 struct quic_path;
@@ -224,30 +224,6 @@ struct quic_hs {
 };
 
 /**
- * struct quic_close - how a connection ends
- * @err: transport error to close with, set by the input path
- * @skb: closing state: a copy of our CONNECTION_CLOSE datagram
- * @rcvd: closing state: packets received since it began
- * @idle_last: jiffies of the last packet processed, of the first
- *	ack-eliciting packet sent after it, or of the start
- * @idle_sent: an ack-eliciting packet went out since the last one processed
- * @closing: closing state (RFC 9000 10.2.1): we sent CONNECTION_CLOSE
- * @draining: draining state (RFC 9000 10.2.2): the peer sent it
- *
- * Owned by conn.c: other files read it and change it only through conn.c's
- * functions (quic_conn_closed(), quic_conn_idle_sent(), ...).
- */
-struct quic_close {
-	u32			err;
-	struct sk_buff		*skb;
-	u32			rcvd;
-	unsigned long		idle_last;
-	bool			idle_sent;
-	bool			closing;
-	bool			draining;
-};
-
-/**
  * struct quic_conn - the connection of a QUIC socket
  * @space: the packet-number spaces, by enum quic_crypto_level
  * @local_tp: our transport parameters: the user's settings
@@ -276,7 +252,7 @@ struct quic_close {
  * @events: notifications waiting for recvmsg() (event.c)
  * @dgram: datagrams to send and received (datagram.c), kzalloc()ed with
  *	the first one, freed with the socket
- * @close: closing, draining and the idle timeout (conn.c)
+ * @close: closing, draining and the idle timeout (close.c)
  * @out: the send side's buffers and budget (output.c)
  * @in: the receive side's batch and packet state (input.c)
  * @ctrl: control frames waiting to be sent (output.c)
@@ -335,28 +311,13 @@ int quic_conn_set_peer_tp(struct sock *sk, const u8 *data, u32 len);
 int quic_conn_remember_tp(struct sock *sk, const struct quic_tparams *tp);
 int quic_conn_get_local_tp(struct sock *sk, u8 *buf, u32 room);
 void quic_conn_discard_space(struct sock *sk, u8 level);
-void quic_conn_closed(struct sock *sk, u32 err);
-void quic_conn_abort(struct sock *sk, u32 err, int sk_err);
-void quic_conn_close_frame(struct sock *sk, const struct quic_frame_close *f,
-			   bool app);
-void quic_conn_close_sent(struct sock *sk, const struct sk_buff *skb);
-void quic_conn_closing_rcv(struct sock *sk, struct sk_buff *skb);
-void quic_conn_close_done(struct sock *sk);
-void quic_conn_idle_touch(struct sock *sk);
-void quic_conn_idle_sent(struct sock *sk);
-void quic_conn_idle_timeout(struct sock *sk);
-bool quic_conn_reset_check(struct sock *sk, const u8 *buf, u32 len);
 int quic_conn_new_cid(struct sock *sk, const struct quic_frame_new_cid *f);
 int quic_conn_retire_cid(struct sock *sk, u64 seq, const u8 *dcid, u32 len);
 int quic_conn_get_cid(struct sock *sk, struct quic_connection_id_info *info);
 int quic_conn_set_cid(struct sock *sk,
 		      const struct quic_connection_id_info *info);
-int quic_conn_shutdown(struct sock *sk, int how);
-void quic_conn_local_close(struct sock *sk, bool send);
-void quic_conn_idle_start(struct sock *sk);
 void quic_conn_rtt_config(struct sock *sk);
 void quic_conn_cong_config(struct sock *sk);
-u64 quic_conn_idle_us(u64 local, u64 peer, u64 floor);
 void quic_conn_handshake_done_rcvd(struct sock *sk);
 
 /* The role and handshake flags are conn.c's: other files change them only

@@ -26,6 +26,7 @@
 #include <net/ipv6.h>
 #include <net/sock.h>
 
+#include "close.h"
 #include "conn.h"
 #include "datagram.h"
 #include "event.h"
@@ -99,7 +100,7 @@ static void quic_in_drop(struct sock *sk, struct sk_buff *skb, int field)
 static void quic_in_error(struct sock *sk, u32 err)
 {
 	quic_output_close(sk, err, GFP_ATOMIC);
-	quic_conn_closed(sk, err);
+	quic_close_conn(sk, err);
 }
 
 /* One decrypted packet while its frames are processed: what the frame
@@ -433,8 +434,8 @@ static int quic_in_handshake_done(struct quic_in_pkt *in,
 /* CONNECTION_CLOSE: the peer closed the connection, it drains. */
 static int quic_in_close(struct quic_in_pkt *in, const struct quic_frame *f)
 {
-	quic_conn_close_frame(in->sk, &f->close,
-			      f->type == QUIC_FRAME_CONNECTION_CLOSE_APP);
+	quic_close_frame(in->sk, &f->close,
+			 f->type == QUIC_FRAME_CONNECTION_CLOSE_APP);
 	return -ECONNRESET;
 }
 
@@ -771,7 +772,7 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 		if (ret < 0) {
 			QUIC_INC_STATS(sock_net(sk), QUIC_MIB_DROP_DECRYPT);
 			if (!h.long_header &&
-			    quic_conn_reset_check(sk, skb->data, skb->len))
+			    quic_close_reset_check(sk, skb->data, skb->len))
 				break;
 			continue;
 		}
@@ -798,7 +799,7 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 			c->in.dcid_learned = true;
 		}
 		quic_cid_set(&c->in.dcid, h.dcid, h.dcid_len);
-		quic_conn_idle_touch(sk);
+		quic_close_idle_touch(sk);
 		plen = h.pkt_len - hdr_len - QUIC_PACKET_TAG_LEN;
 		in.level = level;
 		ret = quic_in_frames(&in, pkt + hdr_len, plen);
@@ -1251,7 +1252,7 @@ static void quic_in_listen(struct sock *sk, struct sk_buff *skb)
  */
 static void quic_in_reset(struct sock *sk, struct sk_buff *skb)
 {
-	if (quic_conn_reset_check(sk, skb->data, skb->len))
+	if (quic_close_reset_check(sk, skb->data, skb->len))
 		consume_skb(skb);
 	else
 		quic_in_drop(sk, skb, QUIC_MIB_DROP_NOCONN);
@@ -1266,7 +1267,7 @@ static void quic_in_sk(struct sock *sk, struct sk_buff *skb)
 	else if (sk->sk_state == TCP_SYN_RECV || sk->sk_state == TCP_ESTABLISHED)
 		quic_in_conn_rcv(sk, skb);
 	else if (quic_sk(sk)->conn.close.closing || quic_sk(sk)->conn.close.draining)
-		quic_conn_closing_rcv(sk, skb);
+		quic_close_rcv(sk, skb);
 	else
 		quic_in_drop(sk, skb, QUIC_MIB_DROP_NOCONN);
 }

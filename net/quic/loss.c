@@ -17,6 +17,7 @@
 #include <linux/ktime.h>
 #include <net/sock.h>
 
+#include "close.h"
 #include "conn.h"
 #include "event.h"
 #include "frame.h"
@@ -612,6 +613,6 @@ void quic_loss_timeout(struct sock *sk)
 		quic_loss_expire(sk);
 		quic_loss_timer_arm(sk);
 	} else if (c->close.closing || c->close.draining) {
-		quic_conn_close_done(sk);
+		quic_close_done(sk);
 	}
 }

@@ -37,6 +37,7 @@
 #include <net/route.h>
 #include <net/sock.h>
 
+#include "close.h"
 #include "conn.h"
 #include "datagram.h"
 #include "event.h"
@@ -701,7 +702,7 @@ static int quic_out_seal(struct sock *sk, u8 level, u8 *p, u32 room,
 					  rec->sent.sent_time, now_ns);
 	}
 	if (eliciting)
-		quic_conn_idle_sent(sk);
+		quic_close_idle_sent(sk);
 	return hlen + len + QUIC_PACKET_TAG_LEN;
 }
 
@@ -1581,7 +1582,7 @@ static void quic_out_close(struct sock *sk, struct quic_frame *f, gfp_t gfp)
 		return;
 	}
 	skb_put(skb, n);
-	quic_conn_close_sent(sk, skb);
+	quic_close_sent(sk, skb);
 	/* A close counts against the anti-amplification limit too. */
 	if (quic_path_amp_room(sk) < skb->len) {
 		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_AMPLIFICATION_BLOCKED);

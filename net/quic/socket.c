@@ -28,6 +28,7 @@
 #include <asm/ioctls.h>
 
 #include <net/quic/compat.h>
+#include "close.h"
 #include "conn.h"
 #include "crypto.h"
 #include "datagram.h"
@@ -811,7 +812,7 @@ out:
 
 static int quic_shutdown(struct socket *sock, int how)
 {
-	return quic_conn_shutdown(sock->sk, how);
+	return quic_close_shutdown(sock->sk, how);
 }
 
 /* Room to queue on @st: flow-control credit and send buffer space (the
@@ -1373,7 +1374,7 @@ static void quic_close(struct sock *sk, long timeout)
 		    sock_flag(sk, SOCK_LINGER) && timeout)
 			quic_close_linger(sk, timeout);
 		/* quic-api.rst 5.8: no draining. */
-		quic_conn_local_close(sk, true);
+		quic_close_local(sk, true);
 	}
 	quic_conn_free(sk);
 	release_sock(sk);

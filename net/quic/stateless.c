@@ -362,7 +362,7 @@ static void quic_stateless_reset(struct net *net, struct quic_udp_sock *us,
  * token of one of the peer IDs a connection used may be a Stateless
  * Reset for it. The caller hands it to that connection as any datagram
  * (input.c: under its lock, or through its backlog while a user holds
- * it), which compares the token again (quic_conn_reset_check()).
+ * it), which compares the token again (quic_close_reset_check()).
  *
  * Return: that socket, referenced, or NULL.
  */

@@ -17,6 +17,7 @@
 #include <linux/lockdep.h>
 #include <net/sock.h>
 #include <linux/workqueue.h>
+#include "close.h"
 #include "conn.h"
 #include "input.h"
 #include "keyupdate.h"
@@ -31,7 +32,7 @@ typedef void (*quic_timer_handler_t)(struct sock *sk);
 static const quic_timer_handler_t quic_timer_handlers[QUIC_TIMER_NUM] = {
 	[QUIC_TIMER_LOSS]	= quic_loss_timeout,
 	[QUIC_TIMER_ACK]	= quic_output_ack_timeout,
-	[QUIC_TIMER_IDLE]	= quic_conn_idle_timeout,
+	[QUIC_TIMER_IDLE]	= quic_close_idle_timeout,
 	[QUIC_TIMER_PACE]	= quic_output_pace_timeout,
 };
 

@@ -44,6 +44,7 @@
 #include <net/tcp_states.h>
 
 #include <net/quic/compat.h>
+#include "close.h"
 #include "conn.h"
 #include "input.h"
 #include "loss.h"
@@ -128,8 +129,8 @@ int quic_version_vn_rcvd(struct sock *sk, const struct quic_pkt_hdr *h)
 	 */
 	if (!pick || (!c->vn.probe &&
 		      quic_tparams_has(&c->local_tp, QUIC_TPB_VERSION_INFO))) {
-		quic_conn_abort(sk, QUIC_TRANSPORT_ERROR_VERSION_NEGOTIATION,
-				EPROTONOSUPPORT);
+		quic_close_abort(sk, QUIC_TRANSPORT_ERROR_VERSION_NEGOTIATION,
+				 EPROTONOSUPPORT);
 		return 0;
 	}
 	c->vn.changed = 1;
@@ -217,7 +218,7 @@ bool quic_version_apply(struct sock *sk, struct quic_version_move *m)
 	if (m->flip) {
 		c->vn.version = quic_version_other(c->vn.version);
 		if (quic_version_keys(sk)) {
-			quic_conn_closed(sk, QUIC_TRANSPORT_ERROR_INTERNAL);
+			quic_close_conn(sk, QUIC_TRANSPORT_ERROR_INTERNAL);
 			return false;
 		}
 	}
@@ -251,7 +252,7 @@ void quic_version_settle(struct sock *sk, const struct quic_version_move *m)
 		c->vn.version = quic_version_other(c->vn.version);
 		c->vn.changed = 0;
 		if (quic_version_keys(sk)) {
-			quic_conn_closed(sk, QUIC_TRANSPORT_ERROR_INTERNAL);
+			quic_close_conn(sk, QUIC_TRANSPORT_ERROR_INTERNAL);
 			return;
 		}
 	} else if (m->flip) {

@@ -5,6 +5,7 @@
  */
 
 #include <linux/kernel.h>
+#include "../close.h"
 #include "../conn.h"
 
 #include "test.h"
@@ -30,7 +31,7 @@ static int conn_idle_timeout(struct quic_test *t)
 	u64 got;
 
 	for (i = 0; i < ARRAY_SIZE(v); i++) {
-		got = quic_conn_idle_us(v[i].local, v[i].peer, v[i].floor);
+		got = quic_close_idle_us(v[i].local, v[i].peer, v[i].floor);
 		if (got != v[i].want)
 			return quic_test_fail(t, "case %u: %llu, want %llu", i,
 					      got, v[i].want);
