@@ -22,6 +22,7 @@
 #include <net/quic/compat.h>
 #include "close.h"
 #include "conn.h"
+#include "ctrl.h"
 #include "event.h"
 #include <net/tls.h>
 #include "export.h"

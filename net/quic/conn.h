@@ -24,6 +24,7 @@
 #include "cong.h"
 #include "connid.h"
 #include "crypto.h"
+#include "ctrl.h"
 #include "datagram.h"
 #include "ecn.h"
 #include "input.h"
@@ -156,10 +157,10 @@ struct quic_request {
  * @reset_hashed: @reset_token is in that table
  * @odcid_hashed: @odcid is in the namespace's original-DCID table
  * @hashed: @src's IDs are in the namespace table
- * @src: the connection IDs we issued (connid.c's set; output.c and loss.c
+ * @src: the connection IDs we issued (connid.c's set; ctrl.c and loss.c
  *	mark their NEW_CONNECTION_ID frames sent and lost in it)
  * @dst: the connection IDs the peer issued; @dcid is its active one
- *	(output.c and loss.c queue RETIRE_CONNECTION_ID frames in it)
+ *	(ctrl.c and loss.c queue RETIRE_CONNECTION_ID frames in it)
  *
  * Owned by conn.c: other files read it and change it only through conn.c's
  * functions (quic_conn_learn_dcid(), quic_conn_forget_scid()).
@@ -255,7 +256,7 @@ struct quic_hs {
  * @close: closing, draining and the idle timeout (close.c)
  * @out: the send side's buffers and budget (output.c)
  * @in: the receive side's batch and packet state (input.c)
- * @ctrl: control frames waiting to be sent (output.c)
+ * @ctrl: control frames waiting to be sent (ctrl.c)
  */
 struct quic_conn {
 	struct quic_pnspace	space[QUIC_PNSPACE_NUM];

@@ -28,6 +28,7 @@
 
 #include "close.h"
 #include "conn.h"
+#include "ctrl.h"
 #include "datagram.h"
 #include "event.h"
 #include "frame.h"
@@ -350,7 +351,7 @@ static int quic_in_stream(struct quic_in_pkt *in, const struct quic_frame *f)
 	case QUIC_FRAME_STREAM_DATA_BLOCKED:
 		if (st->recv_state == QUIC_STREAM_RECV_STATE_RECV &&
 		    st->recv.max > f->stream_ctl.value)
-			quic_output_msd(sk, st->id);
+			quic_ctrl_msd(sk, st->id);
 		return 0;
 	case QUIC_FRAME_RESET_STREAM:
 		ret = quic_stream_recv_reset(t, st, f->stream_ctl.value,

@@ -19,6 +19,7 @@
 
 #include "close.h"
 #include "conn.h"
+#include "ctrl.h"
 #include "event.h"
 #include "frame.h"
 #include "loss.h"
@@ -100,7 +101,7 @@ bool quic_loss_pkt_requeue(struct sock *sk, struct quic_sent_pkt *pkt)
 			any = true;
 			break;
 		case QUIC_OUT_MSD:
-			quic_output_msd(sk, it->id);
+			quic_ctrl_msd(sk, it->id);
 			any = true;
 			break;
 		case QUIC_OUT_CONN_CTL:

@@ -4,10 +4,11 @@
  *
  * quic_output_flush() fills datagrams from the packet-number spaces in
  * the order Initial, Handshake, 1-RTT, coalescing one packet of each
- * level per datagram: an ACK when one is due, HANDSHAKE_DONE, connection
- * ID frames, flow-control and stream control frames, then CRYPTO and
- * STREAM data from the space's send queue (outq.h: lost data first, then
- * new data at the send cursor), or a PING probe. Each packet's record
+ * level per datagram: an ACK when one is due, the control frames due
+ * (HANDSHAKE_DONE, connection ID, flow-control and stream control frames:
+ * ctrl.c), DATAGRAM frames, then CRYPTO and STREAM data from the space's
+ * send queue (outq.h: lost data first, then new data at the send cursor),
+ * or a PING probe. Each packet's record
  * (sendq.h) lists the retransmittable frames it carried, so that a lost
  * packet sends again what it carried and nothing more. A datagram that carries
  * an Initial packet is padded to 1200 bytes (RFC 9000 14.1), in its last
@@ -39,6 +40,7 @@
 
 #include "close.h"
 #include "conn.h"
+#include "ctrl.h"
 #include "datagram.h"
 #include "event.h"
 #include "frame.h"
@@ -49,7 +51,6 @@
 #include "packet.h"
 #include "path.h"
 #include "protocol.h"
-#include "token.h"
 #include "recovery.h"
 #include "sendq.h"
 #include "socket.h"
@@ -192,193 +193,6 @@ static u32 quic_out_ack(struct quic_pnspace *s, const struct quic_ecn *ecn,
 	return len > 0 ? len : 0;
 }
 
-/* Encode @f at @buf + *@used and record it in @rec; false if it does not
- * fit or cannot be recorded (nothing is written then).
- */
-static bool quic_out_put(struct quic_out_pkt *rec, struct quic_frame *f,
-			 u8 *buf, u32 room, u32 *used, u8 kind, u8 bit,
-			 u64 val)
-{
-	int n = quic_frame_encode(buf + *used, room - *used, f);
-
-	if (n <= 0 || !quic_sendq_note(rec, kind, bit, val))
-		return false;
-	*used += n;
-	return true;
-}
-
-/* MAX_STREAM_DATA of one stream, if it still receives. False if it did
- * not fit.
- */
-static bool quic_out_msd(struct quic_conn *c, s64 id, u8 *buf, u32 room,
-			 u32 *used, struct quic_out_pkt *rec)
-{
-	struct quic_stream *st = quic_stream_find(&c->streams, id);
-	struct quic_frame f = {};
-
-	if (!st || !quic_stream_id_recv(&c->streams, id) ||
-	    st->recv_state != QUIC_STREAM_RECV_STATE_RECV)
-		return true;	/* not needed any more */
-	f.type = QUIC_FRAME_MAX_STREAM_DATA;
-	f.stream_ctl.id = id;
-	f.stream_ctl.value = st->recv.max;
-	return quic_out_put(rec, &f, buf, room, used, QUIC_OUT_MSD, 0, id);
-}
-
-struct quic_out_msd_walk {
-	struct quic_conn	*c;
-	struct quic_out_pkt	*rec;
-	u8			*buf;
-	u32			room;
-	u32			used;
-};
-
-/* MAX_STREAM_DATA for one more stream, while it fits. */
-static bool quic_out_msd_one(struct quic_stream *st, void *ctx)
-{
-	struct quic_out_msd_walk *w = ctx;
-
-	return quic_out_msd(w->c, st->id, w->buf, w->room, &w->used, w->rec);
-}
-
-/* Flow-control limits: MAX_DATA and MAX_STREAM_DATA. */
-static u32 quic_out_fc(struct quic_conn *c, u8 *buf, u32 room,
-		       struct quic_out_pkt *rec)
-{
-	struct quic_frame f = {};
-	u32 used = 0;
-
-	if (c->ctrl.max_data_pending) {
-		f.type = QUIC_FRAME_MAX_DATA;
-		f.value = c->streams.recv.max;
-		if (quic_out_put(rec, &f, buf, room, &used, QUIC_OUT_MAX_DATA,
-				 0, 0))
-			c->ctrl.max_data_pending = false;
-	}
-	if (c->ctrl.msd_all) {
-		struct quic_out_msd_walk w = {
-			.c = c, .rec = rec, .buf = buf, .room = room,
-			.used = used,
-		};
-
-		if (quic_stream_walk(&c->streams, quic_out_msd_one, &w)) {
-			c->ctrl.msd_all = false;
-			c->ctrl.nr_msd = 0;
-		}
-		used = w.used;
-	}
-	while (c->ctrl.nr_msd &&
-	       quic_out_msd(c, c->ctrl.msd_pending[c->ctrl.nr_msd - 1], buf,
-			    room, &used, rec))
-		c->ctrl.nr_msd--;
-	return used;
-}
-
-/* Connection-level MAX_STREAMS and *_BLOCKED frames, and the per-stream
- * control frames (RESET_STREAM, STOP_SENDING, STREAM_DATA_BLOCKED) due.
- */
-static u32 quic_out_stream_ctl(struct quic_conn *c, u8 *buf, u32 room,
-			       struct quic_out_pkt *rec)
-{
-	struct quic_stream_table *t = &c->streams;
-	struct quic_stream *st;
-	struct quic_frame f;
-	u32 used = 0;
-	u64 count;
-	u8 bit;
-
-	if (quic_stream_max_streams_update(t, false, &count))
-		t->blocked_pending |= QUIC_STREAM_MAX_STREAMS_BIDI;
-	if (quic_stream_max_streams_update(t, true, &count))
-		t->blocked_pending |= QUIC_STREAM_MAX_STREAMS_UNI;
-	while (t->blocked_pending) {
-		memset(&f, 0, sizeof(f));
-		bit = t->blocked_pending & -t->blocked_pending;
-		if (bit & (QUIC_STREAM_MAX_STREAMS_BIDI |
-			   QUIC_STREAM_MAX_STREAMS_UNI)) {
-			bool uni = bit == QUIC_STREAM_MAX_STREAMS_UNI;
-
-			f.type = uni ? QUIC_FRAME_MAX_STREAMS_UNI :
-				       QUIC_FRAME_MAX_STREAMS_BIDI;
-			f.value = quic_stream_limit(t, true, uni);
-		} else if (bit == QUIC_STREAM_BLOCKED_CONN_DATA) {
-			f.type = QUIC_FRAME_DATA_BLOCKED;
-			f.value = t->send.max;
-		} else {
-			bool uni = bit == QUIC_STREAM_BLOCKED_CONN_UNI;
-
-			f.type = uni ? QUIC_FRAME_STREAMS_BLOCKED_UNI :
-				       QUIC_FRAME_STREAMS_BLOCKED_BIDI;
-			f.value = quic_stream_limit(t, false, uni);
-		}
-		if (!quic_out_put(rec, &f, buf, room, &used, QUIC_OUT_CONN_CTL,
-				  bit, 0))
-			return used;
-		t->blocked_pending &= ~bit;
-	}
-	list_for_each_entry(st, &t->ctl, ctl_node) {
-		while (st->ctl_pending) {
-			memset(&f, 0, sizeof(f));
-			bit = st->ctl_pending & -st->ctl_pending;
-			f.stream_ctl.id = st->id;
-			if (bit == QUIC_STREAM_CTL_RESET) {
-				f.type = QUIC_FRAME_RESET_STREAM;
-				f.stream_ctl.value = st->send_errcode;
-				f.stream_ctl.final_size = st->send.used;
-			} else if (bit == QUIC_STREAM_CTL_STOP) {
-				f.type = QUIC_FRAME_STOP_SENDING;
-				f.stream_ctl.value = st->stop_errcode;
-			} else {
-				f.type = QUIC_FRAME_STREAM_DATA_BLOCKED;
-				f.stream_ctl.value = st->send.max;
-			}
-			if (!quic_out_put(rec, &f, buf, room, &used,
-					  QUIC_OUT_STREAM_CTL, bit, st->id))
-				return used;
-			quic_stream_ctl_sent(t, st, bit);
-		}
-	}
-	return used;
-}
-
-/* NEW_CONNECTION_ID for our IDs not yet announced (or whose frame was
- * lost), and RETIRE_CONNECTION_ID for the peer's IDs we retired.
- */
-static u32 quic_out_cid(struct sock *sk, u8 *buf, u32 room,
-			struct quic_out_pkt *rec)
-{
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	const struct quic_cid_entry *e;
-	struct quic_frame f;
-	u32 used = 0;
-	u64 seq;
-
-	while ((e = quic_cid_src_next_to_send(&c->ids.src))) {
-		memset(&f, 0, sizeof(f));
-		f.type = QUIC_FRAME_NEW_CONNECTION_ID;
-		f.new_cid.seq = e->seq;
-		f.new_cid.retire_prior_to = c->ids.src.retire_prior_to;
-		f.new_cid.id = e->cid.data;
-		f.new_cid.len = e->cid.len;
-		f.new_cid.token = e->token;
-		if (!quic_out_put(rec, &f, buf, room, &used, QUIC_OUT_NEW_CID,
-				  0, e->seq))
-			return used;
-		quic_cid_src_mark(&c->ids.src, e->seq, false);
-	}
-	while (quic_cid_dest_retire_pop(&c->ids.dst, &seq)) {
-		memset(&f, 0, sizeof(f));
-		f.type = QUIC_FRAME_RETIRE_CONNECTION_ID;
-		f.value = seq;
-		if (!quic_out_put(rec, &f, buf, room, &used,
-				  QUIC_OUT_RETIRE_CID, 0, seq)) {
-			quic_cid_dest_retire_push(&c->ids.dst, seq);
-			break;
-		}
-	}
-	return used;
-}
-
 static u32 quic_out_dgram_limit(struct sock *sk);
 
 /**
@@ -504,33 +318,6 @@ void quic_output_ack_timeout(struct sock *sk)
 	quic_output_flush(sk, GFP_ATOMIC);
 }
 
-/* A NEW_TOKEN frame with a fresh token bound to the client's address
- * (token.c), for its later connections; 0 if it does not fit.
- */
-static u32 quic_out_new_token(struct sock *sk, u8 *buf, u32 room,
-			      struct quic_out_pkt *rec)
-{
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	u8 token[QUIC_TOKEN_NEW_LEN], nonce[QUIC_TOKEN_NONCE_LEN];
-	u8 *p = buf;
-	int len;
-
-	if (room < 2 + QUIC_TOKEN_NEW_LEN)
-		return 0;
-	prandom_siphash_bytes(nonce, sizeof(nonce));
-	len = quic_token_make(&quic_net(sock_net(sk))->token_key,
-			      QUIC_TOKEN_NEW, token, &c->paths.peer, NULL, NULL,
-			      nonce, quic_token_now());
-	if (len < 0 || !quic_sendq_note(rec, QUIC_OUT_NEW_TOKEN, 0, 0))
-		return 0;
-	*p++ = QUIC_FRAME_NEW_TOKEN;
-	p = quic_varint_put(p, len);
-	memcpy(p, token, len);
-	c->ctrl.new_token_pending = 0;
-	c->ctrl.new_token_unacked = 1;
-	return p + len - buf;
-}
-
 static void quic_out_reverse(u8 *p, u32 n)
 {
 	u8 *q = p + n;
@@ -572,19 +359,8 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 			acked = true;
 		}
 	}
-	if (app && c->ctrl.handshake_done_pending && room - used >= 1 &&
-	    quic_sendq_note(rec, QUIC_OUT_HANDSHAKE_DONE, 0, 0)) {
-		buf[used++] = QUIC_FRAME_HANDSHAKE_DONE;
-		c->ctrl.handshake_done_pending = 0;
-	}
-	if (app && c->ctrl.new_token_pending)
-		used += quic_out_new_token(sk, buf + used, room - used, rec);
-	if (app && sk->sk_state == TCP_ESTABLISHED)
-		used += quic_out_cid(sk, buf + used, room - used, rec);
-	if (app && c->streams_ready) {
-		used += quic_out_fc(c, buf + used, room - used, rec);
-		used += quic_out_stream_ctl(c, buf + used, room - used, rec);
-	}
+	if (app)
+		used += quic_ctrl_frames(sk, buf + used, room - used, rec);
 	/* RFC 9221 5: datagrams are congestion controlled, and go ahead of
 	 * stream data, whose losses are repaired anyway.
 	 */
@@ -1630,25 +1406,6 @@ void quic_output_close_app(struct sock *sk, gfp_t gfp)
 	f.close.len = strnlen((const char *)cc->phrase,
 			      QUIC_CLOSE_PHRASE_BUFFER_SIZE - 1);
 	quic_out_close(sk, &f, gfp);
-}
-
-/**
- * quic_output_msd() - a stream's receive limit rose: send MAX_STREAM_DATA
- * @sk: the socket, locked
- * @id: the stream
- */
-void quic_output_msd(struct sock *sk, s64 id)
-{
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	u32 i;
-
-	for (i = 0; i < c->ctrl.nr_msd; i++)
-		if (c->ctrl.msd_pending[i] == id)
-			return;
-	if (c->ctrl.nr_msd == QUIC_CONN_MSD_PENDING)
-		c->ctrl.msd_all = true;
-	else
-		c->ctrl.msd_pending[c->ctrl.nr_msd++] = id;
 }
 
 /**

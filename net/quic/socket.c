@@ -30,6 +30,7 @@
 #include <net/quic/compat.h>
 #include "close.h"
 #include "conn.h"
+#include "ctrl.h"
 #include "crypto.h"
 #include "datagram.h"
 #include "event.h"
@@ -1156,7 +1157,7 @@ static int quic_sock_stream_recvmsg(struct sock *sk, struct msghdr *msg,
 	if (quic_fc_recv_update(&c->streams.recv, now, c->loss.rec.rtt.smoothed_rtt))
 		quic_ctrl_want_max_data(&c->ctrl);
 	if (quic_stream_window_update(st, now, c->loss.rec.rtt.smoothed_rtt))
-		quic_output_msd(sk, st->id);
+		quic_ctrl_msd(sk, st->id);
 	if (fin)
 		quic_stream_release(&c->streams, st);
 	quic_sock_next_readable(sk);
