@@ -14,8 +14,9 @@
  * at most three times what it received from there. When the IP address
  * changed, not only the port, the congestion controller, the RTT estimate
  * and the datagram size start again (9.4). A PATH_CHALLENGE lost
- * QUIC_PATH_TRIES times in all fails the validation: the server goes back
- * to the address it used before. The validated move is reported with
+ * QUIC_PATH_TRIES times in all, once three initial PTOs have passed
+ * (RFC 9000 8.2.4), fails the validation: the server goes back to the
+ * address it used before. The validated move is reported with
  * QUIC_EVENT_CONNECTION_MIGRATION (quic-api.rst 5.6).
  *
  * An endpoint moves its own local address with
@@ -34,6 +35,7 @@
  * after the client moved.
  */
 
+#include <linux/jiffies.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -372,6 +374,7 @@ void quic_path_peer_moved(struct sock *sk, const union quic_addr *from,
 	quic_path_amp_restart(sk, len);
 	get_random_bytes(p->challenge, sizeof(p->challenge));
 	p->tries = 0;
+	p->since = jiffies;
 	p->validating = 1;
 	p->challenge_pending = 1;
 }
@@ -403,6 +406,22 @@ bool quic_path_peer_known(struct sock *sk, const union quic_addr *from)
 	       (p->preferred && quic_addr_equal(from, &p->prev));
 }
 
+/* RFC 9000 8.2.4: a validation is abandoned no sooner than three times
+ * the PTO of a new path, computed with the initial RTT (RFC 9002 6.2.2:
+ * the RTT, four times half of it, and the peer's max_ack_delay). On a
+ * fast path QUIC_PATH_TRIES PTOs pass long before that, and a challenge
+ * held a little longer (a busy host, a client slow to send from its new
+ * address) would fail a path that works.
+ */
+static bool quic_path_time_left(struct sock *sk, const struct quic_path *p)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	u64 rtt = quic_sk(sk)->opts.config.initial_smoothed_rtt;
+	u64 pto = 3 * rtt + c->peer_tp.max_ack_delay_us;
+
+	return time_before(jiffies, p->since + usecs_to_jiffies(3 * pto));
+}
+
 /**
  * quic_path_challenge_lost() - a packet with our PATH_CHALLENGE was lost
  * @sk: the socket, locked
@@ -410,8 +429,9 @@ bool quic_path_peer_known(struct sock *sk, const union quic_addr *from)
  *
  * Only the last one sent counts (an older one's loss found after a PTO
  * already sent another is none of the validation's business): another
- * goes, up to QUIC_PATH_TRIES; then the validation failed and the server
- * goes back to the address it used before.
+ * goes, up to QUIC_PATH_TRIES, and more while quic_path_time_left(); then
+ * the validation failed and the server goes back to the address it used
+ * before.
  *
  * Return: true if another PATH_CHALLENGE is due.
  */
@@ -422,7 +442,8 @@ bool quic_path_challenge_lost(struct sock *sk, u64 try)
 	if (!p || !(p->validating || p->migrating || p->preferring) ||
 	    p->challenge_pending || try != p->tries)
 		return false;
-	if (p->tries < QUIC_PATH_TRIES) {
+	if (p->tries < QUIC_PATH_TRIES ||
+	    (p->tries < QUIC_PATH_TRIES_MAX && quic_path_time_left(sk, p))) {
 		p->challenge_pending = 1;
 		return true;
 	}
@@ -454,9 +475,10 @@ bool quic_path_challenge_lost(struct sock *sk, u64 try)
  * anti-amplification limit of the client's new address: a client that
  * only downloads sends nothing more once our datagrams there are lost,
  * so no room comes. That try is spent as if it had been lost, so that
- * the validation fails in QUIC_PATH_TRIES PTOs (RFC 9000 8.2.4) and the
- * server goes back to the address it used before, rather than both ends
- * waiting for the other until the idle timeout.
+ * the validation fails after QUIC_PATH_TRIES PTOs and the time RFC 9000
+ * 8.2.4 gives it, and the server goes back to the address it used
+ * before, rather than both ends waiting for the other until the idle
+ * timeout.
  */
 void quic_path_challenge_pto(struct sock *sk)
 {
@@ -497,6 +519,7 @@ int quic_path_migrate(struct sock *sk, const union quic_addr *local,
 	quic_conn_rotate_dcid(sk);
 	get_random_bytes(p->challenge, sizeof(p->challenge));
 	p->tries = 0;
+	p->since = jiffies;
 	p->migrating = 1;
 	p->challenge_pending = 1;
 	return 0;
@@ -728,6 +751,7 @@ void quic_path_preferred_start(struct sock *sk)
 	quic_conn_rotate_dcid(sk);
 	get_random_bytes(p->challenge, sizeof(p->challenge));
 	p->tries = 0;
+	p->since = jiffies;
 	p->preferring = 1;
 	p->challenge_pending = 1;
 }

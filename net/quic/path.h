@@ -14,8 +14,11 @@
 struct sock;
 struct quic_udp_sock;
 
-/* PATH_CHALLENGEs sent for one validation before it fails. */
+/* PATH_CHALLENGEs sent for one validation before it may fail, and at
+ * most, while the time RFC 9000 8.2.4 gives it has not run out.
+ */
 #define QUIC_PATH_TRIES		3
+#define QUIC_PATH_TRIES_MAX	16
 
 /**
  * struct quic_path_amp - a server's anti-amplification limit (RFC 9000 8.1)
@@ -102,6 +105,7 @@ static inline void quic_paths_amp_init(struct quic_paths *p, bool validated)
  * @response: the data of the peer's PATH_CHALLENGE, to echo
  * @resp_budget: bytes the response datagram may take towards an address
  *	not validated (three times what came from it, RFC 9000 8.1)
+ * @since: when this validation began (jiffies)
  * @tries: PATH_CHALLENGEs sent for this validation
  * @validating: the peer moved to an address not validated yet
  * @migrating: we are moving to @new_local (QUIC_SOCKOPT_CONNECTION_MIGRATION)
@@ -126,6 +130,7 @@ struct quic_path {
 	u8		challenge[QUIC_FRAME_PATH_DATA_LEN];
 	u8		response[QUIC_FRAME_PATH_DATA_LEN];
 	u32		resp_budget;
+	unsigned long	since;
 	u8		tries;
 	u8		validating:1,
 			migrating:1,
