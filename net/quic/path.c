@@ -47,6 +47,7 @@
 #include "mib.h"
 #include "packet.h"
 #include "path.h"
+#include "recovery.h"
 #include "socket.h"
 #include "udp.h"
 
@@ -415,10 +416,13 @@ bool quic_path_peer_known(struct sock *sk, const union quic_addr *from)
  */
 static bool quic_path_time_left(struct sock *sk, const struct quic_path *p)
 {
+	u64 init = quic_sk(sk)->opts.config.initial_smoothed_rtt;
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	u64 rtt = quic_sk(sk)->opts.config.initial_smoothed_rtt;
-	u64 pto = 3 * rtt + c->peer_tp.max_ack_delay_us;
+	struct quic_rtt fresh;
+	u64 pto;
 
+	quic_rtt_init(&fresh, init ?: QUIC_INITIAL_RTT_US);
+	pto = quic_rtt_pto(&fresh, c->peer_tp.max_ack_delay_us, 0);
 	return time_before(jiffies, p->since + usecs_to_jiffies(3 * pto));
 }
 
