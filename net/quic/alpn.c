@@ -239,3 +239,48 @@ bool quic_alpn_list_has(const u8 *list, u32 list_len, const u8 *name,
 	return false;
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_alpn_list_has);
+
+/* How many names of the list @a the list @b holds, and how many @a has. */
+static void quic_alpn_list_count(const u8 *a, u32 alen, const u8 *b,
+				 u32 blen, u32 *common, u32 *total)
+{
+	u32 i, n;
+
+	*common = 0;
+	*total = 0;
+	for (i = 0; i < alen; i += 1 + n) {
+		n = a[i];
+		if (i + 1 + n > alen)
+			break;
+		(*total)++;
+		if (quic_alpn_list_has(b, blen, a + i + 1, n))
+			(*common)++;
+	}
+}
+
+/**
+ * quic_alpn_list_cmp() - compare the ALPN sets of two listeners
+ * @a: length-prefixed names (TLS wire form) of one
+ * @alen: bytes at @a, 0 for no ALPN
+ * @b: those of the other
+ * @blen: bytes at @b
+ *
+ * quic-api.rst 5.1: listeners on one address and port may share it when
+ * their ALPN sets are the same (a SO_REUSEPORT group) or disjoint (told
+ * apart by the ClientHello's ALPN); no ALPN at all is a set of its own.
+ *
+ * Return: QUIC_ALPN_SAME, QUIC_ALPN_DISJOINT or QUIC_ALPN_OVERLAP.
+ */
+int quic_alpn_list_cmp(const u8 *a, u32 alen, const u8 *b, u32 blen)
+{
+	u32 ab, na, ba, nb;
+
+	if (!alen || !blen)
+		return alen == blen ? QUIC_ALPN_SAME : QUIC_ALPN_DISJOINT;
+	quic_alpn_list_count(a, alen, b, blen, &ab, &na);
+	quic_alpn_list_count(b, blen, a, alen, &ba, &nb);
+	if (!ab)
+		return QUIC_ALPN_DISJOINT;
+	return ab == na && ba == nb ? QUIC_ALPN_SAME : QUIC_ALPN_OVERLAP;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_alpn_list_cmp);

@@ -43,4 +43,11 @@ int quic_alpn_initial_frames(const u8 *frames, u32 len, const u8 **list,
 bool quic_alpn_list_has(const u8 *list, u32 list_len, const u8 *name,
 			u32 name_len);
 
+/* What quic_alpn_list_cmp() finds. */
+#define QUIC_ALPN_SAME		0
+#define QUIC_ALPN_DISJOINT	1
+#define QUIC_ALPN_OVERLAP	2
+
+int quic_alpn_list_cmp(const u8 *a, u32 alen, const u8 *b, u32 blen);
+
 #endif /* __NET_QUIC_ALPN_H */

@@ -419,8 +419,10 @@ int quic_lookup_listen_add(struct sock *sk)
 		osk = quic_conn_sk(oc);
 		if (!quic_lookup_same_addr(sk, osk))
 			continue;
-		switch (quic_sock_opts_alpn_cmp(&quic_sk(sk)->opts,
-						&quic_sk(osk)->opts)) {
+		switch (quic_alpn_list_cmp(quic_sk(sk)->opts.alpn,
+					   quic_sk(sk)->opts.alpn_len,
+					   quic_sk(osk)->opts.alpn,
+					   quic_sk(osk)->opts.alpn_len)) {
 		case QUIC_ALPN_SAME:
 			if (!sk->sk_reuseport || !osk->sk_reuseport)
 				err = -EADDRINUSE;

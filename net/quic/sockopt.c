@@ -122,63 +122,6 @@ void quic_sock_opts_copy(struct quic_sock_opts *dst,
 	memcpy(dst->alpn, src->alpn, src->alpn_len);
 }
 
-/* Whether the ALPN list @b (wire form) holds the protocol @p of @len. */
-static bool quic_alpn_has(const u8 *b, u8 blen, const u8 *p, u8 len)
-{
-	u8 i = 0;
-
-	while (i < blen) {
-		if (b[i] == len && !memcmp(b + i + 1, p, len))
-			return true;
-		i += 1 + b[i];
-	}
-	return false;
-}
-
-/* How many protocols of the list @a (wire form) the list @b holds, and
- * how many @a has.
- */
-static void quic_alpn_count(const u8 *a, u8 alen, const u8 *b, u8 blen,
-			    u32 *common, u32 *total)
-{
-	u8 i = 0;
-
-	*common = 0;
-	*total = 0;
-	while (i < alen) {
-		(*total)++;
-		if (quic_alpn_has(b, blen, a + i + 1, a[i]))
-			(*common)++;
-		i += 1 + a[i];
-	}
-}
-
-/**
- * quic_sock_opts_alpn_cmp - compare the ALPN sets of two listeners
- * @a: the options of one
- * @b: the options of the other
- *
- * quic-api.rst 5.1: listeners on one address and port may share it when
- * their ALPN sets are the same (a SO_REUSEPORT group) or disjoint (told
- * apart by the ClientHello's ALPN); no ALPN at all is a set of its own.
- *
- * Return: QUIC_ALPN_SAME, QUIC_ALPN_DISJOINT or QUIC_ALPN_OVERLAP.
- */
-int quic_sock_opts_alpn_cmp(const struct quic_sock_opts *a,
-			    const struct quic_sock_opts *b)
-{
-	u32 ab, na, ba, nb;
-
-	if (!a->alpn_len || !b->alpn_len)
-		return a->alpn_len == b->alpn_len ? QUIC_ALPN_SAME :
-						    QUIC_ALPN_DISJOINT;
-	quic_alpn_count(a->alpn, a->alpn_len, b->alpn, b->alpn_len, &ab, &na);
-	quic_alpn_count(b->alpn, b->alpn_len, a->alpn, a->alpn_len, &ba, &nb);
-	if (!ab)
-		return QUIC_ALPN_DISJOINT;
-	return ab == na && ba == nb ? QUIC_ALPN_SAME : QUIC_ALPN_OVERLAP;
-}
-
 /**
  * quic_sock_opts_is_server - the role of a socket
  * @sk: the socket

@@ -80,13 +80,6 @@ void quic_sock_opts_copy(struct quic_sock_opts *dst,
 			 const struct quic_sock_opts *src);
 bool quic_sock_opts_is_server(const struct sock *sk);
 
-/* What quic_sock_opts_alpn_cmp() finds. */
-#define QUIC_ALPN_SAME		0
-#define QUIC_ALPN_DISJOINT	1
-#define QUIC_ALPN_OVERLAP	2
-
-int quic_sock_opts_alpn_cmp(const struct quic_sock_opts *a,
-			    const struct quic_sock_opts *b);
 int quic_sockopt_set(struct sock *sk, int optname, sockptr_t optval,
 		     unsigned int optlen);
 int quic_sockopt_get(struct sock *sk, int optname, char __user *optval,

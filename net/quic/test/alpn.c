@@ -234,6 +234,39 @@ static int expect_frames(struct quic_test *t, const char *what, const u8 *f,
 	return 0;
 }
 
+/* quic_alpn_list_cmp(): the listener sharing rule of quic-api.rst 5.1,
+ * with a cut list whose last name runs past its end.
+ */
+static int expect_cmp(struct quic_test *t)
+{
+	static const u8 h3[] = { 2, 'h', '3' };
+	static const u8 h3smb[] = { 2, 'h', '3', 3, 's', 'm', 'b' };
+	static const u8 smbh3[] = { 3, 's', 'm', 'b', 2, 'h', '3' };
+	static const u8 smb[] = { 3, 's', 'm', 'b' };
+	static const struct {
+		const u8 *a;
+		u32 alen;
+		const u8 *b;
+		u32 blen;
+		int want;
+	} v[] = {
+		{ NULL, 0, NULL, 0, QUIC_ALPN_SAME },
+		{ NULL, 0, h3, sizeof(h3), QUIC_ALPN_DISJOINT },
+		{ h3, sizeof(h3), h3, sizeof(h3), QUIC_ALPN_SAME },
+		{ h3smb, sizeof(h3smb), smbh3, sizeof(smbh3), QUIC_ALPN_SAME },
+		{ h3, sizeof(h3), smb, sizeof(smb), QUIC_ALPN_DISJOINT },
+		{ h3, sizeof(h3), h3smb, sizeof(h3smb), QUIC_ALPN_OVERLAP },
+		{ h3smb, sizeof(h3smb) - 1, h3, sizeof(h3), QUIC_ALPN_SAME },
+	};
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(v); i++)
+		if (quic_alpn_list_cmp(v[i].a, v[i].alen, v[i].b, v[i].blen) !=
+		    v[i].want)
+			return quic_test_fail(t, "list_cmp %u", i);
+	return 0;
+}
+
 static int alpn_initial_frames(struct quic_test *t)
 {
 	u8 *f = kzalloc(HELLO_MAX * 2, GFP_KERNEL);
@@ -286,6 +319,8 @@ static int alpn_initial_frames(struct quic_test *t)
 		     quic_alpn_list_has(two, sizeof(two), "h", 1) ||
 		     quic_alpn_list_has(two, sizeof(two) - 1, "smb", 3)))
 		ret = quic_test_fail(t, "list_has");
+	if (!ret)
+		ret = expect_cmp(t);
 out:
 	kfree(h);
 	kfree(f);
