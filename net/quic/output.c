@@ -196,29 +196,32 @@ static u32 quic_out_ack(struct quic_pnspace *s, const struct quic_ecn *ecn,
 static u32 quic_out_dgram_limit(struct sock *sk);
 
 /**
- * quic_output_data_max() - the most data of one frame a packet holds alone
+ * quic_output_frame_room() - the room for frames of a packet sent alone
  * @sk: the socket, locked
- * @id: the stream, or %QUIC_OUTQ_CRYPTO for CRYPTO data
- * @off: the offset of the data
  *
- * The most data of one frame of stream @id at offset @off that a packet
- * of the datagram size in use holds with no other frame: the datagram
- * less the packet header, the tag and the frame's header, its Length
- * included. Once established (@max_dgram set), a 1-RTT packet with our
- * DCID; before, a 0-RTT one, whose long header is larger. STREAM chunks
- * are cut to it (sendq.c), so that a packet with one full chunk is
- * exactly the datagram size the path MTU search confirmed.
+ * The datagram size in use less the packet header and the tag: once
+ * established (@max_dgram set), a 1-RTT packet with our DCID; before, a
+ * 0-RTT one, whose long header is larger. STREAM chunks are cut to what
+ * one frame of this room holds (sendq.c), so that a packet with one full
+ * chunk is exactly the datagram size the path MTU search confirmed.
  *
- * Return: the bytes, 0 if none fit.
+ * Return: the bytes.
  */
-u32 quic_output_data_max(struct sock *sk, s64 id, u64 off)
+u32 quic_output_frame_room(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	u8 level = c->out.max_dgram ? QUIC_CRYPTO_APP : QUIC_CRYPTO_EARLY;
-	u32 limit = quic_out_dgram_limit(sk), room;
+	u32 limit = quic_out_dgram_limit(sk);
+
+	return limit - quic_out_hdr_len(sk, level, limit) - QUIC_PACKET_TAG_LEN;
+}
+
+/* The most data of one frame of @id at @off a packet holds alone. */
+static u32 quic_out_data_max(struct sock *sk, s64 id, u64 off)
+{
+	u32 room = quic_output_frame_room(sk);
 	int n;
 
-	room = limit - quic_out_hdr_len(sk, level, limit) - QUIC_PACKET_TAG_LEN;
 	if (id == QUIC_OUTQ_CRYPTO)
 		n = quic_frame_crypto_fit(off, room, U32_MAX);
 	else
@@ -230,7 +233,7 @@ u32 quic_output_data_max(struct sock *sk, s64 id, u64 off)
  * from the send cursor, one CRYPTO or STREAM frame each. A chunk that
  * does not fit what the frames before it left waits for the next packet,
  * which it fills: a STREAM chunk is cut to what a packet holds with
- * nothing else (quic_output_data_max()), so one that shares a packet with
+ * nothing else (quic_out_data_max()), so one that shares a packet with
  * an ACK or control frames seldom fits. Those then go in a packet of
  * their own: cutting the chunk instead would cost an allocation and a
  * copy of its tail, and put in flight one more packet, a fragment of
@@ -254,7 +257,10 @@ static u32 quic_out_data(struct sock *sk, struct quic_outq *q, u8 *buf,
 			n = quic_frame_stream_fit(ch->id, ch->offset, true,
 						  room - used, ch->len);
 		if (n < (int)ch->len &&
-		    (n <= 0 || quic_sendq_chunk_split(sk, q, ch, n)))
+		    (n <= 0 ||
+		     quic_sendq_chunk_split(sk, q, ch, n,
+					    quic_out_data_max(sk, ch->id,
+							      ch->offset))))
 			break;	/* for the next packet */
 		/* After the cut: the FIN went with the chunk's tail. */
 		f.type = ch->id == QUIC_OUTQ_CRYPTO ? QUIC_FRAME_CRYPTO :

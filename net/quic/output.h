@@ -73,7 +73,7 @@ void quic_output_close(struct sock *sk, u32 err, gfp_t gfp);
 void quic_output_close_app(struct sock *sk, gfp_t gfp);
 void quic_output_set_dgram(struct quic_conn *c, u32 size);
 void quic_output_pmtu_check(struct sock *sk);
-u32 quic_output_data_max(struct sock *sk, s64 id, u64 off);
+u32 quic_output_frame_room(struct sock *sk);
 void quic_output_discard(struct sock *sk, u8 level);
 void quic_output_free(struct sock *sk);
 

@@ -17,7 +17,7 @@
 
 #include "conn.h"
 #include "event.h"
-#include "output.h"
+#include "frame.h"
 #include "outq.h"
 #include "sendq.h"
 #include "socket.h"
@@ -36,7 +36,7 @@
  * flight with a long certificate chain is a few tens of KB.
  */
 #define QUIC_SENDQ_CRYPTO_MAX		SZ_64K
-/* Least STREAM chunk, whatever quic_output_data_max() says. */
+/* Least STREAM chunk, whatever the packet room says. */
 #define QUIC_SENDQ_STREAM_CHUNK		1000
 
 /**
@@ -166,6 +166,7 @@ static void quic_sendq_chunk_charge(struct sock *sk,
  * @q: the send queue of the chunk
  * @ch: the chunk
  * @n: its bytes that fit the packet being planned
+ * @alone: the most of its data a packet without other frames holds
  *
  * The datagram size fell back after a black hole (quic_output_pmtu_check()):
  * the chunk is cut where @n bytes fit. One that fits an empty packet is
@@ -177,14 +178,14 @@ static void quic_sendq_chunk_charge(struct sock *sk,
  * packet.
  */
 int quic_sendq_chunk_split(struct sock *sk, struct quic_outq *q,
-			   struct quic_outq_chunk *ch, int n)
+			   struct quic_outq_chunk *ch, int n, u32 alone)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_outq_chunk *tail;
 	struct quic_stream *st;
 
 	if (!c->out.max_dgram || n < QUIC_SENDQ_SPLIT_MIN ||
-	    ch->len <= quic_output_data_max(sk, ch->id, ch->offset))
+	    ch->len <= alone)
 		return -EAGAIN;	/* a packet of its own takes it */
 	if (quic_outq_split(q, ch, n, GFP_ATOMIC | __GFP_NOWARN))
 		return -ENOMEM;
@@ -330,6 +331,8 @@ static struct quic_outq_chunk *quic_sendq_chunk_new(struct sock *sk, s64 id,
  * @from: the bytes
  * @len: their number, at most the stream's send credit
  * @fin: they end the stream
+ * @room: the room for frames of a packet sent alone
+ *	(quic_output_frame_room())
  *
  * Bytes join the last chunk of the stream if it was not sent yet and has
  * room; the others fill chunks of a packet's worth.
@@ -337,12 +340,13 @@ static struct quic_outq_chunk *quic_sendq_chunk_new(struct sock *sk, s64 id,
  * Return: 0 or a negative errno (nothing queued then).
  */
 int quic_sendq_stream(struct sock *sk, struct quic_stream *st,
-		      struct iov_iter *from, u32 len, bool fin)
+		      struct iov_iter *from, u32 len, bool fin, u32 room)
 {
 	struct quic_outq *q = &quic_sk(sk)->conn.space[QUIC_CRYPTO_APP].out;
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_outq_chunk *ch, *tmp, *tail;
 	u32 n, total = len, full, grown = 0;
+	int fit;
 	u64 off = st->send.used;
 	LIST_HEAD(chunks);
 	int err;
@@ -360,8 +364,8 @@ int quic_sendq_stream(struct sock *sk, struct quic_stream *st,
 		/* A packet of the datagram size in use, alone: its header
 		 * grows with the offset's varint.
 		 */
-		full = max_t(u32, QUIC_SENDQ_STREAM_CHUNK,
-			     quic_output_data_max(sk, st->id, off));
+		fit = quic_frame_stream_fit(st->id, off, true, room, U32_MAX);
+		full = max_t(int, QUIC_SENDQ_STREAM_CHUNK, fit);
 		n = min(len, full);
 		ch = quic_sendq_chunk_new(sk, st->id, off, n, full);
 		if (!ch)

@@ -971,7 +971,8 @@ static int quic_sock_stream_sendmsg(struct sock *sk, struct msghdr *msg,
 			continue;
 		}
 		err = quic_sendq_stream(sk, st, &msg->msg_iter, n,
-					fin && done + n == len);
+					fin && done + n == len,
+					quic_output_frame_room(sk));
 		if (err)
 			goto partial;
 		done += n;
