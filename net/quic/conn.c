@@ -55,6 +55,39 @@ static int quic_conn_crypto_charge(void *ctx, int bytes)
 	return 0;
 }
 
+/* The work item's jobs (timer.c), in the order of enum quic_work_id. */
+static void quic_conn_work(struct sock *sk, unsigned long jobs)
+{
+	if (jobs & BIT(QUIC_WORK_KEYS_FREE))
+		quic_key_free_discarded(sk);
+	if (jobs & BIT(QUIC_WORK_RETRY))
+		quic_conn_retry_apply(sk);
+	if (jobs & BIT(QUIC_WORK_VERSION)) {
+		struct quic_version_move m;
+
+		/* The Initials that waited for the new version's keys run
+		 * between the move and the test of whether it holds.
+		 */
+		if (quic_version_apply(sk, &m)) {
+			quic_input_parked_run(sk);
+			quic_version_settle(sk, &m);
+		}
+	}
+	if ((jobs & BIT(QUIC_WORK_KEYS_NEXT)) &&
+	    sk->sk_state == TCP_ESTABLISHED)
+		quic_key_update_ready(sk);
+}
+
+static const struct quic_timer_ops quic_conn_timer_ops = {
+	.fire = {
+		[QUIC_TIMER_LOSS]	= quic_loss_timeout,
+		[QUIC_TIMER_ACK]	= quic_output_ack_timeout,
+		[QUIC_TIMER_IDLE]	= quic_close_idle_timeout,
+		[QUIC_TIMER_PACE]	= quic_output_pace_timeout,
+	},
+	.work = quic_conn_work,
+};
+
 /**
  * quic_conn_init() - set up the connection state of a new socket
  * @sk: the socket
@@ -79,7 +112,7 @@ void quic_conn_init(struct sock *sk)
 	skb_queue_head_init(&c->events);
 	quic_sock_active_set(c, -1);
 	quic_lookup_listen_init(&c->listen);
-	quic_timer_init(sk);
+	quic_timer_init(sk, &quic_conn_timer_ops);
 	quic_recovery_init(&c->loss.rec, QUIC_INITIAL_RTT_US);
 	quic_cong_init(&c->cong, QUIC_CONG_ALG_RENO, QUIC_CONN_MAX_DGRAM);
 	/* Without the cache (no memory), every datagram looks its route up. */

@@ -17,24 +17,9 @@
 #include <linux/lockdep.h>
 #include <net/sock.h>
 #include <linux/workqueue.h>
-#include "close.h"
 #include "conn.h"
-#include "input.h"
-#include "keyupdate.h"
-#include "loss.h"
-#include "output.h"
 #include "socket.h"
 #include "timer.h"
-#include "version.h"
-
-typedef void (*quic_timer_handler_t)(struct sock *sk);
-
-static const quic_timer_handler_t quic_timer_handlers[QUIC_TIMER_NUM] = {
-	[QUIC_TIMER_LOSS]	= quic_loss_timeout,
-	[QUIC_TIMER_ACK]	= quic_output_ack_timeout,
-	[QUIC_TIMER_IDLE]	= quic_close_idle_timeout,
-	[QUIC_TIMER_PACE]	= quic_output_pace_timeout,
-};
 
 static struct quic_timers *quic_timers(struct sock *sk)
 {
@@ -47,7 +32,7 @@ static void quic_timer_fire(struct sock *sk, enum quic_timer_id id)
 
 	bh_lock_sock(sk);
 	if (!sock_owned_by_user(sk))
-		quic_timer_handlers[id](sk);
+		ts->ops->fire[id](sk);
 	else if (!test_and_set_bit(id, &ts->deferred))
 		sock_hold(sk);
 	bh_unlock_sock(sk);
@@ -91,24 +76,8 @@ static void quic_timer_work_fn(struct work_struct *work)
 
 	lock_sock(sk);
 	jobs = xchg(&c->timers.jobs, 0);
-	if (jobs & BIT(QUIC_WORK_KEYS_FREE))
-		quic_key_free_discarded(sk);
-	if (jobs & BIT(QUIC_WORK_RETRY))
-		quic_conn_retry_apply(sk);
-	if (jobs & BIT(QUIC_WORK_VERSION)) {
-		struct quic_version_move m;
-
-		/* The Initials that waited for the new version's keys run
-		 * between the move and the test of whether it holds.
-		 */
-		if (quic_version_apply(sk, &m)) {
-			quic_input_parked_run(sk);
-			quic_version_settle(sk, &m);
-		}
-	}
-	if ((jobs & BIT(QUIC_WORK_KEYS_NEXT)) &&
-	    sk->sk_state == TCP_ESTABLISHED)
-		quic_key_update_ready(sk);
+	if (jobs)
+		c->timers.ops->work(sk, jobs);
 	release_sock(sk);
 	sock_put(sk);
 }
@@ -133,11 +102,14 @@ void quic_timer_work(struct sock *sk, enum quic_work_id id)
 /**
  * quic_timer_init() - set up the timers of a new socket
  * @sk: the socket, not yet visible to anyone else
+ * @ops: what its timers and its work item run, as the handlers TCP gives
+ *	inet_csk_init_xmit_timers()
  */
-void quic_timer_init(struct sock *sk)
+void quic_timer_init(struct sock *sk, const struct quic_timer_ops *ops)
 {
 	struct quic_timers *ts = quic_timers(sk);
 
+	ts->ops = ops;
 	timer_setup(&ts->t[QUIC_TIMER_LOSS], quic_timer_loss, 0);
 	timer_setup(&ts->t[QUIC_TIMER_ACK], quic_timer_ack, 0);
 	timer_setup(&ts->t[QUIC_TIMER_IDLE], quic_timer_idle, 0);
@@ -250,7 +222,7 @@ void quic_timer_release_cb(struct sock *sk)
 	for (id = 0; id < QUIC_TIMER_NUM; id++) {
 		if (!test_and_clear_bit(id, &ts->deferred))
 			continue;
-		quic_timer_handlers[id](sk);
+		ts->ops->fire[id](sk);
 		__sock_put(sk);
 	}
 }

@@ -68,6 +68,19 @@ enum quic_work_id {
 };
 
 /**
+ * struct quic_timer_ops - what the timers and the work item of a
+ *	connection run (conn.c's quic_conn_timer_ops)
+ * @fire: per enum quic_timer_id, the handler of an expiry: the socket's
+ *	spinlock held, not owned by a user, BHs off
+ * @work: the jobs asked for (bits of enum quic_work_id), in process
+ *	context under lock_sock()
+ */
+struct quic_timer_ops {
+	void	(*fire[QUIC_TIMER_NUM])(struct sock *sk);
+	void	(*work)(struct sock *sk, unsigned long jobs);
+};
+
+/**
  * struct quic_timers - the timers and the work item of a connection
  * @t: one timer_list per enum quic_timer_id below QUIC_TIMER_PACE
  * @pace: the pacing timer
@@ -76,6 +89,7 @@ enum quic_work_id {
  * @work: runs the jobs of @jobs in process context
  * @jobs: bit per enum quic_work_id asked for; a queued @work holds one
  *	socket reference
+ * @ops: the handlers
  */
 struct quic_timers {
 	struct timer_list	t[QUIC_TIMER_NUM_JIFFIES];
@@ -83,9 +97,10 @@ struct quic_timers {
 	unsigned long		deferred;
 	struct work_struct	work;
 	unsigned long		jobs;
+	const struct quic_timer_ops	*ops;
 };
 
-void quic_timer_init(struct sock *sk);
+void quic_timer_init(struct sock *sk, const struct quic_timer_ops *ops);
 void quic_timer_reset(struct sock *sk, enum quic_timer_id id,
 		      unsigned long expires);
 void quic_timer_pace(struct sock *sk, u64 delay_ns);
