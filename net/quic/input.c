@@ -2,7 +2,8 @@
 /*
  * QUIC: received datagrams to connections and listeners.
  *
- * quic_udp_rcv() (udp.c) hands each datagram to quic_input_rcv(), in
+ * quic_input_udp_rcv(), the encap_rcv hook of the shared UDP sockets
+ * (udp.c), checks each datagram and hands it to quic_in_rcv(), in
  * softirq under RCU. The first packet's DCID finds the connection; an
  * Initial for no connection goes to the listener of the port, which
  * queues a request for accept() if it begins a ClientHello. The socket
@@ -20,11 +21,13 @@
 #include <linux/ipv6.h>
 #include <linux/ktime.h>
 #include <linux/nospec.h>
+#include <linux/prandom_siphash.h>
 #include <linux/slab.h>
 #include <linux/udp.h>
 #include <net/inet_ecn.h>
 #include <net/ipv6.h>
 #include <net/sock.h>
+#include <net/udp.h>
 
 #include "close.h"
 #include "conn.h"
@@ -1327,7 +1330,37 @@ static void quic_in_deliver(struct sock *sk, struct sk_buff_head *q)
 }
 
 /**
- * quic_input_rcv() - dispatch a datagram to its socket
+ * struct quic_in_batch - datagrams of one GRO or GSO skb, processed in a
+ *	row
+ * @sk: the socket the datagrams in @q are for, referenced, or NULL
+ * @q: those datagrams, waiting for quic_in_batch_end() or for a
+ *	datagram for another socket
+ */
+struct quic_in_batch {
+	struct sock		*sk;
+	struct sk_buff_head	q;
+};
+
+/* An empty batch. */
+static void quic_in_batch_init(struct quic_in_batch *b)
+{
+	b->sk = NULL;
+	__skb_queue_head_init(&b->q);
+}
+
+/* Process the datagrams waiting in batch @b, empty afterwards. */
+static void quic_in_batch_end(struct quic_in_batch *b)
+{
+	struct sock *sk = b->sk;
+
+	if (!sk)
+		return;
+	b->sk = NULL;
+	quic_in_deliver(sk, &b->q);
+}
+
+/**
+ * quic_in_rcv() - dispatch a datagram to its socket
  * @net: the namespace
  * @us: the shared UDP socket it arrived on
  * @skb: the datagram, at the UDP header, checked by udp.c
@@ -1337,12 +1370,12 @@ static void quic_in_deliver(struct sock *sk, struct sk_buff_head *q)
  * Softirq, under RCU. Consumes @skb. Without @b the datagram is processed
  * at once. In a batch, datagrams for the same socket as the one before
  * wait to be processed together (quic_in_deliver()): when one for another
- * socket comes, and at quic_input_batch_end().
+ * socket comes, and at quic_in_batch_end().
  *
  * Return: 0 if a socket took it, -ENOENT if none did (@skb freed).
  */
-int quic_input_rcv(struct net *net, struct quic_udp_sock *us,
-		   struct sk_buff *skb, struct quic_in_batch *b)
+static int quic_in_rcv(struct net *net, struct quic_udp_sock *us,
+		       struct sk_buff *skb, struct quic_in_batch *b)
 {
 	struct sk_buff_head one;
 	union quic_addr local, peer;
@@ -1405,33 +1438,125 @@ int quic_input_rcv(struct net *net, struct quic_udp_sock *us,
 	if (b->sk == sk) {
 		sock_put(sk);	/* the batch holds it */
 	} else {
-		quic_input_batch_end(b);
+		quic_in_batch_end(b);
 		b->sk = sk;
 	}
 	__skb_queue_tail(&b->q, skb);
 	return 0;
 }
 
-/**
- * quic_input_batch_init() - an empty batch
- * @b: the batch
+/* RFC 8999, section 5.1: header form bit; a long header has the first
+ * byte, a 32-bit version and the two connection ID length bytes.
  */
-void quic_input_batch_init(struct quic_in_batch *b)
+#define QUIC_IN_HDR_FORM_LONG	0x80
+#define QUIC_IN_LONG_HDR_MIN	7
+
+/* RFC 8999 invariants, and no more: a packet has a first byte; a long
+ * header has its version and both connection IDs within the datagram.
+ * The CID lengths are not capped at 20 here: Version Negotiation answers
+ * unknown versions, whose CIDs may be up to 255 bytes long.
+ */
+static bool quic_in_payload_ok(const struct sk_buff *skb, u32 len)
 {
-	b->sk = NULL;
-	__skb_queue_head_init(&b->q);
+	const u32 off = sizeof(struct udphdr);
+	u32 dcil, scil;
+	const u8 *p;
+	u8 byte;
+
+	if (!len)
+		return false;
+	p = skb_header_pointer(skb, off, 1, &byte);
+	if (!p)
+		return false;
+	if (!(*p & QUIC_IN_HDR_FORM_LONG))
+		return true;
+	if (len < QUIC_IN_LONG_HDR_MIN)
+		return false;
+	p = skb_header_pointer(skb, off + 5, 1, &byte);
+	if (!p)
+		return false;
+	dcil = *p;
+	if (len < QUIC_IN_LONG_HDR_MIN + dcil)
+		return false;
+	p = skb_header_pointer(skb, off + 6 + dcil, 1, &byte);
+	if (!p)
+		return false;
+	scil = *p;
+	return len >= QUIC_IN_LONG_HDR_MIN + dcil + scil;
 }
 
-/**
- * quic_input_batch_end() - process the datagrams waiting in a batch
- * @b: the batch, empty afterwards
- */
-void quic_input_batch_end(struct quic_in_batch *b)
+/* One datagram, at its UDP header, in batch @b (or NULL). */
+static void quic_in_rcv_one(struct sock *udp_sk, struct sk_buff *skb,
+			    struct quic_in_batch *b)
 {
-	struct sock *sk = b->sk;
+	struct net *net = sock_net(udp_sk);
+	struct quic_udp_sock *us;
+	u32 len = 0;
 
-	if (!sk)
+	PRANDOM_SIPHASH_ADD_NOISE(skb->len, skb, skb->tstamp, jiffies);
+	QUIC_INC_STATS(net, QUIC_MIB_PKT_IN);
+
+	if (skb->len > sizeof(struct udphdr))
+		len = skb->len - sizeof(struct udphdr);
+	if (!quic_in_payload_ok(skb, len)) {
+		QUIC_INC_STATS(net, QUIC_MIB_DROP_MALFORMED);
+		kfree_skb_reason(skb, SKB_DROP_REASON_PKT_TOO_SMALL);
 		return;
-	b->sk = NULL;
-	quic_in_deliver(sk, &b->q);
+	}
+	us = rcu_dereference_sk_user_data(udp_sk);
+	if (!us) {
+		QUIC_INC_STATS(net, QUIC_MIB_DROP_NOCONN);
+		kfree_skb_reason(skb, SKB_DROP_REASON_NO_SOCKET);
+	} else if (quic_in_rcv(net, us, skb, b)) {
+		QUIC_INC_STATS(net, QUIC_MIB_DROP_NOCONN);
+	}
 }
+
+/* A GRO or GSO skb (the sockets accept them: udp_allow_gso()): cut into
+ * its datagrams as the UDP core would, which are then processed in a
+ * row, a socket locked once and flushed once for all of its datagrams.
+ */
+static void quic_in_rcv_gso(struct sock *udp_sk, struct sk_buff *skb)
+{
+	struct sk_buff *segs, *next;
+	struct quic_in_batch b;
+
+	quic_in_batch_init(&b);
+	__skb_push(skb, -skb_mac_offset(skb));
+	segs = udp_rcv_segment(udp_sk, skb, skb->protocol == htons(ETH_P_IP));
+	skb_list_walk_safe(segs, skb, next) {
+		skb_mark_not_on_list(skb);
+		__skb_pull(skb, skb_transport_offset(skb));
+		udp_post_segment_fix_csum(skb);
+		quic_in_rcv_one(udp_sk, skb, &b);
+	}
+	quic_in_batch_end(&b);
+}
+
+/**
+ * quic_input_udp_rcv() - receive a UDP datagram on a shared UDP socket
+ * @udp_sk: the kernel UDP socket
+ * @skb: the datagram, its data at the UDP header, checksum verified; or
+ *	a GRO/GSO skb of several
+ *
+ * The encap_rcv hook of the shared UDP sockets, called under RCU in
+ * softirq context. Every datagram is counted and consumed: nothing falls
+ * through to the UDP socket's queue, which nobody reads. After the sanity
+ * checks quic_in_rcv() finds the connection or listener; a datagram nobody
+ * takes is dropped as "no connection".
+ *
+ * Return: 0, the datagram was consumed.
+ */
+int quic_input_udp_rcv(struct sock *udp_sk, struct sk_buff *skb)
+{
+	if (skb_is_gso(skb))
+		quic_in_rcv_gso(udp_sk, skb);
+	else
+		quic_in_rcv_one(udp_sk, skb, NULL);
+	return 0;
+}
+
+/* Unhash @us and release its UDP socket, under the table mutex. Not
+ * udp_tunnel_sock_release(): its synchronize_rcu() protects tunnels that
+ * free their sk_user_data at once, and ours is freed by kfree_rcu().
+ */

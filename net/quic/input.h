@@ -65,22 +65,7 @@ struct quic_in {
 	u8			parked_ready;
 };
 
-/**
- * struct quic_in_batch - datagrams of one GRO or GSO skb, processed in a
- *	row
- * @sk: the socket the datagrams in @q are for, referenced, or NULL
- * @q: those datagrams, waiting for quic_input_batch_end() or for a
- *	datagram for another socket
- */
-struct quic_in_batch {
-	struct sock		*sk;
-	struct sk_buff_head	q;
-};
-
-int quic_input_rcv(struct net *net, struct quic_udp_sock *us,
-		   struct sk_buff *skb, struct quic_in_batch *b);
-void quic_input_batch_init(struct quic_in_batch *b);
-void quic_input_batch_end(struct quic_in_batch *b);
+int quic_input_udp_rcv(struct sock *udp_sk, struct sk_buff *skb);
 int quic_input_backlog_rcv(struct sock *sk, struct sk_buff *skb);
 void quic_input_accept_skb(struct sock *sk, struct sk_buff *skb);
 void quic_input_init(struct quic_in *in);

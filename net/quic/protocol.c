@@ -18,6 +18,7 @@
 
 #include <net/quic/compat.h>
 #include "crypto.h"
+#include "input.h"
 #include "lookup.h"
 #include "protocol.h"
 #include "socket.h"
@@ -153,7 +154,7 @@ static int __init quic_init(void)
 {
 	int err, i;
 
-	err = quic_udp_init();
+	err = quic_udp_init(quic_input_udp_rcv);
 	if (err)
 		return err;
 	quic_lookup_init();

@@ -41,7 +41,6 @@
 #include <net/udp_tunnel.h>
 
 #include "export.h"
-#include "input.h"
 #include "mib.h"
 #include "protocol.h"
 #include "udp.h"
@@ -51,13 +50,9 @@
  */
 #define QUIC_UDP_ENCAP_TYPE	1
 
-/* RFC 8999, section 5.1: header form bit; a long header has the first
- * byte, a 32-bit version and the two connection ID length bytes.
- */
-#define QUIC_HDR_FORM_LONG	0x80
-#define QUIC_LONG_HDR_MIN_LEN	7
-
 static struct workqueue_struct *quic_udp_wq;
+/* The receive path's entry, given to quic_udp_init(). */
+static quic_udp_rcv_t quic_udp_encap_rcv __ro_after_init;
 
 /**
  * quic_udp_key_init() - build the key of a shared UDP socket
@@ -93,115 +88,6 @@ static struct hlist_head *quic_udp_bucket(struct quic_net *qn,
 	return &qn->udp_socks[quic_hash_bucket(h, QUIC_UDP_HASH_BITS)];
 }
 
-/* RFC 8999 invariants, and no more: a packet has a first byte; a long
- * header has its version and both connection IDs within the datagram.
- * The CID lengths are not capped at 20 here: Version Negotiation answers
- * unknown versions, whose CIDs may be up to 255 bytes long.
- */
-static bool quic_udp_payload_ok(const struct sk_buff *skb, u32 len)
-{
-	const u32 off = sizeof(struct udphdr);
-	u32 dcil, scil;
-	const u8 *p;
-	u8 byte;
-
-	if (!len)
-		return false;
-	p = skb_header_pointer(skb, off, 1, &byte);
-	if (!p)
-		return false;
-	if (!(*p & QUIC_HDR_FORM_LONG))
-		return true;
-	if (len < QUIC_LONG_HDR_MIN_LEN)
-		return false;
-	p = skb_header_pointer(skb, off + 5, 1, &byte);
-	if (!p)
-		return false;
-	dcil = *p;
-	if (len < QUIC_LONG_HDR_MIN_LEN + dcil)
-		return false;
-	p = skb_header_pointer(skb, off + 6 + dcil, 1, &byte);
-	if (!p)
-		return false;
-	scil = *p;
-	return len >= QUIC_LONG_HDR_MIN_LEN + dcil + scil;
-}
-
-/* One datagram, at its UDP header, in batch @b (or NULL). */
-static void quic_udp_rcv_one(struct sock *udp_sk, struct sk_buff *skb,
-			     struct quic_in_batch *b)
-{
-	struct net *net = sock_net(udp_sk);
-	struct quic_udp_sock *us;
-	u32 len = 0;
-
-	PRANDOM_SIPHASH_ADD_NOISE(skb->len, skb, skb->tstamp, jiffies);
-	QUIC_INC_STATS(net, QUIC_MIB_PKT_IN);
-
-	if (skb->len > sizeof(struct udphdr))
-		len = skb->len - sizeof(struct udphdr);
-	if (!quic_udp_payload_ok(skb, len)) {
-		QUIC_INC_STATS(net, QUIC_MIB_DROP_MALFORMED);
-		kfree_skb_reason(skb, SKB_DROP_REASON_PKT_TOO_SMALL);
-		return;
-	}
-	us = rcu_dereference_sk_user_data(udp_sk);
-	if (!us) {
-		QUIC_INC_STATS(net, QUIC_MIB_DROP_NOCONN);
-		kfree_skb_reason(skb, SKB_DROP_REASON_NO_SOCKET);
-	} else if (quic_input_rcv(net, us, skb, b)) {
-		QUIC_INC_STATS(net, QUIC_MIB_DROP_NOCONN);
-	}
-}
-
-/* A GRO or GSO skb (the sockets accept them: udp_allow_gso()): cut into
- * its datagrams as the UDP core would, which are then processed in a
- * row, a socket locked once and flushed once for all of its datagrams.
- */
-static void quic_udp_rcv_gso(struct sock *udp_sk, struct sk_buff *skb)
-{
-	struct sk_buff *segs, *next;
-	struct quic_in_batch b;
-
-	quic_input_batch_init(&b);
-	__skb_push(skb, -skb_mac_offset(skb));
-	segs = udp_rcv_segment(udp_sk, skb, skb->protocol == htons(ETH_P_IP));
-	skb_list_walk_safe(segs, skb, next) {
-		skb_mark_not_on_list(skb);
-		__skb_pull(skb, skb_transport_offset(skb));
-		udp_post_segment_fix_csum(skb);
-		quic_udp_rcv_one(udp_sk, skb, &b);
-	}
-	quic_input_batch_end(&b);
-}
-
-/**
- * quic_udp_rcv() - receive a UDP datagram on a shared UDP socket
- * @udp_sk: the kernel UDP socket
- * @skb: the datagram, its data at the UDP header, checksum verified; or
- *	a GRO/GSO skb of several
- *
- * The encap_rcv hook of the shared UDP sockets, called under RCU in
- * softirq context. Every datagram is counted and consumed: nothing falls
- * through to the UDP socket's queue, which nobody reads. After the sanity
- * checks input.c finds the connection or listener; a datagram nobody
- * takes is dropped as "no connection".
- *
- * Return: 0, the datagram was consumed.
- */
-int quic_udp_rcv(struct sock *udp_sk, struct sk_buff *skb)
-{
-	if (skb_is_gso(skb))
-		quic_udp_rcv_gso(udp_sk, skb);
-	else
-		quic_udp_rcv_one(udp_sk, skb, NULL);
-	return 0;
-}
-
-/* Unhash @us and release its UDP socket, under the table mutex. Not
- * udp_tunnel_sock_release(): its synchronize_rcu() protects tunnels that
- * free their sk_user_data at once, and ours is freed by kfree_rcu().
- */
 static void quic_udp_sock_release(struct quic_udp_sock *us)
 {
 	struct socket *sock = us->sock;
@@ -405,10 +291,10 @@ static struct quic_udp_sock *quic_udp_sock_create(struct net *net,
 
 	tcfg.sk_user_data = us;
 	tcfg.encap_type = QUIC_UDP_ENCAP_TYPE;
-	tcfg.encap_rcv = quic_udp_rcv;
+	tcfg.encap_rcv = quic_udp_encap_rcv;
 	setup_udp_tunnel_sock(net, sock, &tcfg);
 	/* UDP GRO: devices coalesce the datagrams of a flow; those skbs, and
-	 * GSO skbs looped back whole (lo, veth), come to quic_udp_rcv() as
+	 * GSO skbs looped back whole (lo, veth), come to the receive path as
 	 * they are, so that their datagrams are processed in a row.
 	 */
 	udp_set_bit(GRO_ENABLED, sock->sk);
@@ -584,13 +470,16 @@ static int quic_udp_keys_hold(void)
 
 /**
  * quic_udp_init() - module-wide setup of the UDP socket layer
+ * @encap_rcv: the encap_rcv hook of every UDP socket made from now on:
+ *	it consumes every datagram and returns 0 (input.c)
  *
  * Return: 0, -ENOMEM, or the error of creating a UDP socket.
  */
-int quic_udp_init(void)
+int quic_udp_init(quic_udp_rcv_t encap_rcv)
 {
 	int err;
 
+	quic_udp_encap_rcv = encap_rcv;
 	quic_udp_wq = alloc_workqueue("quic_udp", 0, 0);
 	if (!quic_udp_wq)
 		return -ENOMEM;

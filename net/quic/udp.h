@@ -135,7 +135,6 @@ struct quic_udp_sock *quic_udp_sock_get(struct net *net,
 					const struct quic_udp_key *key);
 bool quic_udp_sock_hold(struct quic_udp_sock *us);
 void quic_udp_sock_put(struct quic_udp_sock *us);
-int quic_udp_rcv(struct sock *udp_sk, struct sk_buff *skb);
 int quic_udp_xmit(struct quic_udp_sock *us, struct sk_buff *skb,
 		  const union quic_addr *saddr, const union quic_addr *daddr,
 		  u8 tos, struct dst_cache *cache);
@@ -146,7 +145,10 @@ void quic_udp_key_init(struct quic_udp_key *key, int family,
 
 void quic_udp_net_init(struct net *net);
 void quic_udp_net_exit(struct net *net);
-int quic_udp_init(void);
+/* The encap_rcv hook the UDP sockets get (udp_tunnel_sock_cfg). */
+typedef int (*quic_udp_rcv_t)(struct sock *udp_sk, struct sk_buff *skb);
+
+int quic_udp_init(quic_udp_rcv_t encap_rcv);
 void quic_udp_exit(void);
 
 #endif /* __NET_QUIC_UDP_H */
