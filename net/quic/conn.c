@@ -690,7 +690,7 @@ void quic_conn_handshake_done_rcvd(struct sock *sk)
 		return;
 	c->hs.handshake_confirmed = 1;
 	quic_conn_discard_space(sk, QUIC_CRYPTO_HANDSHAKE);
-	quic_path_preferred_start(sk);
+	quic_conn_path_changed(sk, quic_path_preferred_start(sk));
 }
 
 /* The EARLY secret (quic-api.rst 4.3 d, 4.6): a client's to send
@@ -806,7 +806,7 @@ int quic_conn_set_secret(struct sock *sk, const struct quic_crypto_secret *s)
  * RFC 9000 9.4: the congestion controller and the RTT estimate start
  * again, and so does the search for the datagram size (pmtu.c).
  */
-void quic_conn_path_reset(struct sock *sk)
+static void quic_conn_path_reset(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	u64 init = quic_sk(sk)->opts.config.initial_smoothed_rtt;
@@ -1188,7 +1188,7 @@ int quic_conn_get_cid(struct sock *sk, struct quic_connection_id_info *info)
  * becomes the destination ID, and those below it are retired. Without
  * a spare the ID stays.
  */
-void quic_conn_rotate_dcid(struct sock *sk)
+static void quic_conn_rotate_dcid(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_cid_set *set = &c->ids.dst;
@@ -1205,6 +1205,21 @@ void quic_conn_rotate_dcid(struct sock *sk)
 		quic_conn_sync_dcid(sk);
 		return;
 	}
+}
+
+/**
+ * quic_conn_path_changed() - do what a path event asks of the connection
+ * @sk: the socket, locked
+ * @what: QUIC_PATH_* bits (path.h), from path.c
+ */
+void quic_conn_path_changed(struct sock *sk, unsigned int what)
+{
+	if (what & QUIC_PATH_NEW_ROUTE)
+		quic_conn_path_reset(sk);
+	if (what & QUIC_PATH_NEW_DCID)
+		quic_conn_rotate_dcid(sk);
+	if (what & QUIC_PATH_NEW_LOCAL)
+		quic_sock_set_local(sk, &quic_sk(sk)->conn.paths.local);
 }
 
 /**

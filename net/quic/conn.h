@@ -298,8 +298,7 @@ void quic_conn_hash(struct sock *sk);
 void quic_conn_unhash(struct sock *sk);
 void quic_conn_listen_stop(struct sock *sk);
 void quic_conn_request_free(struct quic_request *req);
-void quic_conn_path_reset(struct sock *sk);
-void quic_conn_rotate_dcid(struct sock *sk);
+void quic_conn_path_changed(struct sock *sk, unsigned int what);
 int quic_conn_retry_rcvd(struct sock *sk, const u8 *pkt,
 			 const struct quic_pkt_hdr *h);
 void quic_conn_retry_apply(struct sock *sk);

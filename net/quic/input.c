@@ -505,7 +505,8 @@ static int quic_in_path_challenge(struct quic_in_pkt *in,
 static int quic_in_path_response(struct quic_in_pkt *in,
 				 const struct quic_frame *f)
 {
-	quic_path_response_rcvd(in->sk, f->path_data);
+	quic_conn_path_changed(in->sk,
+			       quic_path_response_rcvd(in->sk, f->path_data));
 	return 0;
 }
 
@@ -668,6 +669,15 @@ static struct quic_crypto *quic_in_early_key(struct sock *sk, bool *park)
 	return NULL;
 }
 
+/* A non-probing packet came from another peer address: RFC 9000 9.3. */
+static void quic_in_peer_moved(struct sock *sk, struct sk_buff *skb)
+{
+	unsigned int what;
+
+	what = quic_path_peer_moved(sk, &QUIC_IN_CB(skb)->peer, skb->len);
+	quic_conn_path_changed(sk, what);
+}
+
 /* One datagram for a connection, socket locked. Consumes @skb. */
 static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 {
@@ -819,8 +829,7 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 				quic_path_local_arrived(sk, QUIC_IN_CB(skb)->us);
 			if (memcmp(&QUIC_IN_CB(skb)->peer, &c->paths.peer,
 				   sizeof(c->paths.peer)))
-				quic_path_peer_moved(sk, &QUIC_IN_CB(skb)->peer,
-						     skb->len);
+				quic_in_peer_moved(sk, skb);
 		}
 		if (!in.no_ack && !s->discarded)
 			quic_in_ack_due(s, pn, in.eliciting);

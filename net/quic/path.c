@@ -39,6 +39,9 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <net/ip6_route.h>
+#include <net/ipv6_stubs.h>
+#include <net/route.h>
 #include <net/sock.h>
 #include <net/tcp_states.h>
 
@@ -240,62 +243,67 @@ static bool quic_path_ip_changed(const union quic_addr *a,
 
 /* Our local address moves to @addr, whose UDP socket @us (referenced)
  * the connection takes; the old one goes once nothing else holds it.
+ * Return: QUIC_PATH_* bits for quic_conn_path_changed().
  */
-static void quic_path_move_local(struct sock *sk, const union quic_addr *addr,
-				 struct quic_udp_sock *us)
+static unsigned int quic_path_move_local(struct sock *sk,
+					 const union quic_addr *addr,
+					 struct quic_udp_sock *us)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_udp_sock *old = quic_sk(sk)->udp;
+	unsigned int what = QUIC_PATH_NEW_LOCAL;
 
 	if (quic_path_ip_changed(&c->paths.local, addr))
-		quic_conn_path_reset(sk);
+		what |= QUIC_PATH_NEW_ROUTE;
 	quic_sk(sk)->udp = us;
 	c->paths.local = *addr;
-	quic_sock_set_local(sk, &c->paths.local);
 	dst_cache_reset(&c->out.dst_cache);
 	quic_udp_sock_put(old);
+	return what;
 }
 
 /* The PATH_RESPONSE to our probe came: our local address moves. The old
  * UDP socket goes once nothing else holds it; packets the peer sent
- * there meanwhile are lost and sent again.
+ * there meanwhile are lost and sent again. Return: QUIC_PATH_* bits.
  */
-static void quic_path_switch_local(struct sock *sk)
+static unsigned int quic_path_switch_local(struct sock *sk)
 {
 	struct quic_path *p = quic_sk(sk)->conn.paths.path;
+	unsigned int what;
 
-	quic_path_move_local(sk, &p->new_local, p->new_us);
+	what = quic_path_move_local(sk, &p->new_local, p->new_us);
 	p->new_us = NULL;
 	p->migrating = 0;
 	p->challenge_pending = 0;
+	return what;
 }
 
 /* The PATH_RESPONSE to our probe of the server's preferred address came:
  * the peer is reached there from now on, and, for an address of the
  * other family, from the local address prepared for it.
  *
- * Return: 1 if our local address moved too, else 0.
+ * Return: QUIC_PATH_* bits, QUIC_PATH_NEW_LOCAL if our local address
+ * moved too.
  */
-static u8 quic_path_switch_peer(struct sock *sk)
+static unsigned int quic_path_switch_peer(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_path *p = c->paths.path;
-	u8 local = 0;
+	unsigned int what = 0;
 
 	if (quic_path_ip_changed(&c->paths.peer, &p->new_peer))
-		quic_conn_path_reset(sk);
+		what |= QUIC_PATH_NEW_ROUTE;
 	p->prev = c->paths.peer;
 	p->preferred = 1;
 	c->paths.peer = p->new_peer;
 	dst_cache_reset(&c->out.dst_cache);
 	if (p->pref_us) {
-		quic_path_move_local(sk, &p->pref_local, p->pref_us);
+		what |= quic_path_move_local(sk, &p->pref_local, p->pref_us);
 		p->pref_us = NULL;
-		local = 1;
 	}
 	p->preferring = 0;
 	p->challenge_pending = 0;
-	return local;
+	return what;
 }
 
 /**
@@ -304,27 +312,30 @@ static u8 quic_path_switch_peer(struct sock *sk)
  * @data: its 8 bytes
  *
  * One that echoes our challenge validates the peer's new address.
+ *
+ * Return: QUIC_PATH_* bits for quic_conn_path_changed().
  */
-void quic_path_response_rcvd(struct sock *sk, const u8 *data)
+unsigned int quic_path_response_rcvd(struct sock *sk, const u8 *data)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_path *p = c->paths.path;
-	u8 local = 0;
+	unsigned int what = 0;
+	u8 local;
 
 	if (!p || !(p->validating || p->migrating || p->preferring) ||
 	    memcmp(p->challenge, data, QUIC_FRAME_PATH_DATA_LEN))
-		return;
-	if (p->migrating) {
-		quic_path_switch_local(sk);
-		local = 1;
-	} else if (p->preferring) {
-		local = quic_path_switch_peer(sk);
-	} else {
+		return 0;
+	if (p->migrating)
+		what = quic_path_switch_local(sk);
+	else if (p->preferring)
+		what = quic_path_switch_peer(sk);
+	else
 		quic_path_settle(sk, &c->paths.peer);
-	}
+	local = !!(what & QUIC_PATH_NEW_LOCAL);
 	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_PATH_MIGRATED);
 	quic_event_put(sk, QUIC_EVENT_CONNECTION_MIGRATION, &local,
 		       sizeof(local));
+	return what;
 }
 
 /* The probe of our new local address failed: stay where we are. */
@@ -347,29 +358,31 @@ static void quic_path_abandon(struct sock *sk)
  * Only a server follows its peer, once the handshake is confirmed (RFC
  * 9000 9), and not when its local disable_active_migration parameter is
  * set: quic-api.rst 5.9 has it ignore address changes then.
+ *
+ * Return: QUIC_PATH_* bits for quic_conn_path_changed().
  */
-void quic_path_peer_moved(struct sock *sk, const union quic_addr *from,
-			  u32 len)
+unsigned int quic_path_peer_moved(struct sock *sk, const union quic_addr *from,
+				  u32 len)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
+	unsigned int what = QUIC_PATH_NEW_DCID;
 	struct quic_path *p;
 
 	if (!c->is_server || sk->sk_state != TCP_ESTABLISHED ||
 	    !c->hs.handshake_confirmed ||
 	    quic_tparams_has(&c->local_tp, QUIC_TPB_DISABLE_ACTIVE_MIGRATION))
-		return;
+		return 0;
 	p = quic_path_get(sk);
 	if (!p)
-		return;
+		return 0;
 	if (p->validating && !memcmp(&p->prev, from, sizeof(*from))) {
 		quic_path_settle(sk, from);	/* back where it was */
-		return;
+		return 0;
 	}
 	if (!p->validating)
 		p->prev = c->paths.peer;
 	if (quic_path_ip_changed(&c->paths.peer, from))
-		quic_conn_path_reset(sk);
-	quic_conn_rotate_dcid(sk);
+		what |= QUIC_PATH_NEW_ROUTE;
 	c->paths.peer = *from;
 	dst_cache_reset(&c->out.dst_cache);
 	quic_path_amp_restart(sk, len);
@@ -378,6 +391,7 @@ void quic_path_peer_moved(struct sock *sk, const union quic_addr *from,
 	p->since = jiffies;
 	p->validating = 1;
 	p->challenge_pending = 1;
+	return what;
 }
 
 /**
@@ -505,7 +519,8 @@ void quic_path_challenge_pto(struct sock *sk)
  * @us: its UDP socket, referenced; the reference is the path's on success
  *
  * The PATH_CHALLENGE goes from @local at the next flush; the move
- * happens when the PATH_RESPONSE comes (quic_path_response_rcvd()).
+ * happens when the PATH_RESPONSE comes (quic_path_response_rcvd()). The
+ * caller moves to an unused DCID (QUIC_PATH_NEW_DCID).
  *
  * Return: 0, -EAGAIN while a move is under way, or -ENOMEM.
  */
@@ -520,7 +535,6 @@ int quic_path_migrate(struct sock *sk, const union quic_addr *local,
 		return -EAGAIN;
 	p->new_local = *local;
 	p->new_us = us;
-	quic_conn_rotate_dcid(sk);
 	get_random_bytes(p->challenge, sizeof(p->challenge));
 	p->tries = 0;
 	p->since = jiffies;
@@ -613,6 +627,61 @@ void quic_path_local_arrived(struct sock *sk, const struct quic_udp_sock *to)
 	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_PATH_MIGRATED);
 	quic_event_put(sk, QUIC_EVENT_CONNECTION_MIGRATION, &local,
 		       sizeof(local));
+}
+
+/**
+ * quic_path_pick_source() - the source address of a path from a wildcard
+ * @sk: the socket, locked
+ * @peer: the peer's address
+ * @local: the local address of the path, its port set; of @peer's family
+ *
+ * A socket bound to a wildcard address sends from the address its route
+ * to @peer picks: as TCP's connect() does, @local takes that address, so
+ * that getsockname() names the path in use (quic-api.rst 5.1) and a
+ * CONNECTION_MIGRATION built from it is a real address. Without a route
+ * yet, @local stays the wildcard and each datagram picks its own.
+ */
+void quic_path_pick_source(struct sock *sk, const union quic_addr *peer,
+			   union quic_addr *local)
+{
+	struct net *net = sock_net(sk);
+	struct dst_entry *dst;
+	struct flowi6 fl6 = {};
+	struct flowi4 fl4 = {};
+	struct rtable *rt;
+
+	if (peer->sa.sa_family == AF_INET) {
+		if (local->v4.sin_addr.s_addr != htonl(INADDR_ANY))
+			return;
+		fl4.flowi4_oif = sk->sk_bound_dev_if;
+		fl4.flowi4_mark = sk->sk_mark;
+		fl4.flowi4_proto = IPPROTO_UDP;
+		fl4.daddr = peer->v4.sin_addr.s_addr;
+		fl4.fl4_dport = peer->v4.sin_port;
+		fl4.fl4_sport = local->v4.sin_port;
+		rt = ip_route_output_key(net, &fl4);
+		if (IS_ERR(rt))
+			return;
+		local->v4.sin_addr.s_addr = fl4.saddr;
+		ip_rt_put(rt);
+		return;
+	}
+	if (!ipv6_addr_any(&local->v6.sin6_addr))
+		return;
+	fl6.flowi6_oif = sk->sk_bound_dev_if;
+	if (!fl6.flowi6_oif &&
+	    __ipv6_addr_needs_scope_id(ipv6_addr_type(&peer->v6.sin6_addr)))
+		fl6.flowi6_oif = peer->v6.sin6_scope_id;
+	fl6.flowi6_mark = sk->sk_mark;
+	fl6.flowi6_proto = IPPROTO_UDP;
+	fl6.daddr = peer->v6.sin6_addr;
+	fl6.fl6_dport = peer->v6.sin6_port;
+	fl6.fl6_sport = local->v6.sin6_port;
+	dst = ipv6_stub->ipv6_dst_lookup_flow(net, NULL, &fl6, NULL);
+	if (IS_ERR(dst))
+		return;
+	local->v6.sin6_addr = fl6.saddr;
+	dst_release(dst);
 }
 
 /* Can @a, from a peer's preferred_address, be a peer's address? Not a
@@ -712,7 +781,7 @@ void quic_path_preferred_prepare(struct sock *sk)
 		local.v4.sin_port = us->key.port;
 	else
 		local.v6.sin6_port = us->key.port;
-	quic_sock_pick_source(sk, &a, &local);
+	quic_path_pick_source(sk, &a, &local);
 	if (a.sa.sa_family == AF_INET ?
 	    local.v4.sin_addr.s_addr == htonl(INADDR_ANY) :
 	    ipv6_addr_any(&local.v6.sin6_addr)) {
@@ -730,13 +799,16 @@ void quic_path_preferred_prepare(struct sock *sk)
  *
  * quic-api.rst 5.9: the address of the family in use, if the server
  * offered one, is probed from our address with the connection ID of the
- * parameter, numbered 1 (quic_conn_rotate_dcid()); else the one of the
+ * parameter, numbered 1 (QUIC_PATH_NEW_DCID); else the one of the
  * other family, from the local address quic_path_preferred_prepare()
  * found for it, if it found one. The PATH_RESPONSE moves the peer there
  * (and us to that local address). A failed probe leaves the connection
  * where it is.
+ *
+ * Return: QUIC_PATH_* bits for quic_conn_path_changed(), 0 if no probe
+ * starts.
  */
-void quic_path_preferred_start(struct sock *sk)
+unsigned int quic_path_preferred_start(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_path *p;
@@ -744,18 +816,18 @@ void quic_path_preferred_start(struct sock *sk)
 
 	if (sk->sk_state != TCP_ESTABLISHED || !quic_path_pref_peer(sk, &a) ||
 	    quic_addr_equal(&a, &c->paths.peer))
-		return;
+		return 0;
 	p = quic_path_get(sk);
 	if (!p || p->validating || p->migrating || p->preferring)
-		return;
+		return 0;
 	if (a.sa.sa_family != c->paths.local.sa.sa_family &&
 	    (!p->pref_us || a.sa.sa_family != p->pref_local.sa.sa_family))
-		return;
+		return 0;
 	p->new_peer = a;
-	quic_conn_rotate_dcid(sk);
 	get_random_bytes(p->challenge, sizeof(p->challenge));
 	p->tries = 0;
 	p->since = jiffies;
 	p->preferring = 1;
 	p->challenge_pending = 1;
+	return QUIC_PATH_NEW_DCID;
 }

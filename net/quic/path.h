@@ -6,6 +6,7 @@
 #ifndef __NET_QUIC_PATH_H
 #define __NET_QUIC_PATH_H
 
+#include <linux/bits.h>
 #include <linux/types.h>
 
 #include "frame.h"
@@ -141,6 +142,20 @@ struct quic_path {
 			preferred:1;
 };
 
+/* What a path event asks of the rest of the connection, which path.c
+ * does not own: quic_conn_path_changed() (conn.c) does it.
+ *
+ * QUIC_PATH_NEW_ROUTE: another IP address at one end; congestion
+ *	control, the RTT estimate and the datagram size start over (RFC 9000
+ *	9.4)
+ * QUIC_PATH_NEW_DCID: a new path takes a connection ID not used before
+ *	(RFC 9000 9.5)
+ * QUIC_PATH_NEW_LOCAL: our local address moved; the socket's name follows
+ */
+#define QUIC_PATH_NEW_ROUTE	BIT(0)
+#define QUIC_PATH_NEW_DCID	BIT(1)
+#define QUIC_PATH_NEW_LOCAL	BIT(2)
+
 void quic_path_free(struct sock *sk);
 void quic_path_amp_rcvd(struct sock *sk, u32 len);
 u32 quic_path_amp_room(struct sock *sk);
@@ -150,9 +165,9 @@ void quic_path_addr_validated(struct sock *sk);
 void quic_path_challenge_rcvd(struct sock *sk, const u8 *data,
 			      const union quic_addr *from, u32 len,
 			      const struct quic_udp_sock *to);
-void quic_path_response_rcvd(struct sock *sk, const u8 *data);
-void quic_path_peer_moved(struct sock *sk, const union quic_addr *from,
-			  u32 len);
+unsigned int quic_path_response_rcvd(struct sock *sk, const u8 *data);
+unsigned int quic_path_peer_moved(struct sock *sk, const union quic_addr *from,
+				  u32 len);
 bool quic_path_peer_known(struct sock *sk, const union quic_addr *from);
 bool quic_path_challenge_lost(struct sock *sk, u64 try);
 void quic_path_challenge_pto(struct sock *sk);
@@ -163,6 +178,8 @@ int quic_path_prefer(struct sock *sk, const union quic_addr *addr,
 void quic_path_local_arrived(struct sock *sk,
 			     const struct quic_udp_sock *to);
 void quic_path_preferred_prepare(struct sock *sk);
-void quic_path_preferred_start(struct sock *sk);
+unsigned int quic_path_preferred_start(struct sock *sk);
+void quic_path_pick_source(struct sock *sk, const union quic_addr *peer,
+			   union quic_addr *local);
 
 #endif /* __NET_QUIC_PATH_H */

@@ -22,7 +22,6 @@
 #include <net/inet_common.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
-#include <net/ipv6_stubs.h>
 #include <net/route.h>
 #include <net/transp_v6.h>
 #include <asm/ioctls.h>
@@ -344,6 +343,7 @@ int quic_sock_migrate(struct sock *sk, sockptr_t optval, unsigned int optlen)
 		quic_udp_sock_put(us);
 		return err;
 	}
+	quic_conn_path_changed(sk, QUIC_PATH_NEW_DCID);
 	quic_output_flush(sk, GFP_KERNEL);
 	return 0;
 }
@@ -504,61 +504,6 @@ static __poll_t quic_poll(struct file *file, struct socket *sock,
 	return mask;
 }
 
-/**
- * quic_sock_pick_source() - the source address of a path from a wildcard
- * @sk: the socket, locked
- * @peer: the peer's address
- * @local: the local address of the path, its port set; of @peer's family
- *
- * A socket bound to a wildcard address sends from the address its route
- * to @peer picks: as TCP's connect() does, @local takes that address, so
- * that getsockname() names the path in use (quic-api.rst 5.1) and a
- * CONNECTION_MIGRATION built from it is a real address. Without a route
- * yet, @local stays the wildcard and each datagram picks its own.
- */
-void quic_sock_pick_source(struct sock *sk, const union quic_addr *peer,
-			   union quic_addr *local)
-{
-	struct net *net = sock_net(sk);
-	struct dst_entry *dst;
-	struct flowi6 fl6 = {};
-	struct flowi4 fl4 = {};
-	struct rtable *rt;
-
-	if (peer->sa.sa_family == AF_INET) {
-		if (local->v4.sin_addr.s_addr != htonl(INADDR_ANY))
-			return;
-		fl4.flowi4_oif = sk->sk_bound_dev_if;
-		fl4.flowi4_mark = sk->sk_mark;
-		fl4.flowi4_proto = IPPROTO_UDP;
-		fl4.daddr = peer->v4.sin_addr.s_addr;
-		fl4.fl4_dport = peer->v4.sin_port;
-		fl4.fl4_sport = local->v4.sin_port;
-		rt = ip_route_output_key(net, &fl4);
-		if (IS_ERR(rt))
-			return;
-		local->v4.sin_addr.s_addr = fl4.saddr;
-		ip_rt_put(rt);
-		return;
-	}
-	if (!ipv6_addr_any(&local->v6.sin6_addr))
-		return;
-	fl6.flowi6_oif = sk->sk_bound_dev_if;
-	if (!fl6.flowi6_oif &&
-	    __ipv6_addr_needs_scope_id(ipv6_addr_type(&peer->v6.sin6_addr)))
-		fl6.flowi6_oif = peer->v6.sin6_scope_id;
-	fl6.flowi6_mark = sk->sk_mark;
-	fl6.flowi6_proto = IPPROTO_UDP;
-	fl6.daddr = peer->v6.sin6_addr;
-	fl6.fl6_dport = peer->v6.sin6_port;
-	fl6.fl6_sport = local->v6.sin6_port;
-	dst = ipv6_stub->ipv6_dst_lookup_flow(net, NULL, &fl6, NULL);
-	if (IS_ERR(dst))
-		return;
-	local->v6.sin6_addr = fl6.saddr;
-	dst_release(dst);
-}
-
 static int quic_connect(struct socket *sock, struct sockaddr *uaddr,
 			int addr_len, int flags)
 {
@@ -591,7 +536,7 @@ static int quic_connect(struct socket *sock, struct sockaddr *uaddr,
 		local.v6.sin6_addr = sk->sk_v6_rcv_saddr;
 		local.v6.sin6_port = inet_sk(sk)->inet_sport;
 	}
-	quic_sock_pick_source(sk, &a, &local);
+	quic_path_pick_source(sk, &a, &local);
 	quic_paths_set_local(&c->paths, &local);
 	err = quic_conn_client_start(sk, &a);
 	if (err) {

@@ -97,8 +97,6 @@ extern const struct proto_ops quic_v6_proto_ops;
 
 int quic_sock_autobind(struct sock *sk, int family);
 void quic_sock_set_local(struct sock *sk, const union quic_addr *a);
-void quic_sock_pick_source(struct sock *sk, const union quic_addr *peer,
-			   union quic_addr *local);
 int quic_sock_migrate(struct sock *sk, sockptr_t optval, unsigned int optlen);
 
 /* The connection's active_sid and stream_rx are socket.c's (the send and
