@@ -68,6 +68,37 @@ fi
 "$dir/migrate.sh"
 # ECN: CE marks counted and reacted to, bleached marks detected.
 "$dir/ecn.sh"
+# The directory the kselftest way (README, "Running one test"): lib.mk's
+# run_tests and its runner over one harness program, with this run's
+# results kept apart; then the exit status quic_lib.sh gives a suite
+# whose result passed, failed or was skipped (0, 1, 4: kselftest's).
+rt=$(mktemp -d)
+rt_out=$(RESULTS=$rt/results OUT=$rt make -s -C "$dir" run_tests \
+	TEST_GEN_PROGS=udp TEST_PROGS= TEST_GEN_FILES= 2>&1)
+rt_rc=$?
+sed 's/^/# run_tests: /' <<<"$rt_out"
+if [ "$rt_rc" = 0 ] && grep -q '^ok 1 selftests: .*: udp$' <<<"$rt_out"; then
+	result ok runner "make run_tests runs a harness program and reports it"
+else
+	result "not ok" runner "make run_tests runs a harness program and reports it"
+fi
+for v in ok "not ok" skip; do
+	case "$v" in
+	ok) want=0 ;;
+	skip) want=4 ;;
+	*) want=1 ;;
+	esac
+	RESULTS=$rt/lib OUT=$rt bash -c '. "$1/quic_lib.sh"; suite=lib
+		quic_init; result "$2" lib one; quic_exit' _ "$dir" "$v" \
+		>/dev/null 2>&1
+	got=$?
+	if [ "$got" = "$want" ]; then
+		result ok runner "a suite whose result is \"$v\" exits $want"
+	else
+		result "not ok" runner "a suite whose result is \"$v\" exits $want (got $got)"
+	fi
+done
+rm -rf "$rt"
 # No UDP socket or anything else of quic.ko outlives the tests.
 if rmmod quic; then
 	result ok module "quic unloads after the tests"
