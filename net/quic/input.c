@@ -669,6 +669,15 @@ static struct quic_crypto *quic_in_early_key(struct sock *sk, bool *park)
 	return NULL;
 }
 
+/* A non-probing packet came to another local address of ours: 9.6. */
+static void quic_in_local_arrived(struct sock *sk, struct sk_buff *skb)
+{
+	unsigned int what;
+
+	what = quic_path_local_arrived(sk, QUIC_IN_CB(skb)->us);
+	quic_conn_path_changed(sk, what);
+}
+
 /* A non-probing packet came from another peer address: RFC 9000 9.3. */
 static void quic_in_peer_moved(struct sock *sk, struct sk_buff *skb)
 {
@@ -826,7 +835,7 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 		if (level == QUIC_CRYPTO_APP && !in.probing &&
 		    (largest == QUIC_PN_NONE || pn > largest)) {
 			if (unlikely(QUIC_IN_CB(skb)->us != quic_sk(sk)->udp))
-				quic_path_local_arrived(sk, QUIC_IN_CB(skb)->us);
+				quic_in_local_arrived(sk, skb);
 			if (memcmp(&QUIC_IN_CB(skb)->peer, &c->paths.peer,
 				   sizeof(c->paths.peer)))
 				quic_in_peer_moved(sk, skb);

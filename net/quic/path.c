@@ -245,9 +245,9 @@ static bool quic_path_ip_changed(const union quic_addr *a,
  * the connection takes; the old one goes once nothing else holds it.
  * Return: QUIC_PATH_* bits for quic_conn_path_changed().
  */
-static unsigned int quic_path_move_local(struct sock *sk,
-					 const union quic_addr *addr,
-					 struct quic_udp_sock *us)
+static unsigned int __must_check
+quic_path_move_local(struct sock *sk, const union quic_addr *addr,
+		     struct quic_udp_sock *us)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_udp_sock *old = quic_sk(sk)->udp;
@@ -611,22 +611,27 @@ int quic_path_prefer(struct sock *sk, const union quic_addr *addr,
  *
  * On a server, our preferred address: the client moved there (RFC 9000
  * 9.6), and so do we. getsockname() returns it from now on.
+ *
+ * Return: QUIC_PATH_* bits for quic_conn_path_changed().
  */
-void quic_path_local_arrived(struct sock *sk, const struct quic_udp_sock *to)
+unsigned int quic_path_local_arrived(struct sock *sk,
+				     const struct quic_udp_sock *to)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_path *p = c->paths.path;
+	unsigned int what;
 	u8 local = 1;
 
 	if (!p || !p->pref_us || to != p->pref_us || !c->is_server ||
 	    sk->sk_state != TCP_ESTABLISHED)
-		return;
-	quic_path_move_local(sk, &p->pref_local, p->pref_us);
+		return 0;
+	what = quic_path_move_local(sk, &p->pref_local, p->pref_us);
 	p->pref_us = NULL;
 	p->resp_pref = 0;
 	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_PATH_MIGRATED);
 	quic_event_put(sk, QUIC_EVENT_CONNECTION_MIGRATION, &local,
 		       sizeof(local));
+	return what;
 }
 
 /**

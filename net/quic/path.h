@@ -165,9 +165,11 @@ void quic_path_addr_validated(struct sock *sk);
 void quic_path_challenge_rcvd(struct sock *sk, const u8 *data,
 			      const union quic_addr *from, u32 len,
 			      const struct quic_udp_sock *to);
-unsigned int quic_path_response_rcvd(struct sock *sk, const u8 *data);
-unsigned int quic_path_peer_moved(struct sock *sk, const union quic_addr *from,
-				  u32 len);
+unsigned int __must_check quic_path_response_rcvd(struct sock *sk,
+						  const u8 *data);
+unsigned int __must_check quic_path_peer_moved(struct sock *sk,
+					       const union quic_addr *from,
+					       u32 len);
 bool quic_path_peer_known(struct sock *sk, const union quic_addr *from);
 bool quic_path_challenge_lost(struct sock *sk, u64 try);
 void quic_path_challenge_pto(struct sock *sk);
@@ -175,10 +177,10 @@ int quic_path_migrate(struct sock *sk, const union quic_addr *local,
 		      struct quic_udp_sock *us);
 int quic_path_prefer(struct sock *sk, const union quic_addr *addr,
 		     struct quic_udp_sock *us);
-void quic_path_local_arrived(struct sock *sk,
-			     const struct quic_udp_sock *to);
+unsigned int __must_check
+quic_path_local_arrived(struct sock *sk, const struct quic_udp_sock *to);
 void quic_path_preferred_prepare(struct sock *sk);
-unsigned int quic_path_preferred_start(struct sock *sk);
+unsigned int __must_check quic_path_preferred_start(struct sock *sk);
 void quic_path_pick_source(struct sock *sk, const union quic_addr *peer,
 			   union quic_addr *local);
 
