@@ -726,7 +726,7 @@ static bool quic_out_gso_start(struct quic_out_plan *pl, u32 size, u32 seg,
 }
 
 /* A 1-RTT datagram of the datagram size in use, to a few bytes: a full
- * STREAM chunk fills it (quic_output_data_max()), and more are likely to
+ * STREAM chunk fills it (quic_out_data_max()), and more are likely to
  * follow at that size.
  */
 static bool quic_out_full(u32 total, u32 limit)
