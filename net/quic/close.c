@@ -29,7 +29,6 @@
 #include <linux/slab.h>
 #include <net/sock.h>
 
-#include <net/quic/compat.h>
 #include "close.h"
 #include "conn.h"
 #include "event.h"

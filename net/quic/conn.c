@@ -19,7 +19,11 @@
 #include <net/dst_cache.h>
 #include <net/sock.h>
 
-#include <net/quic/compat.h>
+#ifdef QUIC_HAVE_LINUX_UNALIGNED
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
 #include "close.h"
 #include "conn.h"
 #include "ctrl.h"

@@ -39,7 +39,11 @@
 #include <linux/random.h>
 #include <linux/siphash.h>
 #include <linux/types.h>
-#include <net/quic/compat.h>
+#ifdef QUIC_HAVE_LINUX_UNALIGNED
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
 
 /* The longest key quic_fast_hash_bytes() is tuned for: a QUIC connection ID
  * (RFC 9000, section 17.2).  Longer keys hash correctly, one round per

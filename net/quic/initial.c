@@ -26,7 +26,11 @@
 #include <linux/errno.h>
 #include <linux/minmax.h>
 #include <linux/string.h>
-#include <net/quic/compat.h>
+#ifdef QUIC_HAVE_LINUX_UNALIGNED
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
 #include "crypto.h"
 #include "export.h"
 #include "frame.h"

@@ -16,7 +16,6 @@
 #include <net/protocol.h>
 #include <net/sock.h>
 
-#include <net/quic/compat.h>
 #include "crypto.h"
 #include "input.h"
 #include "lookup.h"
@@ -52,8 +51,12 @@ static int __net_init quic_sysctl_net_init(struct net *net)
 	if (!t)
 		return -ENOMEM;
 	t[0].data = &qn->retry_threshold;
-	qn->sysctl = quic_compat_register_sysctl(net, "net/quic", t,
-						 ARRAY_SIZE(quic_sysctl_table) - 1);
+#ifdef QUIC_HAVE_NET_SYSCTL_SZ	/* since 6.6 the caller gives the size */
+	qn->sysctl = register_net_sysctl_sz(net, "net/quic", t,
+					    ARRAY_SIZE(quic_sysctl_table) - 1);
+#else
+	qn->sysctl = register_net_sysctl(net, "net/quic", t);
+#endif
 	if (!qn->sysctl) {
 		kfree(t);
 		return -ENOMEM;
@@ -165,7 +168,9 @@ static int __init quic_init(void)
 	err = proto_register(&quic_prot, 1);
 	if (err)
 		goto err_pernet;
-	quic_compat_ipv6_pinfo(&quic_v6_prot, offsetof(struct quic6_sock, inet6));
+#ifdef QUIC_HAVE_IPV6_PINFO_OFFSET	/* since 6.7 struct proto says */
+	quic_v6_prot.ipv6_pinfo_offset = offsetof(struct quic6_sock, inet6);
+#endif
 	err = proto_register(&quic_v6_prot, 1);
 	if (err)
 		goto err_proto;

@@ -26,7 +26,6 @@
 #include <net/transp_v6.h>
 #include <asm/ioctls.h>
 
-#include <net/quic/compat.h>
 #include "close.h"
 #include "conn.h"
 #include "ctrl.h"
@@ -588,6 +587,29 @@ out:
 	return err;
 }
 
+/* The multicast defaults of a new socket, IPv6's too (its ipv6_pinfo
+ * set), as inet_create() and inet6_create() give them.
+ */
+static void quic_sock_mc_defaults(struct sock *sk)
+{
+#ifdef QUIC_HAVE_INET_FLAGS_MC	/* bits of inet_flags since 6.6 */
+	inet_set_bit(MC_LOOP, sk);
+	inet_set_bit(MC_ALL, sk);
+#else
+	inet_sk(sk)->mc_loop = 1;
+	inet_sk(sk)->mc_all = 1;
+#endif
+	if (sk->sk_family != AF_INET6)
+		return;
+#ifdef QUIC_HAVE_INET_FLAGS_MC6	/* since 6.7 */
+	inet6_set_bit(MC6_LOOP, sk);
+	inet6_set_bit(MC6_ALL, sk);
+#else
+	inet6_sk(sk)->mc_loop = 1;
+	inet6_sk(sk)->mc_all = 1;
+#endif
+}
+
 /* A new socket for accept(), set up like the listener. */
 static struct sock *quic_accept_sk(struct sock *sk, bool kern)
 {
@@ -633,7 +655,7 @@ static struct sock *quic_accept_sk(struct sock *sk, bool kern)
 	} else {
 		nsk->sk_destruct = inet_sock_destruct;
 	}
-	quic_compat_mc_defaults(nsk);
+	quic_sock_mc_defaults(nsk);
 	if (nsk->sk_prot->init(nsk)) {
 		sk_free(nsk);
 		return NULL;
@@ -700,8 +722,8 @@ static void quic_accept_sk_drop(struct sock *nsk)
 	sk_common_release(nsk);
 }
 
-int quic_accept_common(struct socket *sock, struct socket *newsock, int flags,
-		       bool kern)
+static int quic_accept_common(struct socket *sock, struct socket *newsock,
+			      int flags, bool kern)
 {
 	struct sock *sk = sock->sk, *nsk;
 	struct quic_request *req;
@@ -755,6 +777,20 @@ out:
 	release_sock(sk);
 	return err;
 }
+
+#ifdef QUIC_HAVE_PROTO_ACCEPT_ARG	/* since 6.10 */
+static int quic_accept(struct socket *sock, struct socket *newsock,
+		       struct proto_accept_arg *arg)
+{
+	return quic_accept_common(sock, newsock, arg->flags, arg->kern);
+}
+#else
+static int quic_accept(struct socket *sock, struct socket *newsock, int flags,
+		       bool kern)
+{
+	return quic_accept_common(sock, newsock, flags, kern);
+}
+#endif
 
 static int quic_shutdown(struct socket *sock, int how)
 {
@@ -1198,7 +1234,7 @@ static int quic_unsent_bytes(struct sock *sk)
  * and send memory in use, SIOCOUTQNSD the stream bytes not sent once
  * yet. A listener has no queues: EINVAL.
  */
-int quic_ioctl_value(struct sock *sk, int cmd, int *karg)
+static int quic_ioctl_value(struct sock *sk, int cmd, int *karg)
 {
 	switch (cmd) {
 	case SIOCINQ:
@@ -1222,6 +1258,20 @@ int quic_ioctl_value(struct sock *sk, int cmd, int *karg)
 	release_sock(sk);
 	return 0;
 }
+
+#ifdef QUIC_HAVE_SK_IOCTL	/* since 6.5 the core copies the value out */
+static int quic_ioctl(struct sock *sk, int cmd, int *karg)
+{
+	return quic_ioctl_value(sk, cmd, karg);
+}
+#else
+static int quic_ioctl(struct sock *sk, int cmd, unsigned long arg)
+{
+	int karg, err = quic_ioctl_value(sk, cmd, &karg);
+
+	return err ?: put_user(karg, (int __user *)arg);
+}
+#endif
 
 static int quic_setsockopt(struct sock *sk, int level, int optname,
 			   sockptr_t optval, unsigned int optlen)

@@ -31,7 +31,11 @@
 #include <linux/random.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
-#include <net/quic/compat.h>
+#ifdef QUIC_HAVE_LINUX_UNALIGNED
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
 #include "export.h"
 #include "token.h"
 

@@ -43,7 +43,11 @@
 #include <net/sock.h>
 #include <net/tcp_states.h>
 
-#include <net/quic/compat.h>
+#ifdef QUIC_HAVE_LINUX_UNALIGNED
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
 #include "close.h"
 #include "conn.h"
 #include "input.h"

@@ -39,7 +39,11 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
-#include <net/quic/compat.h>
+#ifdef QUIC_HAVE_LINUX_UNALIGNED
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
 #include "../hash.h"
 
 #include "test.h"

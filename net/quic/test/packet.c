@@ -11,7 +11,11 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <net/quic/compat.h>
+#ifdef QUIC_HAVE_LINUX_UNALIGNED
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
 #include "../packet.h"
 #include "../varint.h"
 

@@ -11,7 +11,6 @@
 #include <linux/mm.h>
 #include <linux/random.h>
 #include <linux/slab.h>
-#include <net/quic/compat.h>
 #include "../reasm.h"
 
 #include "test.h"
