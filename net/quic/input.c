@@ -48,6 +48,7 @@
 #include "sendq.h"
 #include "socket.h"
 #include "stateless.h"
+#include "stream_in.h"
 #include "varint.h"
 #include "version.h"
 
@@ -105,43 +106,6 @@ static void quic_in_error(struct sock *sk, u32 err)
 {
 	quic_output_close(sk, err, GFP_ATOMIC);
 	quic_close_conn(sk, err);
-}
-
-/* One decrypted packet while its frames are processed: what the frame
- * handlers share, and what the frames leave for the packet.
- * @sk: the socket, locked
- * @skb: the datagram the packet came in, from its sender
- * @level: the packet's encryption level
- * @eliciting: a frame made the packet ack-eliciting (RFC 9002 2)
- * @probing: every frame is a probing frame (RFC 9000 9.1)
- * @no_ack: a frame could not be taken now (no room, no memory): the packet
- *	is not acknowledged, and the peer sends the frame again
- * @err: the transport error code the connection closes with when a
- *	handler fails (quic_in_violation())
- */
-struct quic_in_pkt {
-	struct sock	*sk;
-	struct sk_buff	*skb;
-	u8		level;
-	bool		eliciting;
-	bool		probing;
-	bool		no_ack;
-	u32		err;
-};
-
-/* The peer broke a rule: the frame handler's return, to close the
- * connection with transport error @code.
- */
-static int quic_in_violation(struct quic_in_pkt *in, u32 code)
-{
-	in->err = code;
-	return -EPROTO;
-}
-
-/* The frame cannot be taken now: the packet is not acknowledged. */
-static void quic_in_no_ack(struct quic_in_pkt *in)
-{
-	in->no_ack = true;
 }
 
 /* Bytes of the receive buffer that CRYPTO data waiting for a gap holds. */
@@ -212,192 +176,6 @@ static int quic_in_crypto(struct quic_in_pkt *in, const struct quic_frame *f)
 		return quic_in_violation(in,
 					 QUIC_TRANSPORT_ERROR_CRYPTO_BUF_EXCEEDED);
 	if (!quic_in_crypto_deliver(in->sk, in->level) || err)
-		quic_in_no_ack(in);
-	return 0;
-}
-
-/* STREAM_UPDATE events of the receiving part (quic-api.rst 5.6): first
- * data, FIN with data missing, all data received.
- */
-static void quic_in_stream_events(struct sock *sk, struct quic_stream *st,
-				  u8 old_state, bool first)
-{
-	/* The first frame, even one that also ends the stream. */
-	if (first && old_state == QUIC_STREAM_RECV_STATE_RECV)
-		quic_event_stream_update(sk, st->id, QUIC_STREAM_RECV_STATE_RECV,
-					 0, 0);
-	if (st->recv_state == old_state)
-		return;
-	if (st->recv_state == QUIC_STREAM_RECV_STATE_SIZE_KNOWN ||
-	    st->recv_state == QUIC_STREAM_RECV_STATE_RECVD)
-		quic_event_stream_update(sk, st->id, st->recv_state, 0,
-					 st->final_size);
-}
-
-/* STOP_SENDING: reset the stream with the peer's code (RFC 9000 3.5),
- * dropping the data not yet delivered.
- */
-static void quic_in_stop_sending(struct sock *sk, struct quic_stream *st,
-				 u64 errcode)
-{
-	struct quic_conn *c = &quic_sk(sk)->conn;
-
-	if (!quic_stream_recv_stop_sending(&c->streams, st, errcode))
-		return;
-	quic_sock_active_drop(c, st->id);
-	quic_sendq_stream_drop(sk, st->id);
-	quic_event_stream_update(sk, st->id, QUIC_STREAM_SEND_STATE_RESET_SENT,
-				 errcode, st->send.used);
-	sk->sk_write_space(sk);
-}
-
-/* The stream and flow control frames of a 0-RTT or 1-RTT packet. */
-static int quic_in_stream(struct quic_in_pkt *in, const struct quic_frame *f)
-{
-	struct sock *sk = in->sk;
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_stream_table *t = &c->streams;
-	bool send_part, uni, first, opens = false;
-	struct quic_stream *st;
-	s64 max_id;
-	u64 err = 0;
-	u8 old_state;
-	int ret;
-
-	if (!c->streams_ready) {
-		quic_in_no_ack(in);
-		return 0;
-	}
-	switch (f->type) {
-	case QUIC_FRAME_MAX_DATA:
-		if (quic_stream_peer_max_data(t, f->value))
-			sk->sk_write_space(sk);
-		return 0;
-	case QUIC_FRAME_MAX_STREAMS_BIDI:
-	case QUIC_FRAME_MAX_STREAMS_UNI:
-		uni = f->type == QUIC_FRAME_MAX_STREAMS_UNI;
-		ret = quic_stream_peer_max_streams(t, uni, f->value, &max_id,
-						   &err);
-		if (ret < 0)
-			return quic_in_violation(in, err ?:
-					QUIC_TRANSPORT_ERROR_FRAME_ENCODING);
-		if (ret) {
-			quic_event_put(sk, QUIC_EVENT_STREAM_MAX_STREAM,
-				       &max_id, sizeof(max_id));
-			sk->sk_write_space(sk);
-		}
-		return 0;
-	case QUIC_FRAME_DATA_BLOCKED:
-		/* Our MAX_DATA may have been lost: send the limit again. */
-		if (t->recv.max > f->value)
-			quic_ctrl_want_max_data(&c->ctrl);
-		return 0;
-	case QUIC_FRAME_STREAMS_BLOCKED_BIDI:
-	case QUIC_FRAME_STREAMS_BLOCKED_UNI:
-		uni = f->type == QUIC_FRAME_STREAMS_BLOCKED_UNI;
-		if (quic_stream_limit(t, true, uni) > f->value)
-			t->blocked_pending |= uni ? QUIC_STREAM_MAX_STREAMS_UNI :
-						    QUIC_STREAM_MAX_STREAMS_BIDI;
-		return 0;
-	case QUIC_FRAME_MAX_STREAM_DATA:
-	case QUIC_FRAME_STOP_SENDING:
-		send_part = true;
-		break;
-	case QUIC_FRAME_RESET_STREAM:
-	case QUIC_FRAME_STREAM_DATA_BLOCKED:
-		send_part = false;
-		break;
-	default:
-		if (!quic_frame_is_stream(f->type))
-			return 0;
-		send_part = false;
-		/* quic-api.rst 5.2: the peer's bidirectional stream this
-		 * frame opens (not the lower ones it opens with it) becomes
-		 * the active stream, so that a plain send() answers it.
-		 */
-		opens = !quic_stream_id_local(t, f->data.id) &&
-			!quic_stream_id_uni(f->data.id) &&
-			!quic_stream_id_used(t, f->data.id);
-		break;
-	}
-	st = quic_stream_recv_get(t, f->type == QUIC_FRAME_MAX_STREAM_DATA ||
-				  f->type == QUIC_FRAME_STOP_SENDING ||
-				  f->type == QUIC_FRAME_RESET_STREAM ||
-				  f->type == QUIC_FRAME_STREAM_DATA_BLOCKED ?
-				  (s64)f->stream_ctl.id : (s64)f->data.id,
-				  send_part, &err);
-	if (IS_ERR(st)) {
-		if (PTR_ERR(st) == -EPROTO)
-			return quic_in_violation(in, err ?:
-					QUIC_TRANSPORT_ERROR_STREAM_STATE);
-		quic_in_no_ack(in);
-		return 0;
-	}
-	if (!st)
-		return 0;	/* closed and freed */
-	switch (f->type) {
-	case QUIC_FRAME_MAX_STREAM_DATA:
-		if (quic_stream_peer_max_stream_data(st, f->stream_ctl.value)) {
-			struct quic_stream_max_data md = {
-				.id = st->id,
-				.max_data = st->send.max,
-			};
-
-			quic_event_put(sk, QUIC_EVENT_STREAM_MAX_DATA, &md,
-				       sizeof(md));
-			sk->sk_write_space(sk);
-		}
-		return 0;
-	case QUIC_FRAME_STOP_SENDING:
-		quic_in_stop_sending(sk, st, f->stream_ctl.value);
-		return 0;
-	case QUIC_FRAME_STREAM_DATA_BLOCKED:
-		if (st->recv_state == QUIC_STREAM_RECV_STATE_RECV &&
-		    st->recv.max > f->stream_ctl.value)
-			quic_ctrl_msd(sk, st->id);
-		return 0;
-	case QUIC_FRAME_RESET_STREAM:
-		ret = quic_stream_recv_reset(t, st, f->stream_ctl.value,
-					     f->stream_ctl.final_size, &err);
-		if (ret <= 0)
-			break;
-		/* quic-api.rst 5.4: the data is gone, the application
-		 * learns of it by the event, and the connection goes on.
-		 * Its connection credit came back.
-		 */
-		if (quic_fc_recv_update(&t->recv, ktime_to_us(ktime_get()),
-					c->loss.rec.rtt.smoothed_rtt))
-			quic_ctrl_want_max_data(&c->ctrl);
-		quic_event_stream_update(sk, st->id,
-					 QUIC_STREAM_RECV_STATE_RESET_RECVD,
-					 st->recv_errcode, st->final_size);
-		quic_stream_release(t, st);
-		return 0;
-	default:
-		first = !st->recv.highest;
-		old_state = st->recv_state;
-		ret = quic_stream_recv_data(t, st, f->data.offset, f->data.data,
-					    f->data.len,
-					    f->type & QUIC_STREAM_BIT_FIN, &err);
-		if (!ret) {
-			if (opens)
-				quic_sock_active_set(c, st->id);
-			quic_in_stream_events(sk, st, old_state, first);
-			quic_stream_retire(t, st);
-		}
-		break;
-	}
-	if (ret == -EPROTO)
-		return quic_in_violation(in, err ?:
-				QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION);
-	if (quic_stream_readable(t, st)) {
-		quic_sock_stream_readable(c);
-		if (c->in.batch)
-			c->in.wake = true;	/* once, at the batch's end */
-		else
-			sk->sk_data_ready(sk);
-	}
-	if (ret)
 		quic_in_no_ack(in);
 	return 0;
 }
@@ -483,12 +261,8 @@ static int quic_in_datagram(struct quic_in_pkt *in, const struct quic_frame *f)
 			      quic_varint_len(f->data.len) : 0));
 	if (err)
 		return quic_in_violation(in, err);
-	if (!quic_dgram_pending(sk))
-		return 0;
-	if (c->in.batch)
-		c->in.wake = true;
-	else
-		sk->sk_data_ready(sk);
+	if (quic_dgram_pending(sk))
+		quic_in_data_ready(&c->in, sk);
 	return 0;
 }
 
@@ -526,19 +300,19 @@ static const struct quic_in_frame_op {
 } quic_in_frame_ops[QUIC_FRAME_DATAGRAM_LEN + 1] = {
 	[QUIC_FRAME_ACK]			= { quic_in_ack },
 	[QUIC_FRAME_ACK_ECN]			= { quic_in_ack },
-	[QUIC_FRAME_RESET_STREAM]		= { quic_in_stream },
-	[QUIC_FRAME_STOP_SENDING]		= { quic_in_stream },
+	[QUIC_FRAME_RESET_STREAM]		= { quic_stream_in_ctl },
+	[QUIC_FRAME_STOP_SENDING]		= { quic_stream_in_ctl },
 	[QUIC_FRAME_CRYPTO]			= { quic_in_crypto },
 	[QUIC_FRAME_NEW_TOKEN]			= { quic_in_new_token },
-	[QUIC_FRAME_STREAM ... QUIC_FRAME_STREAM + 7] = { quic_in_stream },
-	[QUIC_FRAME_MAX_DATA]			= { quic_in_stream },
-	[QUIC_FRAME_MAX_STREAM_DATA]		= { quic_in_stream },
-	[QUIC_FRAME_MAX_STREAMS_BIDI]		= { quic_in_stream },
-	[QUIC_FRAME_MAX_STREAMS_UNI]		= { quic_in_stream },
-	[QUIC_FRAME_DATA_BLOCKED]		= { quic_in_stream },
-	[QUIC_FRAME_STREAM_DATA_BLOCKED]	= { quic_in_stream },
-	[QUIC_FRAME_STREAMS_BLOCKED_BIDI]	= { quic_in_stream },
-	[QUIC_FRAME_STREAMS_BLOCKED_UNI]	= { quic_in_stream },
+	[QUIC_FRAME_STREAM ... QUIC_FRAME_STREAM + 7] = { quic_stream_in_data },
+	[QUIC_FRAME_MAX_DATA]			= { quic_stream_in_limits },
+	[QUIC_FRAME_MAX_STREAM_DATA]		= { quic_stream_in_ctl },
+	[QUIC_FRAME_MAX_STREAMS_BIDI]		= { quic_stream_in_limits },
+	[QUIC_FRAME_MAX_STREAMS_UNI]		= { quic_stream_in_limits },
+	[QUIC_FRAME_DATA_BLOCKED]		= { quic_stream_in_limits },
+	[QUIC_FRAME_STREAM_DATA_BLOCKED]	= { quic_stream_in_ctl },
+	[QUIC_FRAME_STREAMS_BLOCKED_BIDI]	= { quic_stream_in_limits },
+	[QUIC_FRAME_STREAMS_BLOCKED_UNI]	= { quic_stream_in_limits },
 	[QUIC_FRAME_NEW_CONNECTION_ID]		= { quic_in_new_cid },
 	[QUIC_FRAME_RETIRE_CONNECTION_ID]	= { quic_in_retire_cid },
 	[QUIC_FRAME_PATH_CHALLENGE]		= { quic_in_path_challenge },

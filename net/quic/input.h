@@ -8,6 +8,7 @@
 #define __NET_QUIC_INPUT_H
 
 #include <linux/skbuff.h>
+#include <net/sock.h>
 #include <linux/types.h>
 #include "cid.h"
 #include "recovery.h"
@@ -64,6 +65,57 @@ struct quic_in {
 	struct sk_buff_head	parked[QUIC_PNSPACE_NUM];
 	u8			parked_ready;
 };
+
+/**
+ * struct quic_in_pkt - one decrypted packet while its frames are processed
+ * @sk: the socket, locked
+ * @skb: the datagram the packet came in, from its sender
+ * @level: the packet's encryption level
+ * @eliciting: a frame made the packet ack-eliciting (RFC 9002 2)
+ * @probing: every frame is a probing frame (RFC 9000 9.1)
+ * @no_ack: a frame could not be taken now (no room, no memory): the packet
+ *	is not acknowledged, and the peer sends the frame again
+ * @err: the transport error code the connection closes with when a
+ *	handler fails (quic_in_violation())
+ *
+ * What the frame handlers (input.c's table, stream_in.c) share, and what
+ * the frames leave for the packet.
+ */
+struct quic_in_pkt {
+	struct sock	*sk;
+	struct sk_buff	*skb;
+	u8		level;
+	bool		eliciting;
+	bool		probing;
+	bool		no_ack;
+	u32		err;
+};
+
+/* The peer broke a rule: the frame handler's return, to close the
+ * connection with transport error @code.
+ */
+static inline int quic_in_violation(struct quic_in_pkt *in, u32 code)
+{
+	in->err = code;
+	return -EPROTO;
+}
+
+/* The frame cannot be taken now: the packet is not acknowledged. */
+static inline void quic_in_no_ack(struct quic_in_pkt *in)
+{
+	in->no_ack = true;
+}
+
+/* A frame made data readable: the reader is woken now, or once at the
+ * end of the batch the datagram is part of.
+ */
+static inline void quic_in_data_ready(struct quic_in *q, struct sock *sk)
+{
+	if (q->batch)
+		q->wake = true;
+	else
+		sk->sk_data_ready(sk);
+}
 
 int quic_input_udp_rcv(struct sock *udp_sk, struct sk_buff *skb);
 int quic_input_backlog_rcv(struct sock *sk, struct sk_buff *skb);
