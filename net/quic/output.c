@@ -216,6 +216,11 @@ u32 quic_output_frame_room(struct sock *sk)
 	return limit - quic_out_hdr_len(sk, level, limit) - QUIC_PACKET_TAG_LEN;
 }
 
+/* Least data a chunk too large for any packet is cut to where other
+ * frames take most of a packet: else it waits for an empty one.
+ */
+#define QUIC_OUT_SPLIT_MIN	64
+
 /* The most data of one frame of @id at @off a packet holds alone. */
 static u32 quic_out_data_max(struct sock *sk, s64 id, u64 off)
 {
@@ -227,6 +232,22 @@ static u32 quic_out_data_max(struct sock *sk, s64 id, u64 off)
 	else
 		n = quic_frame_stream_fit(id, off, true, room, U32_MAX);
 	return n > 0 ? n : 0;
+}
+
+/* Cut @ch where @n of its bytes fit the packet being planned, if it is
+ * too large for any packet now: the datagram size fell back after a
+ * black hole (quic_output_pmtu_check()). One that fits an empty packet
+ * is never cut, so that a packet whose ACK and control frames leave it
+ * too little room goes without it, and the chunk fills the next one
+ * whole. Return: true if cut.
+ */
+static bool quic_out_chunk_cut(struct sock *sk, struct quic_outq *q,
+			       struct quic_outq_chunk *ch, int n)
+{
+	if (!quic_sk(sk)->conn.out.max_dgram || n < QUIC_OUT_SPLIT_MIN ||
+	    ch->len <= quic_out_data_max(sk, ch->id, ch->offset))
+		return false;
+	return !quic_sendq_chunk_split(sk, q, ch, n);
 }
 
 /* The data of the space's send queue: lost chunks first, then new ones
@@ -257,10 +278,7 @@ static u32 quic_out_data(struct sock *sk, struct quic_outq *q, u8 *buf,
 			n = quic_frame_stream_fit(ch->id, ch->offset, true,
 						  room - used, ch->len);
 		if (n < (int)ch->len &&
-		    (n <= 0 ||
-		     quic_sendq_chunk_split(sk, q, ch, n,
-					    quic_out_data_max(sk, ch->id,
-							      ch->offset))))
+		    (n <= 0 || !quic_out_chunk_cut(sk, q, ch, n)))
 			break;	/* for the next packet */
 		/* After the cut: the FIN went with the chunk's tail. */
 		f.type = ch->id == QUIC_OUTQ_CRYPTO ? QUIC_FRAME_CRYPTO :

@@ -23,11 +23,6 @@
 #include "socket.h"
 #include "stream.h"
 
-/* Least data a chunk too large for any packet (quic_sendq_chunk_split())
- * is cut to where other frames take most of a packet: else it waits for
- * an empty one.
- */
-#define QUIC_SENDQ_SPLIT_MIN		64
 /* Largest piece of CRYPTO data kept as one unit for (re)transmission:
  * a chunk of it is a 1 KiB allocation, and fits any Initial packet.
  */
@@ -161,32 +156,25 @@ static void quic_sendq_chunk_charge(struct sock *sk,
 }
 
 /**
- * quic_sendq_chunk_split() - cut a chunk too large for any packet now
+ * quic_sendq_chunk_split() - cut a chunk in two
  * @sk: the socket, locked
  * @q: the send queue of the chunk
  * @ch: the chunk
- * @n: its bytes that fit the packet being planned
- * @alone: the most of its data a packet without other frames holds
+ * @n: its bytes that stay in it; the rest goes into a new chunk after it
  *
- * The datagram size fell back after a black hole (quic_output_pmtu_check()):
- * the chunk is cut where @n bytes fit. One that fits an empty packet is
- * never cut, so that a packet whose ACK and control frames leave it too
- * little room goes without it, and the chunk fills the next one whole
- * (quic_out_data() in output.c).
+ * Which chunks are cut, and where, is the packetizer's choice
+ * (quic_out_chunk_cut() in output.c). The new chunk is charged to the
+ * socket and, for a stream, holds the stream as its other chunks do.
  *
- * Return: 0 if cut, else a negative errno: the chunk waits for the next
- * packet.
+ * Return: 0 if cut, -ENOMEM if not.
  */
 int quic_sendq_chunk_split(struct sock *sk, struct quic_outq *q,
-			   struct quic_outq_chunk *ch, int n, u32 alone)
+			   struct quic_outq_chunk *ch, int n)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_outq_chunk *tail;
 	struct quic_stream *st;
 
-	if (!c->out.max_dgram || n < QUIC_SENDQ_SPLIT_MIN ||
-	    ch->len <= alone)
-		return -EAGAIN;	/* a packet of its own takes it */
 	if (quic_outq_split(q, ch, n, GFP_ATOMIC | __GFP_NOWARN))
 		return -ENOMEM;
 	tail = list_next_entry(ch, list);

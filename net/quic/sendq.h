@@ -126,7 +126,7 @@ int quic_sendq_crypto(struct sock *sk, u8 level, struct iov_iter *from,
 int quic_sendq_stream(struct sock *sk, struct quic_stream *st,
 		      struct iov_iter *from, u32 len, bool fin, u32 room);
 int quic_sendq_chunk_split(struct sock *sk, struct quic_outq *q,
-			   struct quic_outq_chunk *ch, int n, u32 alone);
+			   struct quic_outq_chunk *ch, int n);
 void quic_sendq_chunk_gone(struct sock *sk, struct quic_outq_chunk *ch,
 			   bool acked);
 void quic_sendq_stream_drop(struct sock *sk, s64 id);
