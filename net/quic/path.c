@@ -349,6 +349,17 @@ static void quic_path_abandon(struct sock *sk)
 	p->challenge_pending = 0;
 }
 
+/* A validation begins: a new PATH_CHALLENGE goes at the next flush, its
+ * tries and time counted from now (quic_path_challenge_lost()).
+ */
+static void quic_path_challenge_start(struct quic_path *p)
+{
+	get_random_bytes(p->challenge, sizeof(p->challenge));
+	p->tries = 0;
+	p->since = jiffies;
+	p->challenge_pending = 1;
+}
+
 /**
  * quic_path_peer_moved() - a non-probing packet came from a new address
  * @sk: the socket, locked
@@ -386,11 +397,8 @@ unsigned int quic_path_peer_moved(struct sock *sk, const union quic_addr *from,
 	c->paths.peer = *from;
 	dst_cache_reset(&c->out.dst_cache);
 	quic_path_amp_restart(sk, len);
-	get_random_bytes(p->challenge, sizeof(p->challenge));
-	p->tries = 0;
-	p->since = jiffies;
 	p->validating = 1;
-	p->challenge_pending = 1;
+	quic_path_challenge_start(p);
 	return what;
 }
 
@@ -535,11 +543,8 @@ int quic_path_migrate(struct sock *sk, const union quic_addr *local,
 		return -EAGAIN;
 	p->new_local = *local;
 	p->new_us = us;
-	get_random_bytes(p->challenge, sizeof(p->challenge));
-	p->tries = 0;
-	p->since = jiffies;
 	p->migrating = 1;
-	p->challenge_pending = 1;
+	quic_path_challenge_start(p);
 	return 0;
 }
 
@@ -829,10 +834,7 @@ unsigned int quic_path_preferred_start(struct sock *sk)
 	    (!p->pref_us || a.sa.sa_family != p->pref_local.sa.sa_family))
 		return 0;
 	p->new_peer = a;
-	get_random_bytes(p->challenge, sizeof(p->challenge));
-	p->tries = 0;
-	p->since = jiffies;
 	p->preferring = 1;
-	p->challenge_pending = 1;
+	quic_path_challenge_start(p);
 	return QUIC_PATH_NEW_DCID;
 }
