@@ -82,7 +82,7 @@ static void __quic_close_conn(struct sock *sk, u32 err, int sk_err,
 	if (sk->sk_state == TCP_CLOSE)
 		return;
 	c->close.err = err;
-	inet_sk_set_state(sk, TCP_CLOSE);
+	quic_set_state(sk, TCP_CLOSE);
 	if (sk_err)
 		WRITE_ONCE(sk->sk_err, sk_err);
 	if (ev)

@@ -233,7 +233,7 @@ void quic_conn_free(struct sock *sk)
 	/* A timer that fired as this began may still run its handler from
 	 * release_sock(): every handler does nothing on a closed socket.
 	 */
-	inet_sk_set_state(sk, TCP_CLOSE);
+	quic_set_state(sk, TCP_CLOSE);
 	quic_timer_stop_all(sk);
 	quic_close_free(sk);
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
@@ -401,7 +401,7 @@ void quic_conn_listen_stop(struct sock *sk)
 	lockdep_assert(lockdep_sock_is_held(sk));
 	quic_lookup_listen_del(sk);
 	quic_conn_requests_purge(sk);
-	inet_sk_set_state(sk, TCP_CLOSE);
+	quic_set_state(sk, TCP_CLOSE);
 	sk->sk_state_change(sk);
 }
 
@@ -652,7 +652,7 @@ static void quic_conn_complete(struct sock *sk)
 	quic_conn_streams_init(sk, c->hs.peer_tp_set ? &c->peer_tp : NULL);
 	quic_conn_issue_cids(sk, GFP_KERNEL);
 
-	inet_sk_set_state(sk, TCP_ESTABLISHED);
+	quic_set_state(sk, TCP_ESTABLISHED);
 	c->hs.was_established = 1;
 	/* A client is established before TLS hands it its Finished: 1-RTT
 	 * packets wait for it, then share its datagram.

@@ -238,7 +238,7 @@ int quic_dgram_rcv(struct sock *sk, const struct quic_frame *f, u32 size)
 	__skb_queue_tail(&c->dgram->rcvq, skb);
 	return 0;
 drop:
-	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_DGRAM_RCV_DROP);
+	QUIC_DROP(sock_net(sk), sk, QUIC_MIB_DGRAM_RCV_DROP);
 	return 0;
 }
 

@@ -97,7 +97,7 @@ static void quic_in_addrs(const struct sk_buff *skb, union quic_addr *local,
 
 static void quic_in_drop(struct sock *sk, struct sk_buff *skb, int field)
 {
-	QUIC_INC_STATS(sock_net(sk), field);
+	QUIC_DROP(sock_net(sk), sk, field);
 	kfree_skb(skb);
 }
 
@@ -439,7 +439,7 @@ static struct quic_crypto *quic_in_early_key(struct sock *sk, bool *park)
 	}
 	if (c->early.key && !c->early.off)
 		return c->early.key;
-	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_0RTT_DROP);
+	QUIC_DROP(sock_net(sk), sk, QUIC_MIB_0RTT_DROP);
 	return NULL;
 }
 
@@ -486,20 +486,18 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 		if (h.type == QUIC_PACKET_RETRY) {
 			/* Alone in its datagram: it has no Length. */
 			if (quic_conn_retry_rcvd(sk, pkt, &h) == -EBADMSG)
-				QUIC_INC_STATS(sock_net(sk),
-					       QUIC_MIB_DROP_DECRYPT);
+				QUIC_DROP(sock_net(sk), sk, QUIC_MIB_DROP_DECRYPT);
 			break;
 		}
 		if (h.type == QUIC_PACKET_VERSION_NEGOTIATION) {
 			/* Alone in its datagram too. */
 			if (quic_version_vn_rcvd(sk, &h))
-				QUIC_INC_STATS(sock_net(sk),
-					       QUIC_MIB_DROP_MALFORMED);
+				QUIC_DROP(sock_net(sk), sk, QUIC_MIB_DROP_MALFORMED);
 			break;
 		}
 		level = quic_in_level(h.type);
 		if (level < 0) {
-			QUIC_INC_STATS(sock_net(sk), QUIC_MIB_DROP_MALFORMED);
+			QUIC_DROP(sock_net(sk), sk, QUIC_MIB_DROP_MALFORMED);
 			continue;
 		}
 		if (h.long_header && h.version != c->vn.version) {
@@ -508,8 +506,7 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 			 * packet.
 			 */
 			if (!quic_version_rcvd(sk, &h)) {
-				QUIC_INC_STATS(sock_net(sk),
-					       QUIC_MIB_DROP_MALFORMED);
+				QUIC_DROP(sock_net(sk), sk, QUIC_MIB_DROP_MALFORMED);
 				continue;
 			}
 			s = &c->space[QUIC_CRYPTO_INITIAL];
@@ -521,8 +518,7 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 			key = quic_in_early_key(sk, &park);
 			if (!key && !park) {
 				if (!c->is_server)
-					QUIC_INC_STATS(sock_net(sk),
-						       QUIC_MIB_DROP_MALFORMED);
+					QUIC_DROP(sock_net(sk), sk, QUIC_MIB_DROP_MALFORMED);
 				continue;
 			}
 		} else {
@@ -534,8 +530,7 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 			 */
 			if (level == QUIC_CRYPTO_APP && !c->is_server &&
 			    !quic_path_peer_known(sk, &QUIC_IN_CB(skb)->peer)) {
-				QUIC_INC_STATS(sock_net(sk),
-					       QUIC_MIB_DROP_PEER_ADDR);
+				QUIC_DROP(sock_net(sk), sk, QUIC_MIB_DROP_PEER_ADDR);
 				continue;
 			}
 			key = &s->rx;
@@ -546,8 +541,7 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 
 			if (skb_queue_len(q) >= QUIC_CONN_MAX_PARKED) {
 				if (level == QUIC_CRYPTO_EARLY)
-					QUIC_INC_STATS(sock_net(sk),
-						       QUIC_MIB_0RTT_DROP);
+					QUIC_DROP(sock_net(sk), sk, QUIC_MIB_0RTT_DROP);
 				break;
 			}
 			/* Keep this packet and those after it. */
@@ -557,7 +551,7 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 		}
 		if (quic_crypto_hp_remove(key, pkt, h.pkt_len, h.pn_offset,
 					  &pn_len, &tpn)) {
-			QUIC_INC_STATS(sock_net(sk), QUIC_MIB_DROP_DECRYPT);
+			QUIC_DROP(sock_net(sk), sk, QUIC_MIB_DROP_DECRYPT);
 			continue;
 		}
 		if (!quic_ackrange_largest(&s->recv, &largest))
@@ -567,7 +561,7 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 		ret = quic_crypto_aead_decrypt(key, pkt, hdr_len, pn,
 					       h.pkt_len);
 		if (ret < 0) {
-			QUIC_INC_STATS(sock_net(sk), QUIC_MIB_DROP_DECRYPT);
+			QUIC_DROP(sock_net(sk), sk, QUIC_MIB_DROP_DECRYPT);
 			if (!h.long_header &&
 			    quic_close_reset_check(sk, skb->data, skb->len))
 				break;
@@ -639,7 +633,7 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 		}
 	}
 	if (ret < 0 && sk->sk_state != TCP_CLOSE)
-		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_DROP_MALFORMED);
+		QUIC_DROP(sock_net(sk), sk, QUIC_MIB_DROP_MALFORMED);
 	kfree_skb(skb);
 out:
 	if (c->in.batch)
@@ -904,7 +898,7 @@ static bool quic_in_listen_hello(struct sock *sk, const struct sk_buff *skb,
 
 	copy = kmemdup(skb->data, h->pkt_len, GFP_ATOMIC | __GFP_NOWARN);
 	if (!copy) {
-		QUIC_INC_STATS(net, QUIC_MIB_DROP_BACKLOG);
+		QUIC_DROP(net, sk, QUIC_MIB_DROP_BACKLOG);
 		return false;
 	}
 	ret = quic_initial_check(copy, h, &err);
@@ -914,17 +908,17 @@ static bool quic_in_listen_hello(struct sock *sk, const struct sk_buff *skb,
 	quic_in_listen_dead(sk);
 	switch (ret) {
 	case QUIC_INITIAL_NOTHING:
-		QUIC_INC_STATS(net, QUIC_MIB_DROP_NOCONN);
+		QUIC_DROP(net, sk, QUIC_MIB_DROP_NOCONN);
 		break;
 	case QUIC_INITIAL_VIOLATION:
-		QUIC_INC_STATS(net, QUIC_MIB_DROP_MALFORMED);
+		QUIC_DROP(net, sk, QUIC_MIB_DROP_MALFORMED);
 		quic_stateless_refuse(sk, h, local, peer, err);
 		break;
 	case -EBADMSG:
-		QUIC_INC_STATS(net, QUIC_MIB_DROP_DECRYPT);
+		QUIC_DROP(net, sk, QUIC_MIB_DROP_DECRYPT);
 		break;
 	default:
-		QUIC_INC_STATS(net, QUIC_MIB_DROP_MALFORMED);
+		QUIC_DROP(net, sk, QUIC_MIB_DROP_MALFORMED);
 		break;
 	}
 	return false;
@@ -1291,16 +1285,16 @@ static void quic_in_rcv_one(struct sock *udp_sk, struct sk_buff *skb,
 	if (skb->len > sizeof(struct udphdr))
 		len = skb->len - sizeof(struct udphdr);
 	if (!quic_in_payload_ok(skb, len)) {
-		QUIC_INC_STATS(net, QUIC_MIB_DROP_MALFORMED);
+		QUIC_DROP(net, NULL, QUIC_MIB_DROP_MALFORMED);
 		kfree_skb_reason(skb, SKB_DROP_REASON_PKT_TOO_SMALL);
 		return;
 	}
 	us = rcu_dereference_sk_user_data(udp_sk);
 	if (!us) {
-		QUIC_INC_STATS(net, QUIC_MIB_DROP_NOCONN);
+		QUIC_DROP(net, NULL, QUIC_MIB_DROP_NOCONN);
 		kfree_skb_reason(skb, SKB_DROP_REASON_NO_SOCKET);
 	} else if (quic_in_rcv(net, us, skb, b)) {
-		QUIC_INC_STATS(net, QUIC_MIB_DROP_NOCONN);
+		QUIC_DROP(net, NULL, QUIC_MIB_DROP_NOCONN);
 	}
 }
 

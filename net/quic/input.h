@@ -51,6 +51,8 @@ struct quic_crypto_cb {
  * @parked: per space, packets received before its receive key was ready
  *	(or, 1-RTT, before the stream table)
  * @parked_ready: bit per space whose @parked can be processed now
+ * @pkts_rcvd: packets received and decrypted (QUIC_SOCKOPT_INFO)
+ * @bytes_rcvd: their bytes
  *
  * Owned by input.c: no other file writes it.
  */
@@ -64,6 +66,8 @@ struct quic_in {
 	bool			dcid_learned;
 	struct sk_buff_head	parked[QUIC_PNSPACE_NUM];
 	u8			parked_ready;
+	u64			pkts_rcvd;
+	u64			bytes_rcvd;
 };
 
 /**

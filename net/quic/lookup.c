@@ -566,8 +566,8 @@ static int quic_lookup_hello(struct net *net, struct hlist_head *head,
 		return -ENOMEM;
 	ret = quic_initial_open(copy, h, &off, &len);
 	if (ret) {
-		QUIC_INC_STATS(net, ret == -EBADMSG ? QUIC_MIB_DROP_DECRYPT :
-				    QUIC_MIB_DROP_MALFORMED);
+		QUIC_DROP(net, NULL, ret == -EBADMSG ? QUIC_MIB_DROP_DECRYPT :
+				     QUIC_MIB_DROP_MALFORMED);
 		goto out;
 	}
 	ret = quic_alpn_initial_frames(copy + off, len, &list, &list_len);
@@ -588,16 +588,16 @@ static int quic_lookup_hello(struct net *net, struct hlist_head *head,
 		/* No listener would make a connection of it, and any that
 		 * took it would wake its accept() for nothing.
 		 */
-		QUIC_INC_STATS(net, QUIC_MIB_DROP_NOCONN);
+		QUIC_DROP(net, NULL, QUIC_MIB_DROP_NOCONN);
 		ret = -ENOENT;
 		goto out;
 	default:
-		QUIC_INC_STATS(net, QUIC_MIB_DROP_MALFORMED);
+		QUIC_DROP(net, NULL, QUIC_MIB_DROP_MALFORMED);
 		goto out;
 	}
 	ret = 0;
 	if (!*rep) {
-		QUIC_INC_STATS(net, QUIC_MIB_ALPN_NOMATCH);
+		QUIC_DROP(net, NULL, QUIC_MIB_ALPN_NOMATCH);
 		ret = -ENOENT;
 	}
 out:

@@ -22,6 +22,12 @@ struct sock;
  * @rec: RTT estimate and PTO backoff (recovery.c)
  * @anti_deadlock: client: the loss timer is the PTO of RFC 9002 6.2.2.1,
  *	armed with nothing in flight during the handshake
+ * @pkts_lost: ack-eliciting packets declared lost (QUIC_SOCKOPT_INFO)
+ * @bytes_lost: their bytes
+ * @pkts_retrans: those of them whose frames were queued again
+ * @spurious: losses found spurious
+ * @ptos: probe timeouts that expired
+ * @cong_events: congestion events, by loss or ECN-CE
  *
  * Owned by loss.c, which runs recovery.c's engine on it; conn.c and
  * version.c configure it and reset the backoff through recovery.h's
@@ -30,6 +36,12 @@ struct sock;
 struct quic_loss {
 	struct quic_recovery	rec;
 	bool			anti_deadlock;
+	u64			pkts_lost;
+	u64			bytes_lost;
+	u64			pkts_retrans;
+	u64			spurious;
+	u64			ptos;
+	u64			cong_events;
 };
 
 int quic_loss_ack_rcvd(struct sock *sk, u8 level, bool ecn,

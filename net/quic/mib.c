@@ -52,6 +52,22 @@ static const struct snmp_mib quic_snmp_list[] = {
 
 static_assert(ARRAY_SIZE(quic_snmp_list) == QUIC_MIB_MAX);
 
+/**
+ * quic_mib_name() - the name /proc/net/quic/snmp shows for a counter
+ * @field: an &enum quic_mib_field value
+ *
+ * Return: the name, "" for no counter.
+ */
+const char *quic_mib_name(int field)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(quic_snmp_list); i++)
+		if (quic_snmp_list[i].entry == field)
+			return quic_snmp_list[i].name;
+	return "";
+}
+
 static int quic_snmp_seq_show(struct seq_file *seq, void *v)
 {
 	struct quic_net *qn = quic_net(seq->private);

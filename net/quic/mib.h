@@ -9,6 +9,7 @@
 
 #include <net/net_namespace.h>
 #include <net/snmp.h>
+#include <trace/events/quic.h>
 
 /**
  * enum quic_mib_field - the QUIC counters
@@ -122,6 +123,19 @@ struct quic_mib {
 /* Safe in any context, preemptible or not. */
 #define QUIC_INC_STATS(net, field) \
 	SNMP_INC_STATS(quic_net(net)->mib, field)
+
+const char *quic_mib_name(int field);
+
+/* A received datagram or packet dropped: counted in @field, and traced
+ * (quic:quic_drop) with the counter's name and the socket it reached, if
+ * any.
+ */
+#define QUIC_DROP(net, sk, field)					\
+	do {								\
+		QUIC_INC_STATS(net, field);				\
+		if (trace_quic_drop_enabled())				\
+			trace_quic_drop(sk, quic_mib_name(field));	\
+	} while (0)
 
 int quic_mib_net_init(struct net *net);
 void quic_mib_net_exit(struct net *net);

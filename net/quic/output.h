@@ -33,6 +33,8 @@ struct sock;
  * @pmtu: the path MTU search (pmtu.c): output.c sends the probes, loss.c
  *	reports them acknowledged or lost
  * @dst_cache: the route of the path, cached (udp.c)
+ * @pkts_sent: packets sent (QUIC_SOCKOPT_INFO)
+ * @bytes_sent: their bytes
  *
  * Owned by output.c: other files read it and set it only through the
  * helpers below.
@@ -45,6 +47,8 @@ struct quic_out {
 	u32			max_dgram;
 	struct quic_pmtu	pmtu;
 	struct dst_cache	dst_cache;
+	u64			pkts_sent;
+	u64			bytes_sent;
 };
 
 /**

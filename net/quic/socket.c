@@ -543,7 +543,7 @@ static int quic_connect(struct socket *sock, struct sockaddr *uaddr,
 		goto out;
 	}
 	quic_sock_set_local(sk, &c->paths.local);
-	inet_sk_set_state(sk, TCP_SYN_RECV);
+	quic_set_state(sk, TCP_SYN_RECV);
 	sock->state = SS_CONNECTED;
 out:
 	release_sock(sk);
@@ -576,10 +576,10 @@ static int quic_listen(struct socket *sock, int backlog)
 	quic_conn_set_server(c, true);
 	WRITE_ONCE(sk->sk_shutdown, 0);	/* after a shutdown() of a listener */
 	WRITE_ONCE(sk->sk_max_ack_backlog, backlog);
-	inet_sk_set_state(sk, TCP_LISTEN);
+	quic_set_state(sk, TCP_LISTEN);
 	err = quic_lookup_listen_add(sk);
 	if (err) {
-		inet_sk_set_state(sk, TCP_CLOSE);
+		quic_set_state(sk, TCP_CLOSE);
 		quic_conn_set_server(c, false);
 	}
 out:
@@ -756,7 +756,7 @@ again:
 		quic_conn_request_free(req);
 		goto out;
 	}
-	inet_sk_set_state(nsk, TCP_SYN_RECV);
+	quic_set_state(nsk, TCP_SYN_RECV);
 	while ((skb = skb_dequeue(&req->skbs))) {
 		skb_orphan(skb);	/* uncharge the listener */
 		quic_input_accept_skb(nsk, skb);

@@ -10,6 +10,7 @@
 #include <linux/net.h>
 #include <net/inet_sock.h>
 #include <net/sock.h>
+#include <trace/events/quic.h>
 #include "sockopt.h"
 #include "conn.h"
 
@@ -54,6 +55,13 @@ static inline struct quic_sock *quic_sk(const struct sock *sk)
 static inline struct sock *quic_conn_sk(struct quic_conn *c)
 {
 	return (struct sock *)container_of(c, struct quic_sock, conn);
+}
+
+/* Every state change of a QUIC socket, traced (quic:quic_state). */
+static inline void quic_set_state(struct sock *sk, int state)
+{
+	trace_quic_state(sk, sk->sk_state, state);
+	inet_sk_set_state(sk, state);
 }
 
 /* A connection, being set up or established. */

@@ -233,6 +233,11 @@ struct quic_crypto_secret {
 #define QUIC_SOCKOPT_CRYPTO_SECRET			13
 #define QUIC_SOCKOPT_TRANSPORT_PARAM_EXT		14
 
+/* Options of this implementation, numbered apart from the socket-API
+ * draft's (0 to 14, and any it adds below 64).
+ */
+#define QUIC_SOCKOPT_INFO				64
+
 /**
  * struct quic_errinfo - QUIC_SOCKOPT_STREAM_RESET and
  *	QUIC_SOCKOPT_STREAM_STOP_SENDING
@@ -376,6 +381,87 @@ union quic_event {
 	__u8				local_migration;
 	__u8				key_update_phase;
 };
+
+/**
+ * struct quic_info - QUIC_SOCKOPT_INFO (getsockopt only)
+ * @qi_version: QUIC_INFO_VERSION of the layout the kernel filled
+ * @qi_state: the socket state, a TCP_* value as in &struct tcp_info
+ * @qi_is_server: the server end of the connection
+ * @qi_ecn: 0: ECN not in use, 1: testing, 2: capable, 3: validation failed
+ * @qi_quic_version: the QUIC version in use (0x1: RFC 9000)
+ * @qi_cipher: the cipher of the newest keys, a TLS_CIPHER_* value of
+ *	<linux/tls.h>, 0 before any
+ * @qi_cong_algo: an &enum quic_cong_algo value
+ * @qi_key_phase: the current 1-RTT key phase bit
+ * @qi_pmtu: the largest UDP payload the path takes now (datagram size)
+ * @qi_streams_bidi: bidirectional streams open, both ends' together
+ * @qi_streams_uni: unidirectional streams open, both ends' together
+ * @qi_path_validating: a path validation is in progress
+ * @qi_rtt_samples: an RTT sample was taken; else the RTT fields hold the
+ *	initial estimate
+ * @qi_pad: zero
+ * @qi_srtt_us: smoothed RTT, microseconds (RFC 9002 5.3)
+ * @qi_rttvar_us: RTT variation, microseconds
+ * @qi_min_rtt_us: minimum RTT, microseconds
+ * @qi_latest_rtt_us: the latest RTT sample, microseconds
+ * @qi_cwnd: congestion window, bytes
+ * @qi_ssthresh: slow start threshold, bytes (~0: none yet)
+ * @qi_bytes_in_flight: bytes sent and not yet acknowledged or lost
+ * @qi_pacing_rate: pacing rate, bytes per second (0: not paced)
+ * @qi_pkts_sent: packets sent (a coalesced datagram counts each)
+ * @qi_bytes_sent: bytes of those packets
+ * @qi_pkts_rcvd: packets received and decrypted
+ * @qi_bytes_rcvd: bytes of those packets
+ * @qi_pkts_lost: ack-eliciting packets declared lost (RFC 9002 6.1)
+ * @qi_bytes_lost: bytes of those packets
+ * @qi_pkts_retrans: lost packets whose frames were queued again
+ * @qi_spurious_losses: losses later found spurious (the packet was
+ *	acknowledged after all)
+ * @qi_ptos: probe timeouts that expired
+ * @qi_cong_events: congestion events (losses or CE marks that reduced the
+ *	window)
+ *
+ * getsockopt() fills the first optlen bytes (at most sizeof) and sets
+ * optlen to what it filled, as TCP_INFO does: fields are only added at the
+ * end, with a new @qi_version, so that a program built against an older
+ * layout keeps working. Counters cover the connection's life.
+ */
+struct quic_info {
+	__u8	qi_version;
+	__u8	qi_state;
+	__u8	qi_is_server;
+	__u8	qi_ecn;
+	__u32	qi_quic_version;
+	__u32	qi_cipher;
+	__u8	qi_cong_algo;
+	__u8	qi_key_phase;
+	__u8	qi_path_validating;
+	__u8	qi_rtt_samples;
+	__u32	qi_pmtu;
+	__u32	qi_streams_bidi;
+	__u32	qi_streams_uni;
+	__u32	qi_pad;
+	__u64	qi_srtt_us;
+	__u64	qi_rttvar_us;
+	__u64	qi_min_rtt_us;
+	__u64	qi_latest_rtt_us;
+	__u64	qi_cwnd;
+	__u64	qi_ssthresh;
+	__u64	qi_bytes_in_flight;
+	__u64	qi_pacing_rate;
+	__u64	qi_pkts_sent;
+	__u64	qi_bytes_sent;
+	__u64	qi_pkts_rcvd;
+	__u64	qi_bytes_rcvd;
+	__u64	qi_pkts_lost;
+	__u64	qi_bytes_lost;
+	__u64	qi_pkts_retrans;
+	__u64	qi_spurious_losses;
+	__u64	qi_ptos;
+	__u64	qi_cong_events;
+};
+
+#define QUIC_INFO_VERSION	1
 
 /* Transport error codes (RFC 9000, section 20.1). */
 enum {
