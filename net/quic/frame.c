@@ -318,6 +318,31 @@ int quic_frame_decode(const u8 **p, u32 *len, struct quic_frame *f)
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_frame_decode);
 
+/**
+ * quic_frame_types - the types of the frames of a packet payload
+ * @p: the payload, plaintext
+ * @len: its length
+ *
+ * For the packet-sent tracepoint, and only when it is on: the payload is
+ * decoded again.
+ *
+ * Return: a mask of quic_frame_type_bit() of each frame up to the first
+ * that does not decode.
+ */
+u32 quic_frame_types(const u8 *p, u32 len)
+{
+	struct quic_frame f;
+	u32 types = 0;
+
+	while (len) {
+		memset(&f, 0, sizeof(f));
+		if (quic_frame_decode(&p, &len, &f))
+			break;
+		types |= quic_frame_type_bit(f.type);
+	}
+	return types;
+}
+
 /* Size of a varint, or a mark that makes the total invalid: a frame size
  * sums a few such terms and u32 data lengths, so it cannot wrap around.
  */

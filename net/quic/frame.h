@@ -220,6 +220,16 @@ bool quic_frame_probing(u64 type);
  *
  * Return: true for 0x08 to 0x0f.
  */
+/* A frame type as one bit of a mask (the tracepoints'): bit N for type N
+ * up to 0x1e, bit 31 for the others (DATAGRAM).
+ */
+static inline u32 quic_frame_type_bit(u64 type)
+{
+	return type < 31 ? BIT(type) : BIT(31);
+}
+
+u32 quic_frame_types(const u8 *p, u32 len);
+
 static inline bool quic_frame_is_stream(u64 type)
 {
 	return (type & ~7ULL) == QUIC_FRAME_STREAM;

@@ -341,6 +341,7 @@ static int quic_in_frames(struct quic_in_pkt *in, const u8 *p, u32 len)
 	unsigned long type;
 	int err = 0;
 
+	in->frames = 0;
 	in->eliciting = false;
 	in->probing = true;
 	in->no_ack = false;
@@ -360,6 +361,7 @@ static int quic_in_frames(struct quic_in_pkt *in, const u8 *p, u32 len)
 			err = quic_in_violation(in, QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION);
 			break;
 		}
+		in->frames |= quic_frame_type_bit(f.type);
 		if (fa->ack_eliciting)
 			in->eliciting = true;
 		if (!fa->probing)
@@ -596,6 +598,9 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 		ret = quic_in_frames(&in, pkt + hdr_len, plen);
 		if (ret < 0)
 			break;
+		c->in.pkts_rcvd++;
+		c->in.bytes_rcvd += h.pkt_len;
+		trace_quic_packet_rcvd(sk, level, pn, h.pkt_len, in.frames);
 		/* RFC 9000 9.3: the newest non-probing packet from another
 		 * address moves the peer there; to our preferred address
 		 * (9.6), it moves us there.

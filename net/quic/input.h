@@ -77,6 +77,7 @@ struct quic_in {
  * @level: the packet's encryption level
  * @eliciting: a frame made the packet ack-eliciting (RFC 9002 2)
  * @probing: every frame is a probing frame (RFC 9000 9.1)
+ * @frames: the types of its frames, quic_frame_type_bit() each (traced)
  * @no_ack: a frame could not be taken now (no room, no memory): the packet
  *	is not acknowledged, and the peer sends the frame again
  * @err: the transport error code the connection closes with when a
@@ -91,6 +92,7 @@ struct quic_in_pkt {
 	u8		level;
 	bool		eliciting;
 	bool		probing;
+	u32		frames;
 	bool		no_ack;
 	u32		err;
 };

@@ -469,10 +469,16 @@ static int quic_out_seal(struct sock *sk, u8 level, u8 *p, u32 room,
 		return -ENOBUFS;
 	if (payload != p + hlen)	/* else built in place */
 		memmove(p + hlen, payload, len);
+	if (trace_quic_packet_sent_enabled())
+		trace_quic_packet_sent(sk, early ? QUIC_CRYPTO_EARLY : level, pn,
+				       hlen + len + QUIC_PACKET_TAG_LEN,
+				       quic_frame_types(p + hlen, len));
 	err = quic_crypto_encrypt(key, p, hlen, QUIC_OUT_PN_LEN, pn, len);
 	if (err)
 		return err;
 	s->next_pn++;
+	c->out.pkts_sent++;
+	c->out.bytes_sent += hlen + len + QUIC_PACKET_TAG_LEN;
 	if (early)
 		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_0RTT_OUT);
 	/* Every packet but a CONNECTION_CLOSE is recorded, so that an ACK

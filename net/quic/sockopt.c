@@ -22,6 +22,7 @@
 #include <net/tcp_states.h>
 
 #include "conn.h"
+#include "info.h"
 #include "input.h"
 #include "keyupdate.h"
 #include "output.h"
@@ -737,6 +738,19 @@ static int quic_get_tp_ext(struct sock *sk, char __user *optval,
 	return err;
 }
 
+/* QUIC_SOCKOPT_INFO: as TCP_INFO, the first @len bytes of the layout. */
+static int quic_get_info(struct sock *sk, char __user *optval,
+			 int __user *optlen, int len)
+{
+	struct quic_info info;
+
+	quic_info_get(sk, &info);
+	len = min_t(int, len, sizeof(info));
+	if (put_user(len, optlen) || copy_to_user(optval, &info, len))
+		return -EFAULT;
+	return 0;
+}
+
 #define QUIC_OPT_SET	BIT(0)
 #define QUIC_OPT_GET	BIT(1)
 
@@ -757,6 +771,7 @@ static const u8 quic_sockopt_dirs[] = {
 	[QUIC_SOCKOPT_SESSION_TICKET]		= QUIC_OPT_SET | QUIC_OPT_GET,
 	[QUIC_SOCKOPT_CRYPTO_SECRET]		= QUIC_OPT_SET,
 	[QUIC_SOCKOPT_TRANSPORT_PARAM_EXT]	= QUIC_OPT_SET | QUIC_OPT_GET,
+	[QUIC_SOCKOPT_INFO]			= QUIC_OPT_GET,
 };
 
 static bool quic_sockopt_exists(int optname, u8 dir)
@@ -895,6 +910,9 @@ int quic_sockopt_get(struct sock *sk, int optname, char __user *optval,
 		break;
 	case QUIC_SOCKOPT_TRANSPORT_PARAM_EXT:
 		err = quic_get_tp_ext(sk, optval, optlen, len);
+		break;
+	case QUIC_SOCKOPT_INFO:
+		err = quic_get_info(sk, optval, optlen, len);
 		break;
 	default:
 		err = -EOPNOTSUPP;
