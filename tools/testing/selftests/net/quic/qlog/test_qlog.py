@@ -1,15 +1,20 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Host-side tests of tools/quic/qlog, on the samples of this directory:
-# one recorded exchange (a listener, the connection it accepted and the
-# client, on one host, with a loss later found spurious, a key update and
-# drops) in the three text forms the tool reads: tracefs "trace"
-# (trace.txt), "trace-cmd report" (trace-cmd.txt) and "perf script"
-# (perf.txt); and the same as trace_pipe text with bad lines among the
-# events (trace_pipe-bad.txt: garbage, truncated lines, an unknown quic
-# event, a field not a number, a lost-events notice, other events; and
-# two events out of order).
+# Host-side tests of tools/quic/qlog, on the samples of this directory.
+# One exchange written by hand (a listener, the connection it accepted
+# and the client, on one host, with a loss later found spurious, a key
+# update and drops) in the three text forms the tool reads: tracefs
+# "trace" (trace.txt), "trace-cmd report" (trace-cmd.txt) and "perf
+# script" (script.txt), the last two with the socket states as numbers,
+# as libtraceevent prints them; the same as trace_pipe text with bad
+# lines among the events (trace_pipe-bad.txt: garbage, truncated lines,
+# an unknown quic event, a field not a number, a lost-events notice,
+# other events, two events out of order); and a real recording, perf
+# script of one connection of the conn selftest (netem loss) in the test
+# VM, every event of its listener, client and accepted socket
+# (script-conn.txt). No "perf" in the names: tools/quic/series files such
+# selftest files with the benchmarks.
 # Prints "ok qlog: <what>" or "not ok qlog: <what>" per check (the form
 # of check.sh's host results); exits 1 if any failed. $QLOG: the tool
 # (default: tools/quic/qlog of this tree).
@@ -25,8 +30,9 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, '..', '..', '..', '..', '..', '..'))
 QLOG = os.environ.get('QLOG', os.path.join(REPO, 'tools', 'quic', 'qlog'))
-SAMPLES = ['trace.txt', 'trace-cmd.txt', 'perf.txt']
+SAMPLES = ['trace.txt', 'trace-cmd.txt', 'script.txt']
 BAD = 'trace_pipe-bad.txt'
+REAL = 'script-conn.txt'
 
 SUMMARY = [
 	'unattributed: 2 events -> {d}/unattributed.sqlog',
@@ -223,6 +229,70 @@ def test_bad(tmp, good):
 	check('--strict: exit 0 on a clean trace', rc == 0, rc)
 
 
+def test_real(tmp):
+	"""perf script of one connection of the conn selftest (netem loss), in
+	the test VM: every event of the listener, the client and the
+	accepted socket."""
+	path = os.path.join(HERE, REAL)
+	d, rc, out, err = convert(tmp, REAL, path)
+	check('%s: converts, 177 events, none malformed' % REAL,
+	      rc == 0 and ' 177 events, 0 unknown quic events, 0 malformed,'
+	      in err, err.strip())
+	want = {}
+	kinds = {'quic:quic_packet_sent:': 0, 'quic:quic_packet_rcvd:': 1,
+		 'quic:quic_packet_lost:': 2}
+	with open(path) as f:
+		for line in f:
+			w = line.split()
+			c = int(w[5].split('=')[1])
+			k = want.setdefault(c, [0, 0, 0])
+			if w[4] in kinds:
+				k[kinds[w[4]]] += 1
+	got = {}
+	for line in out.splitlines():
+		c, rest = line.split(': ', 1)
+		n = rest.split()
+		got[int(c)] = [int(n[0]), int(n[3]), int(n[5])]
+	check('%s: the packets sent, received and lost of each cookie, as '
+	      'grep counts them' % REAL, got == want and
+	      want[4533][2] == 7, (want, got))
+	recs = {c: records(os.path.join(d, '%d.sqlog' % c))
+		for c in (4531, 4532, 4533)}
+	roles = [recs[c][0]['trace']['vantage_point']['type']
+		 for c in (4531, 4532, 4533)]
+	check('%s: the listener and the accepted socket are servers, the '
+	      'client a client' % REAL,
+	      roles == ['server', 'client', 'server'], roles)
+	lsn = recs[4531]
+	check('%s: states printed as numbers (old=0x7 new=0xa) mapped' % REAL,
+	      [(e['name'], e['data']) for e in lsn[1:] if
+	       e['name'].startswith('connectivity:')] == [
+		      ('connectivity:server_listening', {}),
+		      ('connectivity:connection_state_updated',
+		       {'new': 'closed'}),
+		      ('connectivity:connection_state_updated',
+		       {'old': 'closed', 'new': 'closed'})], lsn)
+	first = [[e['data']['key_type'] for e in recs[c][1:]
+		  if e['name'] == 'security:key_updated'][0]
+		 for c in (4532, 4533)]
+	check('%s: each end\'s first key is its own Initial send key' % REAL,
+	      first == ['client_initial_secret', 'server_initial_secret'],
+	      first)
+	names = set(e['name'] for c in recs for e in recs[c][1:])
+	check('%s: every kind of event mapped' % REAL, names == {
+		'connectivity:server_listening', 'kernel:initial_decision',
+		'connectivity:connection_state_updated',
+		'connectivity:mtu_updated', 'recovery:ecn_state_updated',
+		'recovery:metrics_updated', 'recovery:packet_lost',
+		'security:key_updated', 'security:key_discarded',
+		'transport:packet_dropped', 'transport:packet_received',
+		'transport:packet_sent', 'transport:packets_acked',
+		'transport:stream_state_updated'}, sorted(names))
+	rc, out, _ = run('--check', *[os.path.join(d, n)
+				      for n in os.listdir(d)])
+	check('%s: --check passes the files it wrote' % REAL, rc == 0, out)
+
+
 def test_cli(tmp):
 	with open(os.path.join(HERE, SAMPLES[1]), 'rb') as f:
 		data = f.read()
@@ -346,6 +416,7 @@ def main():
 		good = test_formats(tmp)
 		test_content(good)
 		test_bad(tmp, good)
+		test_real(tmp)
 		test_cli(tmp)
 		test_check(tmp)
 		test_fuzz(tmp)
