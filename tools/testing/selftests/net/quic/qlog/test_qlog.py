@@ -378,8 +378,12 @@ def test_check(tmp):
 
 
 def test_fuzz(tmp):
-	"""Lines of the samples cut and mixed with random bytes."""
+	"""Lines of the samples cut, mixed with random bytes, or with odd
+	values."""
 	rnd = random.Random(25)
+	odd = [b'', b'07', b'-1', b'0x', b'0xg', b'1e5', b'1.5', b'x' * 300,
+	       b'99999999999999999999999999', b'-0x7', b'0X1', b'ESTABLISHED',
+	       b'\xff\xfe', b'=', b'cookie=1']
 	lines = []
 	for s in SAMPLES:
 		with open(os.path.join(HERE, s), 'rb') as f:
@@ -398,6 +402,17 @@ def test_fuzz(tmp):
 			l = bytes(rnd.randrange(256) for _ in range(
 				rnd.randrange(120)))
 		out.append(l if l.endswith(b'\n') else l + b'\n')
+	# each field of each event of a sample with each odd value
+	with open(os.path.join(HERE, SAMPLES[2]), 'rb') as f:
+		for l in f.read().splitlines():
+			w = l.split(b' ')
+			for i in range(len(w)):
+				if b'=' not in w[i]:
+					continue
+				for v in odd:
+					x = w[:i] + [w[i].split(b'=')[0] + b'=' + v] + \
+						w[i + 1:]
+					out.append(b' '.join(x) + b'\n')
 	d = os.path.join(tmp, 'fuzz')
 	rc, _, err = run('-o', d, stdin=b''.join(out))
 	files = [os.path.join(d, n) for n in os.listdir(d)] \
