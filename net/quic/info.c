@@ -32,6 +32,8 @@ void quic_info_get(struct sock *sk, struct quic_info *info)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	const struct quic_rtt *rtt = &c->loss.rec.rtt;
+	static const u8 levels[] = { QUIC_CRYPTO_APP, QUIC_CRYPTO_HANDSHAKE,
+				     QUIC_CRYPTO_INITIAL };
 	struct quic_crypto *key;
 	int i;
 
@@ -45,9 +47,10 @@ void quic_info_get(struct sock *sk, struct quic_info *info)
 		return;
 	info->qi_ecn = c->ecn.state + 1;
 	info->qi_quic_version = c->vn.version;
-	for (i = QUIC_CRYPTO_APP; i >= QUIC_CRYPTO_INITIAL; i--) {
-		key = &c->space[i].tx;
-		if (!c->space[i].discarded && quic_crypto_ready(key)) {
+	/* The newest keys: 1-RTT, else Handshake, else Initial. */
+	for (i = 0; i < ARRAY_SIZE(levels); i++) {
+		key = &c->space[levels[i]].tx;
+		if (quic_crypto_ready(key)) {
 			info->qi_cipher = key->cipher_type;
 			break;
 		}
