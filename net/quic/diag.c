@@ -266,4 +266,7 @@ module_init(quic_diag_init);
 module_exit(quic_diag_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("QUIC socket monitoring via SOCK_DIAG");
-MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_NETLINK, NETLINK_SOCK_DIAG, 2-261 /* AF_INET - IPPROTO_QUIC */);
+/* What inet_diag asks for: PF_NETLINK, NETLINK_SOCK_DIAG, AF_INET and
+ * IPPROTO_QUIC (sock_load_diag_module()).
+ */
+MODULE_ALIAS("net-pf-16-proto-4-type-2-261");

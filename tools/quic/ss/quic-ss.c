@@ -23,7 +23,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,8 +34,13 @@
 
 #define TCPF(s)		(1U << (s))
 /* The TCP states a QUIC socket takes (<netinet/tcp.h> numbering). */
-enum { ST_ESTABLISHED = 1, ST_SYN_SENT = 2, ST_SYN_RECV = 3, ST_CLOSE = 7,
-       ST_LISTEN = 10 };
+enum {
+	ST_ESTABLISHED = 1,
+	ST_SYN_SENT = 2,
+	ST_SYN_RECV = 3,
+	ST_CLOSE = 7,
+	ST_LISTEN = 10,
+};
 
 static const char *state_name(int st)
 {
@@ -127,20 +131,25 @@ static void print_info(const struct quic_info *q, unsigned int len)
 	struct quic_info i = { 0 };
 
 	memcpy(&i, q, len < sizeof(i) ? len : sizeof(i));
-	printf(" ver:%#x cipher:%u%s srtt:%.3fms rttvar:%.3fms minrtt:%.3fms"
-	       " cwnd:%" PRIu64 " ssthresh:%" PRId64 " inflight:%" PRIu64
-	       " pmtu:%u pkts_sent:%" PRIu64 " bytes_sent:%" PRIu64
-	       " pkts_rcvd:%" PRIu64 " bytes_rcvd:%" PRIu64
-	       " pkts_lost:%" PRIu64 " retrans:%" PRIu64 " ptos:%" PRIu64
-	       " streams:%u/%u",
-	       i.qi_quic_version, i.qi_cipher, i.qi_is_server ? " server" : "",
+	printf(" ver:%#x cipher:%u%s", i.qi_quic_version, i.qi_cipher,
+	       i.qi_is_server ? " server" : "");
+	printf(" srtt:%.3fms rttvar:%.3fms minrtt:%.3fms",
 	       i.qi_srtt_us / 1000.0, i.qi_rttvar_us / 1000.0,
-	       i.qi_min_rtt_us / 1000.0, (uint64_t)i.qi_cwnd,
-	       (int64_t)i.qi_ssthresh, (uint64_t)i.qi_bytes_in_flight,
-	       i.qi_pmtu, (uint64_t)i.qi_pkts_sent, (uint64_t)i.qi_bytes_sent,
-	       (uint64_t)i.qi_pkts_rcvd, (uint64_t)i.qi_bytes_rcvd,
-	       (uint64_t)i.qi_pkts_lost, (uint64_t)i.qi_pkts_retrans,
-	       (uint64_t)i.qi_ptos, i.qi_streams_bidi, i.qi_streams_uni);
+	       i.qi_min_rtt_us / 1000.0);
+	printf(" cwnd:%llu ssthresh:%lld inflight:%llu pmtu:%u",
+	       (unsigned long long)i.qi_cwnd, (long long)i.qi_ssthresh,
+	       (unsigned long long)i.qi_bytes_in_flight, i.qi_pmtu);
+	printf(" pkts_sent:%llu bytes_sent:%llu",
+	       (unsigned long long)i.qi_pkts_sent,
+	       (unsigned long long)i.qi_bytes_sent);
+	printf(" pkts_rcvd:%llu bytes_rcvd:%llu",
+	       (unsigned long long)i.qi_pkts_rcvd,
+	       (unsigned long long)i.qi_bytes_rcvd);
+	printf(" pkts_lost:%llu retrans:%llu ptos:%llu streams:%u/%u",
+	       (unsigned long long)i.qi_pkts_lost,
+	       (unsigned long long)i.qi_pkts_retrans,
+	       (unsigned long long)i.qi_ptos, i.qi_streams_bidi,
+	       i.qi_streams_uni);
 }
 
 static void print_msg(const struct opts *o, struct nlmsghdr *h)
@@ -230,6 +239,10 @@ static int dump(const struct opts *o, int family)
 		}
 		for (; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
 			if (h->nlmsg_type == NLMSG_DONE) {
+				/* A dump that failed: its errno here. */
+				if (h->nlmsg_len >= NLMSG_LENGTH(sizeof(int)) &&
+				    *(int *)NLMSG_DATA(h) < 0)
+					err = *(int *)NLMSG_DATA(h);
 				done = 1;
 				break;
 			}
@@ -251,10 +264,15 @@ out:
 	return err;
 }
 
+static const char usage_text[] =
+	"usage: quic-ss [-l | -a] [-4 | -6] [-e] [-i] [--sport N] [--dport N]\n";
+
+static const char no_diag_text[] =
+	"quic-ss: no sock_diag handler for QUIC: quic_diag not loaded (modprobe quic_diag)\n";
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: quic-ss [-l | -a] [-4 | -6] [-e] [-i] "
-		"[--sport N] [--dport N]\n");
+	fputs(usage_text, f);
 }
 
 int main(int argc, char **argv)
@@ -329,9 +347,7 @@ int main(int argc, char **argv)
 			continue;
 		err = dump(&o, family);
 		if (err == -ENOENT) {
-			fprintf(stderr, "quic-ss: no sock_diag handler for QUIC: "
-				"quic_diag.ko is not loaded and could not be "
-				"(modprobe quic_diag)\n");
+			fputs(no_diag_text, stderr);
 			return 1;
 		}
 		if (err) {
