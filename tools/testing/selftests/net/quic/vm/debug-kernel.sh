@@ -54,7 +54,7 @@ if [ "$(cat "$tree/.configured" 2>/dev/null)" != "$stamp" ]; then
 		grep -q "^CONFIG_$opt=y" "$tree/.config" ||
 			die "CONFIG_$opt=y did not survive olddefconfig"
 	done
-	for opt in IP_QUIC IP_QUIC_TEST TEST_PRANDOM_SIPHASH; do
+	for opt in IP_QUIC IP_QUIC_TEST IP_QUIC_DIAG TEST_PRANDOM_SIPHASH; do
 		grep -q "^CONFIG_$opt=m" "$tree/.config" ||
 			die "CONFIG_$opt=m did not survive olddefconfig"
 	done
