@@ -46,6 +46,7 @@ user: ksrc
 	$(MAKE) -C $(SELFTESTS)/bench
 	$(MAKE) -C tools/lib/quic
 	$(MAKE) -C tools/quic/http3
+	$(MAKE) -C tools/quic/ss
 
 ksrc:
 	@$(VM)/ksrc.sh $(KSRC)
@@ -90,3 +91,4 @@ clean:
 	$(MAKE) -C $(SELFTESTS)/bench clean
 	$(MAKE) -C tools/lib/quic clean
 	$(MAKE) -C tools/quic/http3 clean
+	$(MAKE) -C tools/quic/ss clean

@@ -21,6 +21,7 @@
 #include "lookup.h"
 #include "protocol.h"
 #include "socket.h"
+#include "socklist.h"
 #include "stateless.h"
 
 unsigned int quic_net_id __read_mostly;
@@ -84,17 +85,23 @@ static int __net_init quic_net_init(struct net *net)
 	ratelimit_set_flags(&qn->stateless_rs, RATELIMIT_MSG_ON_RELEASE);
 	quic_stateless_init(qn);
 	quic_udp_net_init(net);
+	quic_socklist_net_init(qn);
 	err = quic_lookup_net_init(&qn->lookup);
 	if (err)
 		return err;
 	err = quic_mib_net_init(net);
 	if (err)
 		goto err_lookup;
-	err = quic_sysctl_net_init(net);
+	err = quic_socklist_proc_init(net);
 	if (err)
 		goto err_mib;
+	err = quic_sysctl_net_init(net);
+	if (err)
+		goto err_socklist;
 	return 0;
 
+err_socklist:
+	quic_socklist_proc_exit(net);
 err_mib:
 	quic_mib_net_exit(net);
 err_lookup:
@@ -107,6 +114,7 @@ static void __net_exit quic_net_exit(struct net *net)
 	struct quic_net *qn = quic_net(net);
 
 	quic_sysctl_net_exit(net);
+	quic_socklist_proc_exit(net);
 	quic_stateless_exit(qn);
 	quic_lookup_net_exit(&qn->lookup);
 	quic_udp_net_exit(net);

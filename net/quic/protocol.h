@@ -44,6 +44,8 @@ struct proc_dir_entry;
  * @refuse_len: entries in @refuse_q
  * @refuse_work: answers @refuse_q in process context, where the Initial
  *	keys can be derived
+ * @socks_lock: protects @socks
+ * @socks: every QUIC socket of the namespace (socklist.c)
  */
 struct quic_net {
 	struct quic_hash_key		hash_key;
@@ -60,6 +62,8 @@ struct quic_net {
 	struct list_head		refuse_q;
 	unsigned int			refuse_len;
 	struct work_struct		refuse_work;
+	spinlock_t			socks_lock;	/* socks */
+	struct hlist_head		socks;
 };
 
 /* Version Negotiation packets and Stateless Resets per second. */

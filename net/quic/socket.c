@@ -40,6 +40,7 @@
 #include "path.h"
 #include "sendq.h"
 #include "socket.h"
+#include "socklist.h"
 #include "udp.h"
 
 /* inet6_sk_generic() finds the IPv6 state at the end of the object. */
@@ -1327,6 +1328,7 @@ static int quic_init_sock(struct sock *sk)
 	/* The receive path finds sockets under RCU (conn.c). */
 	sock_set_flag(sk, SOCK_RCU_FREE);
 	quic_conn_init(sk);
+	quic_socklist_add(sk);
 	sock_prot_inuse_add(sock_net(sk), sk->sk_prot, 1);
 	return 0;
 }
@@ -1335,6 +1337,7 @@ static void quic_destroy_sock(struct sock *sk)
 {
 	struct quic_sock *qs = quic_sk(sk);
 
+	quic_socklist_del(sk);
 	if (qs->udp) {
 		quic_udp_sock_put(qs->udp);
 		qs->udp = NULL;

@@ -487,4 +487,28 @@ enum {
 	QUIC_TRANSPORT_ERROR_CRYPTO			= 0x0100,
 };
 
+/* quic_diag: the sock_diag handler of IPPROTO_QUIC (net/quic/diag.c).
+ * A request names the protocol with the INET_DIAG_REQ_PROTOCOL attribute
+ * (IPPROTO_QUIC does not fit sdiag_protocol); each socket's message
+ * carries the inet_diag attributes asked for, INET_DIAG_INFO holding a
+ * &struct quic_info, and the attribute below.
+ */
+
+/* An attribute type above the inet_diag ones, which may grow. */
+#define QUIC_DIAG_CIDS		0x100
+
+/**
+ * struct quic_diag_cids - QUIC_DIAG_CIDS, a connection's connection IDs
+ * @scid_len: bytes of @scid; 0 before the socket connects
+ * @dcid_len: bytes of @dcid
+ * @scid: our first connection ID, the one the peer first sent to
+ * @dcid: the connection ID of the peer's that we send to now
+ */
+struct quic_diag_cids {
+	__u8	scid_len;
+	__u8	dcid_len;
+	__u8	scid[20];
+	__u8	dcid[20];
+};
+
 #endif /* _UAPI_LINUX_QUIC_H */

@@ -135,6 +135,7 @@ run_debug() {
 	# only, and across the router only our own client (whose kernel
 	# code, client and server, is what the debug kernel is there for).
 	printf '%s\n' "$dtree/net/quic/quic.o" "$dtree/net/quic/quic_test.o" \
+		"$dtree/net/quic/quic_diag.o" \
 		"$dtree/lib/test_prandom_siphash.o" >"$dout/modules.order"
 	vm_run debug "$dout" QUIC_VM_KVER="$dkver" QUIC_VM_BUILD="$dout" \
 		QUIC_VM_TIMEOUT=5400 QUIC_STREAMS_BIG_MIB=16 \

@@ -40,6 +40,14 @@ run_kselftest "$dir/resume"
 run_kselftest "$dir/conn"
 run_kselftest "$dir/counters"
 run_kselftest "$dir/keyupdate"
+# Listing sockets: QUIC_SOCKOPT_INFO, quic_diag (autoloaded by the first
+# sock_diag request for IPPROTO_QUIC), quic-ss, /proc/net/quic/conns.
+run_kselftest "$dir/diag"
+if [ ! -d /sys/module/quic_diag ] || rmmod quic_diag; then
+	result ok module "quic_diag unloads when idle"
+else
+	result "not ok" module "quic_diag unloads when idle"
+fi
 # An application built against the installed libquic (check.sh): one
 # result per step it prints.
 if [ -x "$dir/app/build/quic_echo" ]; then

@@ -54,7 +54,7 @@ if [ "$(cat "$tree/.configured" 2>/dev/null)" != "$stamp" ]; then
 		grep -q "^CONFIG_$opt=y" "$tree/.config" ||
 			die "CONFIG_$opt=y did not survive olddefconfig"
 	done
-	for opt in IP_QUIC IP_QUIC_TEST TEST_PRANDOM_SIPHASH; do
+	for opt in IP_QUIC IP_QUIC_TEST IP_QUIC_DIAG TEST_PRANDOM_SIPHASH; do
 		grep -q "^CONFIG_$opt=m" "$tree/.config" ||
 			die "CONFIG_$opt=m did not survive olddefconfig"
 	done
@@ -68,7 +68,11 @@ kver=$(make -C "$tree" -s LOCALVERSION=-quicdebug kernelrelease)
 log "debug kernel $kver built in $(($(date +%s) - start))s"
 
 kroot=$(vm_kroot "$kver")
-if [ ! -e "$kroot/.complete" ] || [ "$tree/arch/x86/boot/bzImage" -nt "$kroot/.complete" ]; then
+# Installed again when the image changed, or the modules: a config
+# change can add modules alone (CONFIG_INET_DIAG=m for quic_diag).
+if [ ! -e "$kroot/.complete" ] ||
+   [ "$tree/arch/x86/boot/bzImage" -nt "$kroot/.complete" ] ||
+   [ "$tree/modules.order" -nt "$kroot/.complete" ]; then
 	rm -rf "$kroot"
 	mkdir -p "$kroot/boot"
 	cp "$tree/arch/x86/boot/bzImage" "$kroot/boot/vmlinuz-$kver"
