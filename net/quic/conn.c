@@ -193,6 +193,8 @@ void quic_conn_discard_space(struct sock *sk, u8 level)
 	quic_input_discard(sk, level);
 	quic_reasm_free(&s->crypto_in);
 	quic_key_discard(sk);
+	trace_quic_key(sk, "discard", level, true, 0);
+	trace_quic_key(sk, "discard", level, false, 0);
 }
 
 /**
@@ -434,8 +436,15 @@ int quic_conn_initial_keys(struct sock *sk, const struct quic_cid *cid)
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_pnspace *s = &c->space[QUIC_CRYPTO_INITIAL];
 
-	return quic_crypto_initial_keys(&s->rx, &s->tx, cid->data, cid->len,
-					c->vn.version, c->is_server);
+	int err;
+
+	err = quic_crypto_initial_keys(&s->rx, &s->tx, cid->data, cid->len,
+				       c->vn.version, c->is_server);
+	if (!err) {
+		trace_quic_key(sk, "install", QUIC_CRYPTO_INITIAL, true, 0);
+		trace_quic_key(sk, "install", QUIC_CRYPTO_INITIAL, false, 0);
+	}
+	return err;
 }
 
 /**
@@ -722,6 +731,7 @@ static int quic_conn_set_early(struct sock *sk,
 		c->early.key = NULL;
 		return err;
 	}
+	trace_quic_key(sk, "install", QUIC_CRYPTO_EARLY, s->send, 0);
 	if (!c->is_server)
 		quic_output_flush(sk, GFP_KERNEL);
 	return 0;
@@ -759,6 +769,7 @@ int quic_conn_set_secret(struct sock *sk, const struct quic_crypto_secret *s)
 	err = quic_crypto_set_secret(k, s->type, s->secret, len, c->vn.version);
 	if (err)
 		return err;
+	trace_quic_key(sk, "install", s->level, s->send, k->key_phase);
 	/* quic-api.rst 5.10: the token that got us here (set, or of a
 	 * Retry) is spent; NEW_TOKEN frames bring the next.
 	 */

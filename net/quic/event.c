@@ -71,6 +71,7 @@ void quic_event_stream_update(struct sock *sk, s64 id, u8 state, u64 errcode,
 		.finalsz = finalsz,
 	};
 
+	trace_quic_stream(sk, id, state);
 	quic_event_put(sk, QUIC_EVENT_STREAM_UPDATE, &u, sizeof(u));
 }
 

@@ -342,6 +342,7 @@ u32 quic_frame_types(const u8 *p, u32 len)
 	}
 	return types;
 }
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_frame_types);
 
 /* Size of a varint, or a mark that makes the total invalid: a frame size
  * sums a few such terms and u32 data lengths, so it cannot wrap around.

@@ -40,7 +40,8 @@ void quic_info_get(struct sock *sk, struct quic_info *info)
 	info->qi_state = sk->sk_state;
 	info->qi_is_server = c->is_server;
 	info->qi_cong_algo = c->cong.algo;
-	if (!quic_is_conn(sk))
+	/* A closed connection keeps its figures, as TCP_INFO does. */
+	if (sk->sk_state == TCP_LISTEN)
 		return;
 	info->qi_ecn = c->ecn.state + 1;
 	info->qi_quic_version = c->vn.version;

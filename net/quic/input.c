@@ -863,6 +863,7 @@ static int quic_in_listen_token(struct sock *sk, struct sk_buff *skb,
 					quic_token_now());
 		if (kind < 0 && kind != -EINVAL) {
 			QUIC_INC_STATS(sock_net(sk), QUIC_MIB_TOKEN_INVALID);
+			trace_quic_initial(sk, "token_invalid");
 			if (claim == QUIC_TOKEN_RETRY) {
 				quic_stateless_refuse(sk, h, local, peer,
 						      QUIC_TRANSPORT_ERROR_INVALID_TOKEN);
@@ -873,6 +874,7 @@ static int quic_in_listen_token(struct sock *sk, struct sk_buff *skb,
 			kind = 0;
 	}
 	if (!kind && quic_in_listen_retry(sk, skb)) {
+		trace_quic_initial(sk, "retry");
 		quic_stateless_retry(sk, skb, h, local, peer);
 		return -1;
 	}
@@ -917,6 +919,7 @@ static bool quic_in_listen_hello(struct sock *sk, const struct sk_buff *skb,
 		break;
 	case QUIC_INITIAL_VIOLATION:
 		QUIC_DROP(net, sk, QUIC_MIB_DROP_MALFORMED);
+		trace_quic_initial(sk, "refuse");
 		quic_stateless_refuse(sk, h, local, peer, err);
 		break;
 	case -EBADMSG:
@@ -1037,6 +1040,7 @@ static void quic_in_listen(struct sock *sk, struct sk_buff *skb)
 	skb_set_owner_r(skb, sk);
 	skb_queue_tail(&req->skbs, skb);
 	list_add_tail(&req->list, &c->requests);
+	trace_quic_initial(sk, req->retried ? "accept_retried" : "accept");
 	sk_acceptq_added(sk);
 	sk->sk_data_ready(sk);
 }

@@ -112,9 +112,12 @@ int quic_key_update_local(struct sock *sk)
 	if (!c->hs.handshake_confirmed || s->tx.key_phase != s->rx.key_phase)
 		return -EINVAL;
 	err = quic_key_prepare(c);
-	if (err)
-		return err;
-	return quic_crypto_key_update(&s->tx);
+	if (!err)
+		err = quic_crypto_key_update(&s->tx);
+	if (!err)
+		trace_quic_key(sk, "update", QUIC_CRYPTO_APP, true,
+			       s->tx.key_phase);
+	return err;
 }
 
 /**
@@ -136,8 +139,10 @@ u32 quic_key_update_peer(struct sock *sk)
 		if (quic_crypto_key_update(&s->tx))
 			return QUIC_TRANSPORT_ERROR_KEY_UPDATE;
 		phase = s->rx.key_phase;
+		trace_quic_key(sk, "update", QUIC_CRYPTO_APP, true, phase);
 		quic_event_put(sk, QUIC_EVENT_KEY_UPDATE, &phase, sizeof(phase));
 	}
+	trace_quic_key(sk, "update", QUIC_CRYPTO_APP, false, s->rx.key_phase);
 	quic_timer_work(sk, QUIC_WORK_KEYS_NEXT);
 	return 0;
 }

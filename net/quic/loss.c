@@ -181,6 +181,23 @@ struct quic_loss_batch {
 	u32		ect;		/* acknowledged: those marked ECT(0) */
 };
 
+/* quic:quic_cong, the congestion and RTT state after @why. */
+static void quic_loss_trace_cong(struct sock *sk, const char *why)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	const struct quic_rtt *rtt = &c->loss.rec.rtt;
+	u64 in_flight = 0;
+	int i;
+
+	if (!trace_quic_cong_enabled())
+		return;
+	for (i = 0; i < QUIC_PNSPACE_NUM; i++)
+		in_flight += c->space[i].sent.bytes_in_flight;
+	trace_quic_cong(sk, why, c->cong.cwnd, c->cong.ssthresh, in_flight,
+			rtt->smoothed_rtt, rtt->rttvar, rtt->min_rtt,
+			rtt->latest_rtt, c->cong.pace_rate);
+}
+
 /* Recovery declared a sent packet lost (@ctx: a struct quic_loss_batch):
  * its frames go again, its record is freed.
  */
@@ -212,7 +229,11 @@ static void quic_loss_pkt_lost(void *ctx, struct quic_sent_pkt *pkt)
 		/* Kept to see whether the loss was spurious after all. */
 		if (rec->level == QUIC_CRYPTO_APP)
 			quic_recovery_lost_note(&c->loss.rec, pkt->pn, largest);
-		quic_loss_pkt_requeue(sk, pkt);
+		c->loss.pkts_lost++;
+		c->loss.bytes_lost += pkt->size;
+		trace_quic_packet_lost(sk, rec->level, pkt->pn, pkt->size);
+		if (quic_loss_pkt_requeue(sk, pkt))
+			c->loss.pkts_retrans++;
 	}
 	quic_sendq_pkt_free(sk, pkt);
 }
@@ -255,6 +276,7 @@ static void quic_loss_pkt_acked(void *ctx, struct quic_sent_pkt *pkt)
 		b->bytes += pkt->size;
 		b->newest = max(b->newest, pkt->sent_time);
 	}
+	trace_quic_packet_acked(sk, rec->level, pkt->pn, pkt->size);
 	b->ect += rec->ect;
 	if (rec->pmtu_probe && quic_pmtu_acked(&c->out.pmtu, pkt->pn))
 		quic_loss_grow(c);
@@ -324,6 +346,7 @@ static void quic_loss_detect_lost(struct sock *sk, u8 level, u64 now)
 			      b.nr_el ? b.first_el_pn : U64_MAX, b.nr_el,
 			      now)) {
 		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_CONG_EVENT);
+		c->loss.cong_events++;
 		quic_recovery_on_event(&c->loss.rec);
 	}
 	if (quic_loss_persistent(c, level, &b)) {
@@ -331,6 +354,7 @@ static void quic_loss_detect_lost(struct sock *sk, u8 level, u64 now)
 		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_CONG_PERSISTENT);
 	}
 	quic_cong_pace_rate(&c->cong, &c->loss.rec.rtt);
+	quic_loss_trace_cong(sk, "loss");
 }
 
 /* The ECN counts of a 1-RTT ACK (ecn.c): a CE increase is a congestion
@@ -341,18 +365,24 @@ static void quic_loss_ecn(struct sock *sk, const u64 *counts,
 			  const struct quic_loss_batch *b, u64 now)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
+	u8 state = c->ecn.state;
 	int ret = quic_ecn_on_ack(&c->ecn, counts, b->ect);
 
 	if (ret < 0) {
 		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_ECN_FAILED);
+		trace_quic_path(sk, "ecn_failed", 0);
 		return;
 	}
+	if (state != c->ecn.state && c->ecn.state == QUIC_ECN_CAPABLE)
+		trace_quic_path(sk, "ecn_capable", 0);
 	if (!ret || !b->newest)
 		return;
 	if (quic_cong_on_lost(&c->cong, b->newest, U64_MAX, 0, now)) {
 		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_CONG_EVENT);
 		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_ECN_CONG);
+		c->loss.cong_events++;
 		quic_recovery_on_event(&c->loss.rec);
+		quic_loss_trace_cong(sk, "ecn_ce");
 	}
 }
 
@@ -395,8 +425,13 @@ int quic_loss_ack_rcvd(struct sock *sk, u8 level, bool ecn,
 	    quic_recovery_spurious(&c->loss.rec, ranges, ack->nr_ranges,
 				   c->cong.event_pn, &undo)) {
 		QUIC_INC_STATS(sock_net(sk), QUIC_MIB_SPURIOUS_LOSS);
-		if (undo && quic_cong_undo(&c->cong))
+		c->loss.spurious++;
+		undo = undo && quic_cong_undo(&c->cong);
+		trace_quic_loss_spurious(sk, ranges[0].largest, undo);
+		if (undo) {
 			QUIC_INC_STATS(sock_net(sk), QUIC_MIB_CONG_UNDO);
+			quic_loss_trace_cong(sk, "undo");
+		}
 	}
 	if (!n)
 		return n;
@@ -405,6 +440,7 @@ int quic_loss_ack_rcvd(struct sock *sk, u8 level, bool ecn,
 	if (b.bytes) {
 		quic_cong_on_ack(&c->cong, b.bytes, b.newest, &c->loss.rec.rtt, now);
 		quic_cong_pace_rate(&c->cong, &c->loss.rec.rtt);
+		quic_loss_trace_cong(sk, "ack");
 	}
 	quic_loss_detect_lost(sk, level, now);
 	return n;
@@ -453,6 +489,7 @@ static void quic_loss_anti_deadlock_probe(struct sock *sk)
 		return;
 	quic_recovery_on_pto(&c->loss.rec);
 	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_PTO);
+	c->loss.ptos++;
 	c->space[level].ping = true;
 	quic_out_set_probes(&c->out, 1);
 	quic_output_flush(sk, GFP_ATOMIC);
@@ -487,6 +524,7 @@ static void quic_loss_expire(struct sock *sk)
 	}
 	quic_recovery_on_pto(&c->loss.rec);
 	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_PTO);
+	c->loss.ptos++;
 	quic_output_pmtu_check(sk);
 	/* The PATH_CHALLENGE out is taken for lost: the probes below may
 	 * not reach its packet, behind older ones or queued data.

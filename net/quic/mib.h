@@ -132,9 +132,11 @@ const char *quic_mib_name(int field);
  */
 #define QUIC_DROP(net, sk, field)					\
 	do {								\
-		QUIC_INC_STATS(net, field);				\
+		int __quic_field = (field);				\
+									\
+		QUIC_INC_STATS(net, __quic_field);			\
 		if (trace_quic_drop_enabled())				\
-			trace_quic_drop(sk, quic_mib_name(field));	\
+			trace_quic_drop(sk, quic_mib_name(__quic_field)); \
 	} while (0)
 
 int quic_mib_net_init(struct net *net);

@@ -559,6 +559,8 @@ static u32 quic_out_path_payload(struct sock *sk)
  */
 void quic_output_set_dgram(struct quic_conn *c, u32 size)
 {
+	if (size != c->out.max_dgram)
+		trace_quic_path(quic_conn_sk(c), "mtu", size);
 	c->out.max_dgram = size;
 	quic_cong_set_mss(&c->cong, size);
 }

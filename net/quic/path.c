@@ -332,6 +332,7 @@ unsigned int quic_path_response_rcvd(struct sock *sk, const u8 *data)
 	else
 		quic_path_settle(sk, &c->paths.peer);
 	local = !!(what & QUIC_PATH_NEW_LOCAL);
+	trace_quic_path(sk, "validated", local);
 	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_PATH_MIGRATED);
 	quic_event_put(sk, QUIC_EVENT_CONNECTION_MIGRATION, &local,
 		       sizeof(local));
@@ -352,8 +353,9 @@ static void quic_path_abandon(struct sock *sk)
 /* A validation begins: a new PATH_CHALLENGE goes at the next flush, its
  * tries and time counted from now (quic_path_challenge_lost()).
  */
-static void quic_path_challenge_start(struct quic_path *p)
+static void quic_path_challenge_start(struct sock *sk, struct quic_path *p)
 {
+	trace_quic_path(sk, "validating", p->migrating);
 	get_random_bytes(p->challenge, sizeof(p->challenge));
 	p->tries = 0;
 	p->since = jiffies;
@@ -398,7 +400,7 @@ unsigned int quic_path_peer_moved(struct sock *sk, const union quic_addr *from,
 	dst_cache_reset(&c->out.dst_cache);
 	quic_path_amp_restart(sk, len);
 	p->validating = 1;
-	quic_path_challenge_start(p);
+	quic_path_challenge_start(sk, p);
 	return what;
 }
 
@@ -474,6 +476,7 @@ bool quic_path_challenge_lost(struct sock *sk, u64 try)
 		return true;
 	}
 	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_PATH_FAILED);
+	trace_quic_path(sk, "failed", p->tries);
 	if (p->migrating) {
 		quic_path_abandon(sk);
 	} else if (p->preferring) {
@@ -544,7 +547,7 @@ int quic_path_migrate(struct sock *sk, const union quic_addr *local,
 	p->new_local = *local;
 	p->new_us = us;
 	p->migrating = 1;
-	quic_path_challenge_start(p);
+	quic_path_challenge_start(sk, p);
 	return 0;
 }
 
@@ -633,6 +636,7 @@ unsigned int quic_path_local_arrived(struct sock *sk,
 	what = quic_path_move_local(sk, &p->pref_local, p->pref_us);
 	p->pref_us = NULL;
 	p->resp_pref = 0;
+	trace_quic_path(sk, "migrated", local);
 	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_PATH_MIGRATED);
 	quic_event_put(sk, QUIC_EVENT_CONNECTION_MIGRATION, &local,
 		       sizeof(local));
@@ -835,6 +839,6 @@ unsigned int quic_path_preferred_start(struct sock *sk)
 		return 0;
 	p->new_peer = a;
 	p->preferring = 1;
-	quic_path_challenge_start(p);
+	quic_path_challenge_start(sk, p);
 	return QUIC_PATH_NEW_DCID;
 }

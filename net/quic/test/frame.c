@@ -797,6 +797,77 @@ static int frame_ack_eliciting(struct quic_test *t)
 	return 0;
 }
 
+/* Append a frame of @type to @buf at *@len. */
+static int frame_append(u8 *buf, u32 *len, u64 type)
+{
+	struct quic_ack_range r[MAX_RANGES];
+	struct quic_frame f;
+	int n;
+
+	frame_build(&f, r, type, 1);
+	n = quic_frame_encode(buf + *len, BUF_LEN, &f);
+	if (n <= 0)
+		return -EINVAL;
+	*len += n;
+	return 0;
+}
+
+/* quic_frame_types(): a payload of one frame of each type (those that
+ * run to the end of the packet, STREAM without a length and DATAGRAM
+ * without one, only 0x08 and last) gives each bit; the mask stops at a
+ * frame cut short, and an unknown type gives none.
+ */
+static int frame_types_mask(struct quic_test *t)
+{
+	u32 len = 0, last = 0, want = 0, crypto = 0;
+	unsigned int i;
+	int ret = 0;
+	u64 type;
+	u8 *buf;
+
+	buf = kmalloc((ARRAY_SIZE(frame_types) + 1) * BUF_LEN, GFP_KERNEL);
+	if (!buf)
+		return quic_test_fail(t, "no memory");
+	for (i = 0; i < ARRAY_SIZE(frame_types); i++) {
+		type = frame_types[i];
+		if (type == QUIC_FRAME_DATAGRAM ||
+		    (quic_frame_is_stream(type) && !(type & QUIC_STREAM_BIT_LEN)))
+			continue;
+		if (type == QUIC_FRAME_CRYPTO)
+			crypto = len;
+		if (frame_append(buf, &len, type)) {
+			ret = quic_test_fail(t, "encode %#llx", type);
+			goto out;
+		}
+		want |= quic_frame_type_bit(type);
+	}
+	last = len;
+	if (frame_append(buf, &len, 0x08)) {
+		ret = quic_test_fail(t, "encode 0x08");
+		goto out;
+	}
+	want |= BIT(0x08);
+	if (want != (U32_MAX & ~(BIT(0x09) | BIT(0x0c) | BIT(0x0d))) ||
+	    quic_frame_types(buf, len) != want) {
+		ret = quic_test_fail(t, "all types: %#x", quic_frame_types(buf, len));
+		goto out;
+	}
+	/* Cut in the CRYPTO frame (0x06, the seventh): the types before it;
+	 * without the last frame: all but its type.
+	 */
+	if (quic_frame_types(buf, crypto + 1) != GENMASK(5, 0) ||
+	    quic_frame_types(buf, last) != (want & ~BIT(0x08))) {
+		ret = quic_test_fail(t, "cut short");
+		goto out;
+	}
+	buf[0] = 0x1f;
+	if (quic_frame_types(buf, len) || quic_frame_types(buf, 0))
+		ret = quic_test_fail(t, "unknown type or empty");
+out:
+	kfree(buf);
+	return ret;
+}
+
 #define FUZZ_ITERS	100000
 #define FUZZ_LEN	64
 
@@ -887,6 +958,7 @@ static const struct quic_test_case frame_cases[] = {
 	QUIC_TEST_CASE(frame_fit),
 	QUIC_TEST_CASE(frame_allowed_table),
 	QUIC_TEST_CASE(frame_ack_eliciting),
+	QUIC_TEST_CASE(frame_types_mask),
 	QUIC_TEST_CASE(frame_fuzz),
 };
 
