@@ -186,6 +186,8 @@ static void quic_conn_requests_purge(struct sock *sk)
 void quic_conn_discard_space(struct sock *sk, u8 level)
 {
 	struct quic_pnspace *s = &quic_sk(sk)->conn.space[level];
+	bool keys = !s->discarded && (quic_crypto_ready(&s->tx) ||
+				      quic_crypto_ready(&s->rx));
 
 	s->discarded = true;
 	s->ack_pending = false;
@@ -193,8 +195,10 @@ void quic_conn_discard_space(struct sock *sk, u8 level)
 	quic_input_discard(sk, level);
 	quic_reasm_free(&s->crypto_in);
 	quic_key_discard(sk);
-	trace_quic_key(sk, "discard", level, true, 0);
-	trace_quic_key(sk, "discard", level, false, 0);
+	if (keys) {
+		trace_quic_key(sk, "discard", level, true, 0);
+		trace_quic_key(sk, "discard", level, false, 0);
+	}
 }
 
 /**

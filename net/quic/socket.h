@@ -60,7 +60,8 @@ static inline struct sock *quic_conn_sk(struct quic_conn *c)
 /* Every state change of a QUIC socket, traced (quic:quic_state). */
 static inline void quic_set_state(struct sock *sk, int state)
 {
-	trace_quic_state(sk, sk->sk_state, state);
+	if (sk->sk_state != state)
+		trace_quic_state(sk, sk->sk_state, state);
 	inet_sk_set_state(sk, state);
 }
 

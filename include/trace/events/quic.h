@@ -6,7 +6,7 @@
  * Every event names its socket by its cookie (the one SO_COOKIE, sock_diag
  * and BPF see), so that a trace can be cut per connection; events of a
  * listener carry the listener's. Spaces are QUIC_CRYPTO_* levels: 0
- * Initial, 1 Handshake, 2 1-RTT, 3 0-RTT. A packet's frames are a bit
+ * 1-RTT, 1 Initial, 2 Handshake, 3 0-RTT. A packet's frames are a bit
  * mask: bit N for frame type N (0x00 to 0x1e), bit 31 for DATAGRAM.
  * tools/quic/qlog turns a recorded trace into qlog.
  */
@@ -41,6 +41,12 @@ static inline u64 quic_trace_cookie(struct sock *sk)
 #else
 #define quic_assign_str(dst, src)	__assign_str(dst, src)
 #endif
+
+TRACE_DEFINE_ENUM(TCP_ESTABLISHED);
+TRACE_DEFINE_ENUM(TCP_SYN_SENT);
+TRACE_DEFINE_ENUM(TCP_SYN_RECV);
+TRACE_DEFINE_ENUM(TCP_CLOSE);
+TRACE_DEFINE_ENUM(TCP_LISTEN);
 
 #define quic_trace_state(s)						\
 	__print_symbolic(s, { TCP_ESTABLISHED, "ESTABLISHED" },		\
@@ -202,8 +208,9 @@ TRACE_EVENT(quic_key,
 /* A path event: a validation started ("validating"), succeeded
  * ("validated", @value 1 for a new local address) or failed ("failed",
  * @value the challenges sent); the server followed to its preferred
- * address ("migrated"); a new datagram size ("mtu", @value the size); ECN
- * validated ("ecn_capable") or failed ("ecn_failed").
+ * address ("migrated"); a new datagram size in use ("mtu", @value the
+ * size: it grows as PMTU probes succeed, and falls back to 1200 after a
+ * black hole); ECN validated ("ecn_capable") or failed ("ecn_failed").
  */
 TRACE_EVENT(quic_path,
 	    TP_PROTO(struct sock *sk, const char *what, u64 value),

@@ -50,6 +50,20 @@ fi
 # wrappers that act out a broken KVM.
 "$dir/vm/test_accel.sh" >>"$host_results" 2>"$out/test_accel.log"
 
+# Host side: tools/quic/qlog on the recorded traces of qlog/ (perf script,
+# trace-cmd report, tracefs text, and one with bad lines) and its --check;
+# one result, the failed checks each on their own (all in test_qlog.out).
+"$dir/qlog/test_qlog.py" >"$out/test_qlog.out" 2>"$out/test_qlog.log"
+qlog_rc=$?
+qlog_ok=$(grep -c '^ok ' "$out/test_qlog.out")
+if [ "$qlog_rc" -eq 0 ] && [ "$qlog_ok" -gt 0 ]; then
+	record ok host "tools/quic/qlog turns traces into JSON-SEQ qlog ($qlog_ok checks)"
+else
+	grep '^not ok ' "$out/test_qlog.out" >>"$host_results"
+	record "not ok" host "tools/quic/qlog turns traces into JSON-SEQ qlog (exit $qlog_rc)"
+	tail -n 5 "$out/test_qlog.log"
+fi
+
 # vm_run NAME DIR [VAR=VALUE...]: every test in one boot, with the
 # environment given (to vm/run.sh and to the tests in the guest); its
 # verdicts go to the host results as suite NAME, its test results to

@@ -6,6 +6,9 @@
 # HTTP/3 client (kernel QUIC at both ends) and with ngtcp2's gtlsclient
 # (a user-space QUIC stack), then ngtcp2 at both ends for comparison.
 # Prints sizes, ciphers and throughput; checks the contents (SHA-256).
+# The kernel-to-kernel download is traced (the quic tracepoints, through
+# tracefs) and turned into qlog by tools/quic/qlog: one file per
+# connection in $OUT/qlog (.vm/qlog on the host), for qvis.
 #
 #   QUIC_DEMO_SIZE	bytes to transfer (default 4194304)
 
@@ -75,6 +78,15 @@ srv=$!
 quic_wait_udp $port || echo "   (server slow to start)"
 
 echo "== downloads of https://$addr:$port/$file"
+# The quic events of this download, into the ring buffer.
+tr=/sys/kernel/tracing
+[ -d "$tr/events/quic" ] || mount -t tracefs nodev "$tr" 2>/dev/null
+traced=
+if [ -w "$tr/events/quic/enable" ]; then
+	echo 16384 >"$tr/buffer_size_kb"
+	echo >"$tr/trace"
+	echo 1 >"$tr/events/quic/enable" && traced=1
+fi
 t0=$(now)
 if timeout 300 "$h3/h3client" --ca "$tmp/cert.pem" -o "$tmp/got/$file" \
 	"https://$addr:$port/$file" 2>"$tmp/client.log"; then
@@ -82,6 +94,23 @@ if timeout 300 "$h3/h3client" --ca "$tmp/cert.pem" -o "$tmp/got/$file" \
 	sed 's/^h3client: /      h3client: /' "$tmp/client.log"
 else
 	echo "   h3client: FAILED"; cat "$tmp/client.log"; status=1
+fi
+if [ -n "$traced" ]; then
+	echo 0 >"$tr/events/quic/enable"
+	cp "$tr/trace" "$tmp/trace.txt"
+	echo 1408 >"$tr/buffer_size_kb"
+	qdir=${OUT:-$repo/.vm}/qlog
+	rm -rf "$qdir"
+	echo "== qlog of that download (tools/quic/qlog, from $(grep -c ': quic_' "$tmp/trace.txt") trace events):"
+	if "$repo/tools/quic/qlog" -o "$qdir" "$tmp/trace.txt" \
+		>"$tmp/qlog.out" 2>"$tmp/qlog.err"; then
+		sed 's/^/   /' "$tmp/qlog.out"
+		echo "   written to $qdir (open a .sqlog in qvis)"
+	else
+		echo "   qlog: FAILED"; cat "$tmp/qlog.err"; status=1
+	fi
+else
+	echo "== no tracefs quic events: no qlog written"
 fi
 
 cipher=CHACHA20-POLY1305

@@ -752,7 +752,8 @@ TEST_F(quic_sock, shutdown_ioctl)
 
 TEST_F(quic_sock, quic_sockopt_unknown)
 {
-	static const int names[] = { 15, 16, 255, 256, -1, -255, 0x7fffffff };
+	static const int names[] = { 15, 16, 63, 65, 255, 256, -1, -255,
+				     0x7fffffff };
 	char buf[64] = {};
 	socklen_t len;
 	size_t i;
@@ -770,9 +771,58 @@ TEST_F(quic_sock, quic_sockopt_unknown)
 	}
 }
 
+/* QUIC_SOCKOPT_INFO before any connection: the layout's version and the
+ * state; a short buffer gets the first bytes, a long one the struct, a
+ * negative length EINVAL; the optval pointer bad: EFAULT.
+ */
+TEST_F(quic_sock, quic_sockopt_info_unconnected)
+{
+	struct quic_info info;
+	char big[sizeof(info) + 64];
+	socklen_t len;
+	int neg = -1;
+
+	memset(&info, 0xff, sizeof(info));
+	len = sizeof(info);
+	ASSERT_EQ(0, getopt_err(self->fd, SOL_QUIC, QUIC_SOCKOPT_INFO, &info,
+				&len));
+	EXPECT_EQ(sizeof(info), len);
+	EXPECT_EQ(QUIC_INFO_VERSION, info.qi_version);
+	EXPECT_EQ(7, info.qi_state);	/* TCP_CLOSE */
+	EXPECT_EQ(0ULL, info.qi_pkts_sent);
+	EXPECT_EQ(0ULL, info.qi_pkts_rcvd);
+
+	memset(big, 0xab, sizeof(big));
+	len = sizeof(big);
+	ASSERT_EQ(0, getopt_err(self->fd, SOL_QUIC, QUIC_SOCKOPT_INFO, big,
+				&len));
+	EXPECT_EQ(sizeof(info), len);
+	EXPECT_EQ((char)0xab, big[sizeof(info)]);
+
+	memset(big, 0xab, sizeof(big));
+	len = 1;
+	ASSERT_EQ(0, getopt_err(self->fd, SOL_QUIC, QUIC_SOCKOPT_INFO, big,
+				&len));
+	EXPECT_EQ(1U, len);
+	EXPECT_EQ(QUIC_INFO_VERSION, big[0]);
+	EXPECT_EQ((char)0xab, big[1]);
+
+	len = 0;
+	EXPECT_EQ(0, getopt_err(self->fd, SOL_QUIC, QUIC_SOCKOPT_INFO, big,
+				&len));
+	EXPECT_EQ(0U, len);
+
+	EXPECT_EQ(EINVAL, getopt_err(self->fd, SOL_QUIC, QUIC_SOCKOPT_INFO,
+				     big, (socklen_t *)&neg));
+	len = sizeof(info);
+	EXPECT_EQ(EFAULT, getopt_err(self->fd, SOL_QUIC, QUIC_SOCKOPT_INFO,
+				     (void *)8, &len));
+}
+
 TEST_F(quic_sock, quic_sockopt_wrong_direction)
 {
-	static const int get_only[] = { QUIC_SOCKOPT_STREAM_OPEN };
+	static const int get_only[] = { QUIC_SOCKOPT_STREAM_OPEN,
+					QUIC_SOCKOPT_INFO };
 	static const int set_only[] = {
 		QUIC_SOCKOPT_STREAM_RESET,
 		QUIC_SOCKOPT_STREAM_STOP_SENDING,
