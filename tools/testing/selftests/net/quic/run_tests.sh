@@ -76,6 +76,8 @@ fi
 "$dir/migrate.sh"
 # ECN: CE marks counted and reacted to, bleached marks detected.
 "$dir/ecn.sh"
+# The quic:* tracepoints of a transfer with loss against its quic_info.
+"$dir/trace.sh"
 # The directory the kselftest way (README, "Running one test"): lib.mk's
 # run_tests and its runner over one harness program, with this run's
 # results kept apart; then the exit status quic_lib.sh gives a suite

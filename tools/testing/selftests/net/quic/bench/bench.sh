@@ -162,6 +162,46 @@ awk '{ v[$1] = $2 }
 	r("quic-aes128-mtu1500", "ktls-aes128-mtu1500")
      }' "$tput"
 
+# The cost of the quic tracepoints: the same bulk transfer with every
+# quic:* event enabled through tracefs, each event recorded into the
+# ftrace ring buffer (default size, overwriting), next to it with the
+# events off, in turn, in this boot. "events" is what the ring buffer took
+# during the traced runs (entries kept plus overwritten).
+trace_cost() {
+	local tr=/tmp/bench-tracefs on=0 n
+	mkdir -p "$tr"
+	mount -t tracefs nodev "$tr" 2>/dev/null
+	if [ ! -d "$tr/events/quic" ]; then
+		echo "  no quic events in tracefs: no tracing figure"
+		umount "$tr" 2>/dev/null
+		return
+	fi
+	echo "== quic tracing: ${mib} MiB over loopback, quic:* recorded in the" \
+		"ring buffer vs off (MB/s)"
+	echo 0 >"$tr/events/quic/enable"
+	: >"$tr/trace"
+	for ((n = 0; n < reps; n++)); do
+		reps=1 best quic-aes128-trace-off "$dir/quic_perf" -c aes128 \
+			-m "$mib"
+		echo 1 >"$tr/events/quic/enable"
+		reps=1 best quic-aes128-trace-on "$dir/quic_perf" -c aes128 \
+			-m "$mib"
+		echo 0 >"$tr/events/quic/enable"
+		on=$((on + $(awk '/^(entries|overrun):/ { n += $2 }
+				END { print n + 0 }' "$tr"/per_cpu/cpu*/stats)))
+		: >"$tr/trace"
+	done
+	echo "  events recorded while on: $on"
+	umount "$tr"
+	awk '{ v[$1] < $2 && v[$1] = $2 }
+	     END {
+		a = v["quic-aes128-trace-on"]; b = v["quic-aes128-trace-off"]
+		if (a && b)
+			printf "  ratio quic tracing on/off %.2f\n", a / b
+	     }' "$tput"
+}
+trace_cost
+
 # Request/response and connection setup over loopback, side by side in
 # this boot. BENCH_RT round trips (default 2000) of a 1 KiB request and a
 # 1 KiB response, one after the other over one connection: quic_perf -r

@@ -6,7 +6,9 @@
 # that linux-image-amd64 points to, and that kernel's image and modules
 # unpacked into the cache (never installed into the host's /boot); for
 # the HTTP/3 interop and demo, nghttp3, ngtcp2's gtlsserver and
-# gtlsclient, and openssl for the certificates made at test time.
+# gtlsclient, and openssl for the certificates made at test time; perf
+# (linux-perf) for the CPU profiles of bench_flood.sh and the quic:*
+# tracepoint recipes of Documentation/networking/quic.rst.
 
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -15,7 +17,7 @@ PKGS=(
 	build-essential bc bison flex libelf-dev libssl-dev kmod cpio gzip xz-utils sparse
 	qemu-system-x86 busybox-static
 	linux-headers-amd64 linux-source-6.1
-	iproute2 procps iperf3 jq
+	iproute2 procps iperf3 jq linux-perf
 	libgnutls28-dev pkg-config
 	libnghttp3-dev ngtcp2-server ngtcp2-client openssl
 )
