@@ -2,8 +2,8 @@
 # shellcheck shell=bash
 #
 # What the shell suites (interop.sh, flood.sh, paths.sh, migrate.sh,
-# ecn.sh) have in common, sourced first by each, as mptcp_lib.sh is by the
-# MPTCP suites. Sourcing it sets $dir (this directory), $repo and $OUT
+# ecn.sh, trace.sh) have in common, sourced first by each, as
+# mptcp_lib.sh is by the MPTCP suites. Sourcing it sets $dir (this directory), $repo and $OUT
 # (default: .vm of the repository) and sources ktap.sh; then:
 #
 #   quic_init		the prologue, once the suite has set $suite: $log
