@@ -101,7 +101,8 @@ if [ -n "$traced" ]; then
 	echo 1408 >"$tr/buffer_size_kb"
 	qdir=${OUT:-$repo/.vm}/qlog
 	rm -rf "$qdir"
-	echo "== qlog of that download (tools/quic/qlog, from $(grep -c ': quic_' "$tmp/trace.txt") trace events):"
+	n=$(grep -c ': quic_' "$tmp/trace.txt")
+	echo "== qlog of that download (tools/quic/qlog, from $n trace events):"
 	if "$repo/tools/quic/qlog" -o "$qdir" "$tmp/trace.txt" \
 		>"$tmp/qlog.out" 2>"$tmp/qlog.err"; then
 		sed 's/^/   /' "$tmp/qlog.out"
