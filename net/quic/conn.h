@@ -320,6 +320,17 @@ void quic_conn_rtt_config(struct sock *sk);
 void quic_conn_cong_config(struct sock *sk);
 void quic_conn_handshake_done_rcvd(struct sock *sk);
 
+/* Bytes in flight, all spaces (a discarded space has none). */
+static inline u64 quic_conn_in_flight(const struct quic_conn *c)
+{
+	u64 n = 0;
+	int i;
+
+	for (i = 0; i < QUIC_PNSPACE_NUM; i++)
+		n += c->space[i].sent.bytes_in_flight;
+	return n;
+}
+
 /* The role and handshake flags are conn.c's: other files change them only
  * through these.
  */

@@ -67,8 +67,7 @@ void quic_info_get(struct sock *sk, struct quic_info *info)
 	info->qi_latest_rtt_us = rtt->latest_rtt;
 	info->qi_cwnd = c->cong.cwnd;
 	info->qi_ssthresh = c->cong.ssthresh;
-	for (i = 0; i < QUIC_PNSPACE_NUM; i++)
-		info->qi_bytes_in_flight += c->space[i].sent.bytes_in_flight;
+	info->qi_bytes_in_flight = quic_conn_in_flight(c);
 	info->qi_pacing_rate = c->cong.pace_rate;
 	info->qi_pkts_sent = c->out.pkts_sent;
 	info->qi_bytes_sent = c->out.bytes_sent;

@@ -186,14 +186,11 @@ static void quic_loss_trace_cong(struct sock *sk, const char *why)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	const struct quic_rtt *rtt = &c->loss.rec.rtt;
-	u64 in_flight = 0;
-	int i;
 
 	if (!trace_quic_cong_enabled())
 		return;
-	for (i = 0; i < QUIC_PNSPACE_NUM; i++)
-		in_flight += c->space[i].sent.bytes_in_flight;
-	trace_quic_cong(sk, why, c->cong.cwnd, c->cong.ssthresh, in_flight,
+	trace_quic_cong(sk, why, c->cong.cwnd, c->cong.ssthresh,
+			quic_conn_in_flight(c),
 			rtt->smoothed_rtt, rtt->rttvar, rtt->min_rtt,
 			rtt->latest_rtt, c->cong.pace_rate);
 }

@@ -109,17 +109,6 @@ struct quic_out_plan {
 	bool		early;
 };
 
-/* Bytes in flight, all spaces (a discarded space has none). */
-static u64 quic_out_in_flight(const struct quic_conn *c)
-{
-	u64 n = 0;
-	int i;
-
-	for (i = 0; i < QUIC_PNSPACE_NUM; i++)
-		n += c->space[i].sent.bytes_in_flight;
-	return n;
-}
-
 /* May data (CRYPTO, STREAM, PING) go now? A PTO probe may always; else
  * the congestion window must have room and the pacer agree.
  */
@@ -127,7 +116,7 @@ static bool quic_out_data_ok(struct quic_conn *c, u64 now_ns, bool *paced)
 {
 	if (c->out.probes)
 		return true;
-	if (!quic_cong_can_send(&c->cong, quic_out_in_flight(c)))
+	if (!quic_cong_can_send(&c->cong, quic_conn_in_flight(c)))
 		return false;
 	*paced = !!quic_cong_pace_wait(&c->cong, now_ns);
 	return !*paced;
@@ -504,7 +493,7 @@ static int quic_out_seal(struct sock *sk, u8 level, u8 *p, u32 room,
 			return -EINVAL;
 		if (eliciting)
 			quic_cong_on_sent(&c->cong, rec->sent.size,
-					  quic_out_in_flight(c),
+					  quic_conn_in_flight(c),
 					  rec->sent.sent_time, now_ns);
 	}
 	if (eliciting)
@@ -1088,7 +1077,7 @@ static void quic_out_pace_arm(struct sock *sk, bool again)
 	int i;
 
 	if (!again || c->out.probes || sk->sk_state == TCP_CLOSE ||
-	    !quic_cong_can_send(&c->cong, quic_out_in_flight(c)))
+	    !quic_cong_can_send(&c->cong, quic_conn_in_flight(c)))
 		return;
 	wait = quic_cong_pace_wait(&c->cong, ktime_get_ns());
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
