@@ -1080,8 +1080,43 @@ static void quic_in_sk(struct sock *sk, struct sk_buff *skb)
  */
 int quic_input_backlog_rcv(struct sock *sk, struct sk_buff *skb)
 {
+	/* release_sock() drains the backlog as one batch, ended by
+	 * quic_input_release_cb() once the backlog is empty: the ACK and
+	 * the reader's wakeup go once, not once per datagram.
+	 */
+	quic_sk(sk)->conn.in.batch = true;
 	quic_in_sk(sk, skb);
 	return 0;
+}
+
+/* The end of a batch: wake the reader and send what the datagrams asked
+ * for, once.
+ */
+static void quic_in_batch_done(struct sock *sk)
+{
+	struct quic_in *in = &quic_sk(sk)->conn.in;
+
+	in->batch = false;
+	if (in->wake)
+		sk->sk_data_ready(sk);
+	if (in->flush)
+		quic_output_flush(sk, GFP_ATOMIC);
+	in->wake = false;
+	in->flush = false;
+}
+
+/**
+ * quic_input_release_cb() - the proto's .release_cb
+ * @sk: the socket, from release_sock(): still owned, its spinlock held
+ *
+ * Ends the batch of datagrams the backlog held, then runs the timer
+ * expiries deferred while the user held the socket.
+ */
+void quic_input_release_cb(struct sock *sk)
+{
+	if (quic_sk(sk)->conn.in.batch)
+		quic_in_batch_done(sk);
+	quic_timer_release_cb(sk);
 }
 
 /**
@@ -1104,21 +1139,19 @@ static void quic_in_deliver(struct sock *sk, struct sk_buff_head *q)
 	struct sk_buff *skb;
 
 	bh_lock_sock(sk);
-	c->in.batch = skb_queue_len(q) > 1 && !sock_owned_by_user(sk);
-	while ((skb = __skb_dequeue(q))) {
-		if (!sock_owned_by_user(sk))
+	if (sock_owned_by_user(sk)) {
+		/* The owner may be draining the backlog as a batch right
+		 * now: c->in is its to change.
+		 */
+		while ((skb = __skb_dequeue(q)))
+			if (sk_add_backlog(sk, skb, quic_in_backlog_limit(sk)))
+				quic_in_drop(sk, skb, QUIC_MIB_DROP_BACKLOG);
+	} else {
+		c->in.batch = skb_queue_len(q) > 1;
+		while ((skb = __skb_dequeue(q)))
 			quic_in_sk(sk, skb);
-		else if (sk_add_backlog(sk, skb, quic_in_backlog_limit(sk)))
-			quic_in_drop(sk, skb, QUIC_MIB_DROP_BACKLOG);
-	}
-	if (c->in.batch) {
-		c->in.batch = false;
-		if (c->in.wake)
-			sk->sk_data_ready(sk);
-		if (c->in.flush)
-			quic_output_flush(sk, GFP_ATOMIC);
-		c->in.wake = false;
-		c->in.flush = false;
+		if (c->in.batch)
+			quic_in_batch_done(sk);
 	}
 	bh_unlock_sock(sk);
 	sock_put(sk);

@@ -125,6 +125,7 @@ static inline void quic_in_data_ready(struct quic_in *q, struct sock *sk)
 
 int quic_input_udp_rcv(struct sock *udp_sk, struct sk_buff *skb);
 int quic_input_backlog_rcv(struct sock *sk, struct sk_buff *skb);
+void quic_input_release_cb(struct sock *sk);
 void quic_input_accept_skb(struct sock *sk, struct sk_buff *skb);
 void quic_input_init(struct quic_in *in);
 void quic_input_discard(struct sock *sk, u8 level);

@@ -1397,7 +1397,7 @@ struct proto quic_prot = {
 	.getsockopt	= quic_getsockopt,
 	.unhash		= quic_unhash,
 	.backlog_rcv	= quic_input_backlog_rcv,
-	.release_cb	= quic_timer_release_cb,
+	.release_cb	= quic_input_release_cb,
 	.obj_size	= sizeof(struct quic_sock),
 };
 
@@ -1412,7 +1412,7 @@ struct proto quic_v6_prot = {
 	.getsockopt	= quic_getsockopt,
 	.unhash		= quic_unhash,
 	.backlog_rcv	= quic_input_backlog_rcv,
-	.release_cb	= quic_timer_release_cb,
+	.release_cb	= quic_input_release_cb,
 	.obj_size	= sizeof(struct quic6_sock),
 };
 
