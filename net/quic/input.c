@@ -1132,6 +1132,12 @@ void quic_input_accept_skb(struct sock *sk, struct sk_buff *skb)
 /* Process datagrams of @q, all for @sk (referenced, dropped here), under
  * one lock: what they ask to send (an ACK, new data) is sent, and the
  * reader woken, once at the end when there are several.
+ *
+ * Decrypting a batch takes long: when someone waits for the socket's
+ * spinlock (the reader's or the writer's lock_sock(), a timer on another
+ * CPU), it gets the lock between two datagrams instead of spinning until
+ * the batch ends. If it was lock_sock(), the rest of the batch goes to
+ * the backlog, processed by its release_sock() in process context.
  */
 static void quic_in_deliver(struct sock *sk, struct sk_buff_head *q)
 {
@@ -1139,19 +1145,31 @@ static void quic_in_deliver(struct sock *sk, struct sk_buff_head *q)
 	struct sk_buff *skb;
 
 	bh_lock_sock(sk);
-	if (sock_owned_by_user(sk)) {
-		/* The owner may be draining the backlog as a batch right
-		 * now: c->in is its to change.
-		 */
-		while ((skb = __skb_dequeue(q)))
-			if (sk_add_backlog(sk, skb, quic_in_backlog_limit(sk)))
-				quic_in_drop(sk, skb, QUIC_MIB_DROP_BACKLOG);
-	} else {
+	while (!skb_queue_empty(q)) {
+		if (sock_owned_by_user(sk)) {
+			/* The owner may be draining the backlog as a batch
+			 * right now: c->in is its to change.
+			 */
+			while ((skb = __skb_dequeue(q)))
+				if (sk_add_backlog(sk, skb,
+						   quic_in_backlog_limit(sk)))
+					quic_in_drop(sk, skb,
+						     QUIC_MIB_DROP_BACKLOG);
+			break;
+		}
 		c->in.batch = skb_queue_len(q) > 1;
-		while ((skb = __skb_dequeue(q)))
+		while ((skb = __skb_dequeue(q))) {
 			quic_in_sk(sk, skb);
+			if (!skb_queue_empty(q) &&
+			    spin_is_contended(&sk->sk_lock.slock))
+				break;
+		}
 		if (c->in.batch)
 			quic_in_batch_done(sk);
+		if (!skb_queue_empty(q)) {
+			bh_unlock_sock(sk);
+			bh_lock_sock(sk);
+		}
 	}
 	bh_unlock_sock(sk);
 	sock_put(sk);
