@@ -41,14 +41,23 @@ echo "== QUIC micro-benchmarks: hashing, packet protection, ACK processing" \
 bench_module quic_test
 
 # Throughput over loopback, measured side by side in this boot: kernel TCP
-# (iperf3), kTLS (ktls_perf: fixed keys, TLS 1.3 records in the kernel)
-# and kernel QUIC (quic_perf: a libquic handshake, then one stream).
-# BENCH_MIB sets the size of each transfer (default 100 MiB), BENCH_REPS
-# how many times each runs (default 1; the best run counts).
+# (iperf3, and ktls_perf -c none), kTLS (ktls_perf: fixed keys, TLS 1.3
+# records in the kernel) and kernel QUIC (quic_perf: a libquic handshake,
+# then one stream). BENCH_MIB sets the size of each transfer (default
+# 100 MiB), BENCH_REPS how many times each runs (default 1; the best run
+# counts).
+# Beside the MB/s of ktls_perf and quic_perf, the CPU time per GiB moved
+# (ms/GiB; lower is cheaper): of the sending thread, of the receiving
+# thread, and of the whole guest (its CPUs' time not idle: "system"), of
+# which softirq; cpu_cost.h says what each includes. Under TCG these hold
+# better than MB/s, which moves with when the two vCPUs run. With
+# BENCH_REPS > 1 the lowest of each counts.
 mib=${BENCH_MIB:-100}
 reps=${BENCH_REPS:-1}
 tput=/tmp/bench-tput
+cpu=/tmp/bench-cpu
 : >"$tput"
+: >"$cpu"
 
 # best NAME CMD...: run CMD $reps times; it prints a line ending in
 # "X MB/s"; record the best X as "NAME X".
@@ -57,9 +66,11 @@ best() {
 }
 
 # best_of FILE UNIT NAME CMD...: the same for a line ending in "X UNIT",
-# recorded in FILE.
+# recorded in FILE. A line "cpu sender S ms/GiB receiver R ms/GiB ..."
+# is printed beside it and recorded in $cpu as "NAME sender S receiver R
+# ...", each run's.
 best_of() {
-	local file=$1 unit=$2 name=$3 out x top=0 i
+	local file=$1 unit=$2 name=$3 out x c top=0 i
 	shift 3
 	for ((i = 0; i < reps; i++)); do
 		if ! out=$("$@" 2>&1); then
@@ -69,7 +80,13 @@ best_of() {
 		x=$(echo "$out" | awk -v u="$unit" '$NF == u { print $(NF - 1) }' |
 			tail -1)
 		[ -n "$x" ] || continue
-		echo "  $name: $x $unit"
+		c=$(echo "$out" | awk '$1 == "cpu" {
+			for (i = 2; i + 2 <= NF; i += 3)
+				if ($(i + 2) == "ms/GiB")
+					printf " %s %s", $i, $(i + 1)
+		}' | tail -1)
+		echo "  $name: $x $unit${c:+; cpu ms/GiB$c}"
+		[ -n "$c" ] && echo "$name$c" >>"$cpu"
 		top=$(awk -v a="$top" -v b="$x" 'BEGIN { print (b > a) ? b : a }')
 	done
 	[ "$top" != 0 ] && echo "$name $top" >>"$file"
@@ -137,6 +154,7 @@ command -v gtlsserver >/dev/null && command -v gtlsclient >/dev/null &&
 # about 1500 bytes instead of 64 KiB (GSO and GRO still batch them).
 lo_mtu=$(cat /sys/class/net/lo/mtu)
 if ip link set lo mtu 1500 2>/dev/null; then
+	best ktls-tcp-mtu1500 "$dir/ktls_perf" -c none -m "$mib"
 	best ktls-aes128-mtu1500 "$dir/ktls_perf" -c aes128 -m "$mib"
 	best quic-aes128-mtu1500 "$dir/quic_perf" -c aes128 -m "$mib"
 	ip link set lo mtu "$lo_mtu"
@@ -149,18 +167,34 @@ awk -F' *: ' '/^name/ { n = $2 } /^driver/ { d = $2 } /^priority/ { p = $2 }
 				    n == "rfc7539(chacha20,poly1305)") {
 		printf "    %s %s priority %s async %s\n", n, d, p, $2 }' \
 	/proc/crypto | sort -k1,1 -k4,4nr | uniq
-awk '{ v[$1] = $2 }
-     function r(a, b) {
+# A ratio of MB/s, then, where both have them, the ratios of CPU per GiB
+# (sender, receiver, system: above 1 is costlier than the second).
+awk 'FILENAME == ARGV[1] { v[$1] = $2; next }
+     {
+	for (i = 2; i < NF; i += 2)
+		if (!(($1, $i) in c) || $(i + 1) < c[$1, $i])
+			c[$1, $i] = $(i + 1)
+     }
+     function r(a, b,	k, i, s) {
 	if (v[a] && v[b])
 		printf "  ratio %s/%s %.2f\n", a, b, v[a] / v[b]
+	split("sender receiver system", k, " ")
+	s = ""
+	for (i = 1; i <= 3; i++)
+		if (c[a, k[i]] > 0 && c[b, k[i]] > 0)
+			s = s sprintf(" %s %.2f", k[i], c[a, k[i]] / c[b, k[i]])
+	if (s != "")
+		printf "  ratio cpu/GiB %s/%s%s\n", a, b, s
      }
      END {
 	r("quic-aes128", "tcp"); r("quic-aes128", "ktls-aes128")
 	r("quic-chacha", "tcp"); r("quic-chacha", "ktls-chacha")
-	r("ktls-aes128", "tcp"); r("quic-aes128", "quic-aes128-sync")
+	r("ktls-aes128", "tcp"); r("ktls-aes128", "ktls-tcp")
+	r("quic-aes128", "quic-aes128-sync")
 	r("quic-aes128", "ngtcp2-aes128")
 	r("quic-aes128-mtu1500", "ktls-aes128-mtu1500")
-     }' "$tput"
+	r("ktls-aes128-mtu1500", "ktls-tcp-mtu1500")
+     }' "$tput" "$cpu"
 
 # The cost of the quic tracepoints: the same bulk transfer with every
 # quic:* event enabled through tracefs, each event recorded into the
