@@ -104,9 +104,10 @@ iperf_tcp() {
 
 # ngtcp2 (user-space QUIC over GnuTLS, Debian's ngtcp2-server/-client):
 # its default cipher list puts AES-128-GCM first.
-# gtlsclient downloads one file of $mib MiB from gtlsserver over HTTP/3.
+# ngtcp2_get [QLOG_DIR]: gtlsclient downloads one file of $mib MiB from
+# gtlsserver over HTTP/3, writing its qlog into QLOG_DIR if given.
 ngtcp2_get() {
-	local w=/tmp/bench-ngtcp2 t0 t1 rc port=4499
+	local w=/tmp/bench-ngtcp2 t0 t1 rc port=4499 qlog=${1:+--qlog-dir=$1}
 	rm -rf "$w" && mkdir -p "$w/www" "$w/dl" || return 1
 	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 \
 		-nodes -keyout "$w/key.pem" -out "$w/cert.pem" -days 1 \
@@ -116,7 +117,8 @@ ngtcp2_get() {
 		"$w/cert.pem" >/dev/null 2>&1 &
 	sleep 1
 	t0=$(date +%s.%N)
-	timeout 600 gtlsclient -q --exit-on-all-streams-close \
+	# shellcheck disable=SC2086 # $qlog: one word or none
+	timeout 600 gtlsclient -q --exit-on-all-streams-close $qlog \
 		--max-data=64M --max-stream-data-bidi-local=64M \
 		--download "$w/dl" 127.0.0.1 "$port" \
 		"https://127.0.0.1:$port/blob" >/dev/null 2>&1
@@ -235,6 +237,159 @@ trace_cost() {
 	     }' "$tput"
 }
 trace_cost
+
+# ACK frequency: per end of a bulk transfer, the packets it sent that
+# carry an ACK frame per ack-eliciting packet it received (one with a
+# frame other than PADDING, ACK and CONNECTION_CLOSE); the receiving end's
+# figure is the one that counts. BENCH_ACK_MIB (default 20, at most
+# BENCH_MIB) per transfer, outside the timed runs: QUIC between our ends,
+# counted from quic:quic_packet_sent and quic_packet_rcvd (their frames
+# masks, bit N for frame type N) in the ftrace ring buffer; ngtcp2 from
+# gtlsclient's qlog, on the downloading end (the client). ngtcp2 sends
+# packets of about 1450 bytes whatever lo's MTU, so the headline compares
+# it with ours at lo MTU 1500.
+ack_mib=${BENCH_ACK_MIB:-20}
+[ "$ack_mib" -le "$mib" ] || ack_mib=$mib
+acks=/tmp/bench-acks
+: >"$acks"
+
+# ack_quic TRACEFS NAME: a quic_perf transfer with the two events on; a
+# line per end, and "NAME RATIO" (the receiver's) into $acks.
+ack_quic() {
+	local tr=$1 name=$2 kb lost ev=$1/events/quic
+	kb=$(sed -e 's/.*expanded: *\([0-9]*\).*/\1/' -e 's/ .*//' \
+		"$tr/buffer_size_kb")
+	# 16 MiB a CPU: a 20 MiB transfer at MTU 1500 records about 4 MiB.
+	echo 16384 >"$tr/buffer_size_kb"
+	: >"$tr/trace"
+	echo 1 >"$ev/quic_packet_sent/enable"
+	echo 1 >"$ev/quic_packet_rcvd/enable"
+	"$dir/quic_perf" -c aes128 -m "$ack_mib" >/dev/null 2>&1 ||
+		echo "  $name: quic_perf failed"
+	echo 0 >"$ev/quic_packet_sent/enable"
+	echo 0 >"$ev/quic_packet_rcvd/enable"
+	lost=$(awk '/^overrun:/ { n += $2 } END { print n + 0 }' \
+		"$tr"/per_cpu/cpu*/stats)
+	[ "$lost" = 0 ] || echo "  $name: $lost events lost: figures low"
+	awk -v name="$name" -v out="$acks" '
+	function hex(s,	i, n) {
+		n = 0
+		sub(/^0x/, "", s)
+		for (i = 1; i <= length(s); i++)
+			n = n * 16 + index("0123456789abcdef",
+					   substr(s, i, 1)) - 1
+		return n
+	}
+	function bit(n, b) {
+		return int(n / 2 ^ b) % 2
+	}
+	/ quic_packet_(sent|rcvd): / {
+		k = ""
+		f = 0
+		for (i = 1; i <= NF; i++)
+			if ($i ~ /^cookie=/)
+				k = substr($i, 8)
+			else if ($i ~ /^frames=/)
+				f = hex(substr($i, 8))
+		ack = bit(f, 2) || bit(f, 3)
+		# Not eliciting: PADDING 0x00, ACK 0x02-0x03,
+		# CONNECTION_CLOSE 0x1c-0x1d.
+		el = f - bit(f, 0) - 4 * bit(f, 2) - 8 * bit(f, 3)
+		el = el - 2 ^ 28 * bit(f, 28) - 2 ^ 29 * bit(f, 29) > 0
+		if ($0 ~ / quic_packet_sent: /)
+			acked[k] += ack
+		else
+			elic[k] += el
+		seen[k] = 1
+	}
+	END {
+		# The receiver: the socket that received the most
+		# ack-eliciting packets; the sender: the next.
+		for (k in seen)
+			if (rx == "" || elic[k] > elic[rx])
+				rx = k
+		for (k in seen)
+			if (k != rx && (tx == "" || elic[k] > elic[tx]))
+				tx = k
+		if (!elic[rx]) {
+			printf "  %s: no packets traced\n", name
+			exit
+		}
+		printf "  %s: receiver %d ACKs / %d ack-eliciting = %.3f",
+		       name, acked[rx], elic[rx], acked[rx] / elic[rx]
+		if (elic[tx])
+			printf ", sender %d / %d = %.3f", acked[tx], elic[tx],
+			       acked[tx] / elic[tx]
+		printf "\n"
+		printf "%s %.3f\n", name, acked[rx] / elic[rx] >>out
+	}' "$tr/trace"
+	: >"$tr/trace"
+	echo "$kb" >"$tr/buffer_size_kb"
+}
+
+# ack_ngtcp2: the same from gtlsclient's qlog (JSON-SEQ, an event a line).
+ack_ngtcp2() {
+	local q=/tmp/bench-qlog
+	rm -rf "$q" && mkdir -p "$q" || return
+	if ! mib=$ack_mib ngtcp2_get "$q" >/dev/null; then
+		echo "  ngtcp2: gtlsclient failed"
+		rm -rf "$q"
+		return
+	fi
+	cat "$q"/* | awk -v out="$acks" '
+	/"name":"transport:packet_sent"/ && /"frame_type":"ack"/ { acked++ }
+	/"name":"transport:packet_received"/ {
+		s = $0
+		while (match(s, /"frame_type":"[a-z_]+"/)) {
+			t = substr(s, RSTART + 14, RLENGTH - 15)
+			s = substr(s, RSTART + RLENGTH)
+			if (t != "ack" && t != "padding" &&
+			    t != "connection_close") {
+				elic++
+				break
+			}
+		}
+	}
+	END {
+		if (!elic) {
+			print "  ngtcp2: no packets in the qlog"
+			exit
+		}
+		printf "  ngtcp2: client (receiver) %d ACKs / %d ack-eliciting = %.3f\n",
+		       acked, elic, acked / elic
+		printf "ngtcp2 %.3f\n", acked / elic >>out
+	}'
+	rm -rf "$q"
+}
+
+ack_freq() {
+	local tr=/tmp/bench-tracefs lo_mtu
+	mkdir -p "$tr"
+	mount -t tracefs nodev "$tr" 2>/dev/null
+	echo "== ACKs per ack-eliciting packet received, ${ack_mib} MiB bulk" \
+		"over loopback (ACK-carrying packets sent; lower is fewer)"
+	if [ ! -d "$tr/events/quic/quic_packet_rcvd" ]; then
+		echo "  no quic events in tracefs: no quic figure"
+	else
+		ack_quic "$tr" quic
+		lo_mtu=$(cat /sys/class/net/lo/mtu)
+		if ip link set lo mtu 1500 2>/dev/null; then
+			ack_quic "$tr" quic-mtu1500
+			ip link set lo mtu "$lo_mtu"
+		fi
+	fi
+	umount "$tr" 2>/dev/null
+	command -v gtlsserver >/dev/null && command -v gtlsclient >/dev/null &&
+		ack_ngtcp2
+	awk '{ v[$1] = $2 }
+	     END {
+		if (("quic-mtu1500" in v) && ("ngtcp2" in v))
+			printf "  acks per ack-eliciting packet: quic %s, ngtcp2 %s" \
+			       " (receiving ends; quic at lo MTU 1500)\n",
+			       v["quic-mtu1500"], v["ngtcp2"]
+	     }' "$acks"
+}
+ack_freq
 
 # Request/response and connection setup over loopback, side by side in
 # this boot. BENCH_RT round trips (default 2000) of a 1 KiB request and a
