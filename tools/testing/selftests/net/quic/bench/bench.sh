@@ -41,14 +41,23 @@ echo "== QUIC micro-benchmarks: hashing, packet protection, ACK processing" \
 bench_module quic_test
 
 # Throughput over loopback, measured side by side in this boot: kernel TCP
-# (iperf3), kTLS (ktls_perf: fixed keys, TLS 1.3 records in the kernel)
-# and kernel QUIC (quic_perf: a libquic handshake, then one stream).
-# BENCH_MIB sets the size of each transfer (default 100 MiB), BENCH_REPS
-# how many times each runs (default 1; the best run counts).
+# (iperf3, and ktls_perf -c none), kTLS (ktls_perf: fixed keys, TLS 1.3
+# records in the kernel) and kernel QUIC (quic_perf: a libquic handshake,
+# then one stream). BENCH_MIB sets the size of each transfer (default
+# 100 MiB), BENCH_REPS how many times each runs (default 1; the best run
+# counts).
+# Beside the MB/s of ktls_perf and quic_perf, the CPU time per GiB moved
+# (ms/GiB; lower is cheaper): of the sending thread, of the receiving
+# thread, and of the whole guest (its CPUs' time not idle: "system"), of
+# which softirq; cpu_cost.h says what each includes. Under TCG these hold
+# better than MB/s, which moves with when the two vCPUs run. With
+# BENCH_REPS > 1 the lowest of each counts.
 mib=${BENCH_MIB:-100}
 reps=${BENCH_REPS:-1}
 tput=/tmp/bench-tput
+cpu=/tmp/bench-cpu
 : >"$tput"
+: >"$cpu"
 
 # best NAME CMD...: run CMD $reps times; it prints a line ending in
 # "X MB/s"; record the best X as "NAME X".
@@ -57,9 +66,11 @@ best() {
 }
 
 # best_of FILE UNIT NAME CMD...: the same for a line ending in "X UNIT",
-# recorded in FILE.
+# recorded in FILE. A line "cpu sender S ms/GiB receiver R ms/GiB ..."
+# is printed beside it and recorded in $cpu as "NAME sender S receiver R
+# ...", each run's.
 best_of() {
-	local file=$1 unit=$2 name=$3 out x top=0 i
+	local file=$1 unit=$2 name=$3 out x c top=0 i
 	shift 3
 	for ((i = 0; i < reps; i++)); do
 		if ! out=$("$@" 2>&1); then
@@ -69,7 +80,13 @@ best_of() {
 		x=$(echo "$out" | awk -v u="$unit" '$NF == u { print $(NF - 1) }' |
 			tail -1)
 		[ -n "$x" ] || continue
-		echo "  $name: $x $unit"
+		c=$(echo "$out" | awk '$1 == "cpu" {
+			for (i = 2; i + 2 <= NF; i += 3)
+				if ($(i + 2) == "ms/GiB")
+					printf " %s %s", $i, $(i + 1)
+		}' | tail -1)
+		echo "  $name: $x $unit${c:+; cpu ms/GiB$c}"
+		[ -n "$c" ] && echo "$name$c" >>"$cpu"
 		top=$(awk -v a="$top" -v b="$x" 'BEGIN { print (b > a) ? b : a }')
 	done
 	[ "$top" != 0 ] && echo "$name $top" >>"$file"
@@ -87,9 +104,10 @@ iperf_tcp() {
 
 # ngtcp2 (user-space QUIC over GnuTLS, Debian's ngtcp2-server/-client):
 # its default cipher list puts AES-128-GCM first.
-# gtlsclient downloads one file of $mib MiB from gtlsserver over HTTP/3.
+# ngtcp2_get [QLOG_DIR]: gtlsclient downloads one file of $mib MiB from
+# gtlsserver over HTTP/3, writing its qlog into QLOG_DIR if given.
 ngtcp2_get() {
-	local w=/tmp/bench-ngtcp2 t0 t1 rc port=4499
+	local w=/tmp/bench-ngtcp2 t0 t1 rc port=4499 qlog=${1:+--qlog-dir=$1}
 	rm -rf "$w" && mkdir -p "$w/www" "$w/dl" || return 1
 	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 \
 		-nodes -keyout "$w/key.pem" -out "$w/cert.pem" -days 1 \
@@ -99,7 +117,8 @@ ngtcp2_get() {
 		"$w/cert.pem" >/dev/null 2>&1 &
 	sleep 1
 	t0=$(date +%s.%N)
-	timeout 600 gtlsclient -q --exit-on-all-streams-close \
+	# shellcheck disable=SC2086 # $qlog: one word or none
+	timeout 600 gtlsclient -q --exit-on-all-streams-close $qlog \
 		--max-data=64M --max-stream-data-bidi-local=64M \
 		--download "$w/dl" 127.0.0.1 "$port" \
 		"https://127.0.0.1:$port/blob" >/dev/null 2>&1
@@ -137,6 +156,7 @@ command -v gtlsserver >/dev/null && command -v gtlsclient >/dev/null &&
 # about 1500 bytes instead of 64 KiB (GSO and GRO still batch them).
 lo_mtu=$(cat /sys/class/net/lo/mtu)
 if ip link set lo mtu 1500 2>/dev/null; then
+	best ktls-tcp-mtu1500 "$dir/ktls_perf" -c none -m "$mib"
 	best ktls-aes128-mtu1500 "$dir/ktls_perf" -c aes128 -m "$mib"
 	best quic-aes128-mtu1500 "$dir/quic_perf" -c aes128 -m "$mib"
 	ip link set lo mtu "$lo_mtu"
@@ -149,18 +169,34 @@ awk -F' *: ' '/^name/ { n = $2 } /^driver/ { d = $2 } /^priority/ { p = $2 }
 				    n == "rfc7539(chacha20,poly1305)") {
 		printf "    %s %s priority %s async %s\n", n, d, p, $2 }' \
 	/proc/crypto | sort -k1,1 -k4,4nr | uniq
-awk '{ v[$1] = $2 }
-     function r(a, b) {
+# A ratio of MB/s, then, where both have them, the ratios of CPU per GiB
+# (sender, receiver, system: above 1 is costlier than the second).
+awk 'FILENAME == ARGV[1] { v[$1] = $2; next }
+     {
+	for (i = 2; i < NF; i += 2)
+		if (!(($1, $i) in c) || $(i + 1) < c[$1, $i])
+			c[$1, $i] = $(i + 1)
+     }
+     function r(a, b,	k, i, s) {
 	if (v[a] && v[b])
 		printf "  ratio %s/%s %.2f\n", a, b, v[a] / v[b]
+	split("sender receiver system", k, " ")
+	s = ""
+	for (i = 1; i <= 3; i++)
+		if (c[a, k[i]] > 0 && c[b, k[i]] > 0)
+			s = s sprintf(" %s %.2f", k[i], c[a, k[i]] / c[b, k[i]])
+	if (s != "")
+		printf "  ratio cpu/GiB %s/%s%s\n", a, b, s
      }
      END {
 	r("quic-aes128", "tcp"); r("quic-aes128", "ktls-aes128")
 	r("quic-chacha", "tcp"); r("quic-chacha", "ktls-chacha")
-	r("ktls-aes128", "tcp"); r("quic-aes128", "quic-aes128-sync")
+	r("ktls-aes128", "tcp"); r("ktls-aes128", "ktls-tcp")
+	r("quic-aes128", "quic-aes128-sync")
 	r("quic-aes128", "ngtcp2-aes128")
 	r("quic-aes128-mtu1500", "ktls-aes128-mtu1500")
-     }' "$tput"
+	r("ktls-aes128-mtu1500", "ktls-tcp-mtu1500")
+     }' "$tput" "$cpu"
 
 # The cost of the quic tracepoints: the same bulk transfer with every
 # quic:* event enabled through tracefs, each event recorded into the
@@ -201,6 +237,159 @@ trace_cost() {
 	     }' "$tput"
 }
 trace_cost
+
+# ACK frequency: per end of a bulk transfer, the packets it sent that
+# carry an ACK frame per ack-eliciting packet it received (one with a
+# frame other than PADDING, ACK and CONNECTION_CLOSE); the receiving end's
+# figure is the one that counts. BENCH_ACK_MIB (default 20, at most
+# BENCH_MIB) per transfer, outside the timed runs: QUIC between our ends,
+# counted from quic:quic_packet_sent and quic_packet_rcvd (their frames
+# masks, bit N for frame type N) in the ftrace ring buffer; ngtcp2 from
+# gtlsclient's qlog, on the downloading end (the client). ngtcp2 sends
+# packets of about 1450 bytes whatever lo's MTU, so the headline compares
+# it with ours at lo MTU 1500.
+ack_mib=${BENCH_ACK_MIB:-20}
+[ "$ack_mib" -le "$mib" ] || ack_mib=$mib
+acks=/tmp/bench-acks
+: >"$acks"
+
+# ack_quic TRACEFS NAME: a quic_perf transfer with the two events on; a
+# line per end, and "NAME RATIO" (the receiver's) into $acks.
+ack_quic() {
+	local tr=$1 name=$2 kb lost ev=$1/events/quic
+	kb=$(sed -e 's/.*expanded: *\([0-9]*\).*/\1/' -e 's/ .*//' \
+		"$tr/buffer_size_kb")
+	# 16 MiB a CPU: a 20 MiB transfer at MTU 1500 records about 4 MiB.
+	echo 16384 >"$tr/buffer_size_kb"
+	: >"$tr/trace"
+	echo 1 >"$ev/quic_packet_sent/enable"
+	echo 1 >"$ev/quic_packet_rcvd/enable"
+	"$dir/quic_perf" -c aes128 -m "$ack_mib" >/dev/null 2>&1 ||
+		echo "  $name: quic_perf failed"
+	echo 0 >"$ev/quic_packet_sent/enable"
+	echo 0 >"$ev/quic_packet_rcvd/enable"
+	lost=$(awk '/^overrun:/ { n += $2 } END { print n + 0 }' \
+		"$tr"/per_cpu/cpu*/stats)
+	[ "$lost" = 0 ] || echo "  $name: $lost events lost: figures low"
+	awk -v name="$name" -v out="$acks" '
+	function hex(s,	i, n) {
+		n = 0
+		sub(/^0x/, "", s)
+		for (i = 1; i <= length(s); i++)
+			n = n * 16 + index("0123456789abcdef",
+					   substr(s, i, 1)) - 1
+		return n
+	}
+	function bit(n, b) {
+		return int(n / 2 ^ b) % 2
+	}
+	/ quic_packet_(sent|rcvd): / {
+		k = ""
+		f = 0
+		for (i = 1; i <= NF; i++)
+			if ($i ~ /^cookie=/)
+				k = substr($i, 8)
+			else if ($i ~ /^frames=/)
+				f = hex(substr($i, 8))
+		ack = bit(f, 2) || bit(f, 3)
+		# Not eliciting: PADDING 0x00, ACK 0x02-0x03,
+		# CONNECTION_CLOSE 0x1c-0x1d.
+		el = f - bit(f, 0) - 4 * bit(f, 2) - 8 * bit(f, 3)
+		el = el - 2 ^ 28 * bit(f, 28) - 2 ^ 29 * bit(f, 29) > 0
+		if ($0 ~ / quic_packet_sent: /)
+			acked[k] += ack
+		else
+			elic[k] += el
+		seen[k] = 1
+	}
+	END {
+		# The receiver: the socket that received the most
+		# ack-eliciting packets; the sender: the next.
+		for (k in seen)
+			if (rx == "" || elic[k] > elic[rx])
+				rx = k
+		for (k in seen)
+			if (k != rx && (tx == "" || elic[k] > elic[tx]))
+				tx = k
+		if (!elic[rx]) {
+			printf "  %s: no packets traced\n", name
+			exit
+		}
+		printf "  %s: receiver %d ACKs / %d ack-eliciting = %.3f",
+		       name, acked[rx], elic[rx], acked[rx] / elic[rx]
+		if (elic[tx])
+			printf ", sender %d / %d = %.3f", acked[tx], elic[tx],
+			       acked[tx] / elic[tx]
+		printf "\n"
+		printf "%s %.3f\n", name, acked[rx] / elic[rx] >>out
+	}' "$tr/trace"
+	: >"$tr/trace"
+	echo "$kb" >"$tr/buffer_size_kb"
+}
+
+# ack_ngtcp2: the same from gtlsclient's qlog (JSON-SEQ, an event a line).
+ack_ngtcp2() {
+	local q=/tmp/bench-qlog
+	rm -rf "$q" && mkdir -p "$q" || return
+	if ! mib=$ack_mib ngtcp2_get "$q" >/dev/null; then
+		echo "  ngtcp2: gtlsclient failed"
+		rm -rf "$q"
+		return
+	fi
+	cat "$q"/* | awk -v out="$acks" '
+	/"name":"transport:packet_sent"/ && /"frame_type":"ack"/ { acked++ }
+	/"name":"transport:packet_received"/ {
+		s = $0
+		while (match(s, /"frame_type":"[a-z_]+"/)) {
+			t = substr(s, RSTART + 14, RLENGTH - 15)
+			s = substr(s, RSTART + RLENGTH)
+			if (t != "ack" && t != "padding" &&
+			    t != "connection_close") {
+				elic++
+				break
+			}
+		}
+	}
+	END {
+		if (!elic) {
+			print "  ngtcp2: no packets in the qlog"
+			exit
+		}
+		printf "  ngtcp2: client (receiver) %d ACKs / %d ack-eliciting = %.3f\n",
+		       acked, elic, acked / elic
+		printf "ngtcp2 %.3f\n", acked / elic >>out
+	}'
+	rm -rf "$q"
+}
+
+ack_freq() {
+	local tr=/tmp/bench-tracefs lo_mtu
+	mkdir -p "$tr"
+	mount -t tracefs nodev "$tr" 2>/dev/null
+	echo "== ACKs per ack-eliciting packet received, ${ack_mib} MiB bulk" \
+		"over loopback (ACK-carrying packets sent; lower is fewer)"
+	if [ ! -d "$tr/events/quic/quic_packet_rcvd" ]; then
+		echo "  no quic events in tracefs: no quic figure"
+	else
+		ack_quic "$tr" quic
+		lo_mtu=$(cat /sys/class/net/lo/mtu)
+		if ip link set lo mtu 1500 2>/dev/null; then
+			ack_quic "$tr" quic-mtu1500
+			ip link set lo mtu "$lo_mtu"
+		fi
+	fi
+	umount "$tr" 2>/dev/null
+	command -v gtlsserver >/dev/null && command -v gtlsclient >/dev/null &&
+		ack_ngtcp2
+	awk '{ v[$1] = $2 }
+	     END {
+		if (("quic-mtu1500" in v) && ("ngtcp2" in v))
+			printf "  acks per ack-eliciting packet: quic %s, ngtcp2 %s" \
+			       " (receiving ends; quic at lo MTU 1500)\n",
+			       v["quic-mtu1500"], v["ngtcp2"]
+	     }' "$acks"
+}
+ack_freq
 
 # Request/response and connection setup over loopback, side by side in
 # this boot. BENCH_RT round trips (default 2000) of a 1 KiB request and a

@@ -14,8 +14,11 @@
  * "-c none" measures plain TCP.
  *
  * Throughput (default): the time runs from the first write to the
- * receiver reading the last byte.  Prints one line:
- * "ktls CIPHER BYTES bytes SECONDS s MB/s" (MB = 10^6 bytes).
+ * receiver reading the last byte.  Prints two lines: the CPU time per GiB
+ * of the sender, the receiver and the whole guest ("cpu sender S ms/GiB
+ * receiver R ms/GiB system Y ms/GiB softirq Q ms/GiB", cpu_cost.h says
+ * what each includes), then "ktls CIPHER BYTES bytes SECONDS s MB/s"
+ * (MB = 10^6 bytes), the last line.
  *
  * Request/response (-r N): one connection, TCP_NODELAY and keys both ways
  * on both ends; N round trips of a 1024-byte request (one record) and a
@@ -45,6 +48,7 @@
 #include <unistd.h>
 
 #include "quic_common.h"
+#include "cpu_cost.h"
 
 #ifndef SOL_TLS
 #define SOL_TLS		282
@@ -72,6 +76,7 @@ struct perf_rx {
 	unsigned int rounds;	/* -r: round trips to answer */
 	int fd;			/* -r: the accepted socket, closed by main() */
 	struct timespec end;
+	double cpu;		/* thread CPU time from key setup to the end, s */
 };
 
 static double now_diff(const struct timespec *a, const struct timespec *b)
@@ -172,6 +177,7 @@ static void *rx_main(void *p)
 		return NULL;
 	}
 	r->ret = tls_setup(fd, r->type, TLS_RX);
+	r->cpu = cpu_thread_s();
 	while (!r->ret && r->got < r->total) {
 		n = recv(fd, buf, sizeof(buf), 0);
 		if (n <= 0) {
@@ -181,6 +187,7 @@ static void *rx_main(void *p)
 		r->got += n;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &r->end);
+	r->cpu = cpu_thread_s() - r->cpu;
 	close(fd);
 	return NULL;
 }
@@ -306,8 +313,10 @@ int main(int argc, char **argv)
 	unsigned int conns = 0;
 	const char *cname = "aes128";
 	struct sockaddr_storage ss;
+	struct cpu_sys sys0, sys1;
 	struct timespec start;
 	unsigned char *buf;
+	double cpu;
 	int opt, fd, err, rc;
 	pthread_t th;
 	socklen_t len;
@@ -403,6 +412,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "TLS_TX: %s\n", strerror(-err));
 		return 1;
 	}
+	sys0 = cpu_sys_now();
+	cpu = cpu_thread_s();
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	while (off < total) {
 		n = total - off < wsize ? total - off : wsize;
@@ -413,12 +424,15 @@ int main(int argc, char **argv)
 		}
 		off += ret;
 	}
+	cpu = cpu_thread_s() - cpu;
 	pthread_join(th, NULL);
+	sys1 = cpu_sys_now();
 	if (r.ret || r.got != total) {
 		fprintf(stderr, "receiver: %s, %zu of %zu bytes\n",
 			strerror(-r.ret), r.got, total);
 		return 1;
 	}
+	cpu_cost_print(total, cpu, r.cpu, &sys0, &sys1);
 	printf("ktls %s %zu bytes %.2f s %.2f MB/s\n", cname, total,
 	       now_diff(&start, &r.end), total / now_diff(&start, &r.end) / 1e6);
 	close(fd);

@@ -14,8 +14,11 @@
  * Throughput (default): the server reads the stream to its FIN; the
  * client sends MiB mebibytes on one bidirectional stream in writes of
  * write_size bytes, the last with FIN.  The time runs from the client's
- * first write to the server's reading of the FIN.  Prints one line:
- * "quic CIPHER BYTES bytes SECONDS s MB/s" (MB = 10^6 bytes).
+ * first write to the server's reading of the FIN.  Prints two lines: the
+ * CPU time per GiB of the sender, the receiver and the whole guest
+ * ("cpu sender S ms/GiB receiver R ms/GiB system Y ms/GiB softirq Q
+ * ms/GiB", cpu_cost.h says what each includes), then "quic CIPHER BYTES
+ * bytes SECONDS s MB/s" (MB = 10^6 bytes), the last line.
  *
  * Request/response (-r N): after one handshake, N round trips of a
  * 1024-byte request and a 1024-byte response, one after the other.  Each
@@ -53,6 +56,7 @@
 
 #include "quic_common.h"
 #include "test_cert.h"
+#include "cpu_cost.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -72,6 +76,7 @@ struct perf_server {
 	unsigned int conns;	/* -H: connections to accept */
 	sem_t hs_done;		/* -H: posted after each server handshake */
 	struct timespec end;
+	double cpu;		/* thread CPU time from handshake to FIN, s */
 };
 
 static const struct {
@@ -117,6 +122,7 @@ static void *server_main(void *p)
 		return NULL;
 	}
 	s->ret = quic_server_handshake(fd, KEY_FILE, CERT_FILE, NULL);
+	s->cpu = cpu_thread_s();
 	while (!s->ret) {
 		flags = 0;
 		n = quic_recvmsg(fd, buf, sizeof(buf), &sid, &flags);
@@ -129,6 +135,7 @@ static void *server_main(void *p)
 			break;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &s->end);
+	s->cpu = cpu_thread_s() - s->cpu;
 	close(fd);
 	return NULL;
 }
@@ -315,7 +322,9 @@ int main(int argc, char **argv)
 	struct sockaddr_storage ss;
 	uint32_t type = 0, flags;
 	int family = AF_INET, opt, fd, rc = 0;
+	struct cpu_sys sys0, sys1;
 	struct timespec start;
+	double cpu;
 	unsigned int i;
 	unsigned char *buf;
 	pthread_t th;
@@ -424,6 +433,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
+	sys0 = cpu_sys_now();
+	cpu = cpu_thread_s();
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	sid = -1;
 	flags = MSG_QUIC_STREAM_NEW;
@@ -440,12 +451,15 @@ int main(int argc, char **argv)
 		flags = 0;
 		off += ret;
 	}
+	cpu = cpu_thread_s() - cpu;
 	pthread_join(th, NULL);
+	sys1 = cpu_sys_now();
 	if (s.ret || s.got != total) {
 		fprintf(stderr, "server: %s, %zu of %zu bytes\n",
 			strerror(-s.ret), s.got, total);
 		return 1;
 	}
+	cpu_cost_print(total, cpu, s.cpu, &sys0, &sys1);
 	printf("quic %s %zu bytes %.2f s %.2f MB/s\n", cname, total,
 	       now_diff(&start, &s.end),
 	       total / now_diff(&start, &s.end) / 1e6);
