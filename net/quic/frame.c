@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * QUIC frame codecs (RFC 9000 section 19, RFC 9221 section 4).
+ * QUIC frame codecs (RFC 9000 section 19, RFC 9221 section 4,
+ * draft-ietf-quic-ack-frequency sections 4 and 5).
  *
  * Decoding rules that are choices of ours, where the RFC leaves one:
  *
@@ -48,7 +49,8 @@
  * RFC 9000 Table 3 (section 12.4; RFC 9221 section 4 for DATAGRAM), which
  * frames make a packet ack-eliciting (RFC 9002 section 2) and which are
  * probing frames (RFC 9000 section 9.1). A type without an entry (no
- * levels) is unknown.
+ * levels) is unknown. ACK_FREQUENCY and IMMEDIATE_ACK go in 1-RTT packets
+ * only: min_ack_delay, which allows them, is known once the handshake is.
  */
 static const struct quic_frame_attr quic_frame_attrs[] = {
 	[QUIC_FRAME_PADDING]		  = QUIC_FA(QUIC_LV_ALL, false, true),
@@ -76,8 +78,10 @@ static const struct quic_frame_attr quic_frame_attrs[] = {
 	[QUIC_FRAME_CONNECTION_CLOSE]	  = QUIC_FA(QUIC_LV_ALL, false, false),
 	[QUIC_FRAME_CONNECTION_CLOSE_APP] = QUIC_FA(QUIC_LV_01, false, false),
 	[QUIC_FRAME_HANDSHAKE_DONE]	  = QUIC_FA(QUIC_LV_1, true, false),
+	[QUIC_FRAME_IMMEDIATE_ACK]	  = QUIC_FA(QUIC_LV_1, true, false),
 	[QUIC_FRAME_DATAGRAM]		  = QUIC_FA(QUIC_LV_01, true, false),
 	[QUIC_FRAME_DATAGRAM_LEN]	  = QUIC_FA(QUIC_LV_01, true, false),
+	[QUIC_FRAME_ACK_FREQUENCY]	  = QUIC_FA(QUIC_LV_1, true, false),
 };
 
 /**
@@ -222,10 +226,16 @@ static bool quic_get_body(const u8 **p, u32 *len, struct quic_frame *f)
 		return true;
 	case QUIC_FRAME_PING:
 	case QUIC_FRAME_HANDSHAKE_DONE:
+	case QUIC_FRAME_IMMEDIATE_ACK:
 		return true;
 	case QUIC_FRAME_ACK:
 	case QUIC_FRAME_ACK_ECN:
 		return quic_get_ack(p, len, f);
+	case QUIC_FRAME_ACK_FREQUENCY:
+		return quic_varint_get(p, len, &f->ackf.seq) &&
+		       quic_varint_get(p, len, &f->ackf.threshold) &&
+		       quic_varint_get(p, len, &f->ackf.max_delay_us) &&
+		       quic_varint_get(p, len, &f->ackf.reorder);
 	case QUIC_FRAME_RESET_STREAM:
 		return quic_varint_get(p, len, &f->stream_ctl.id) &&
 		       quic_varint_get(p, len, &f->stream_ctl.value) &&
@@ -400,10 +410,15 @@ static u64 quic_body_size(const struct quic_frame *f)
 		return f->padding ? f->padding - 1 : QUIC_FRAME_BAD;
 	case QUIC_FRAME_PING:
 	case QUIC_FRAME_HANDSHAKE_DONE:
+	case QUIC_FRAME_IMMEDIATE_ACK:
 		return 0;
 	case QUIC_FRAME_ACK:
 	case QUIC_FRAME_ACK_ECN:
 		return quic_ack_size(f);
+	case QUIC_FRAME_ACK_FREQUENCY:
+		return quic_vsize(f->ackf.seq) + quic_vsize(f->ackf.threshold) +
+		       quic_vsize(f->ackf.max_delay_us) +
+		       quic_vsize(f->ackf.reorder);
 	case QUIC_FRAME_RESET_STREAM:
 		return quic_vsize(f->stream_ctl.id) +
 		       quic_vsize(f->stream_ctl.value) +
@@ -470,7 +485,7 @@ int quic_frame_len(const struct quic_frame *f)
 
 	if (!quic_frame_known(f->type))
 		return -EINVAL;
-	size = 1 + quic_body_size(f);
+	size = quic_vsize(f->type) + quic_body_size(f);
 	if (size > INT_MAX)
 		return -EINVAL;
 	return size;
@@ -525,6 +540,11 @@ static u8 *quic_put_body(u8 *p, const struct quic_frame *f)
 	case QUIC_FRAME_ACK:
 	case QUIC_FRAME_ACK_ECN:
 		return quic_put_ack(p, f);
+	case QUIC_FRAME_ACK_FREQUENCY:
+		p = quic_varint_put(p, f->ackf.seq);
+		p = quic_varint_put(p, f->ackf.threshold);
+		p = quic_varint_put(p, f->ackf.max_delay_us);
+		return quic_varint_put(p, f->ackf.reorder);
 	case QUIC_FRAME_RESET_STREAM:
 		p = quic_varint_put(p, f->stream_ctl.id);
 		p = quic_varint_put(p, f->stream_ctl.value);
@@ -569,7 +589,7 @@ static u8 *quic_put_body(u8 *p, const struct quic_frame *f)
 		p = quic_varint_put(p, f->close.len);
 		return quic_put_bytes(p, f->close.reason, f->close.len);
 	}
-	return p;	/* PING, HANDSHAKE_DONE */
+	return p;	/* PING, HANDSHAKE_DONE, IMMEDIATE_ACK */
 }
 
 /**

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * QUIC frame codecs (RFC 9000 section 19, RFC 9221 DATAGRAM).
+ * QUIC frame codecs (RFC 9000 section 19, RFC 9221 DATAGRAM, and
+ * draft-ietf-quic-ack-frequency's ACK_FREQUENCY and IMMEDIATE_ACK).
  *
  * Pure code over a byte cursor: no socket or skb state.  Decoded frames
  * that carry bytes (CRYPTO, STREAM, NEW_TOKEN, DATAGRAM, the close reason,
@@ -45,8 +46,10 @@ enum quic_frame_type {
 	QUIC_FRAME_CONNECTION_CLOSE		= 0x1c,
 	QUIC_FRAME_CONNECTION_CLOSE_APP		= 0x1d,
 	QUIC_FRAME_HANDSHAKE_DONE		= 0x1e,
+	QUIC_FRAME_IMMEDIATE_ACK		= 0x1f,	/* ack-frequency */
 	QUIC_FRAME_DATAGRAM			= 0x30,
 	QUIC_FRAME_DATAGRAM_LEN			= 0x31,
+	QUIC_FRAME_ACK_FREQUENCY		= 0xaf,	/* ack-frequency */
 };
 
 /* Low bits of the STREAM frame types 0x08-0x0f. */
@@ -151,6 +154,20 @@ struct quic_frame_close {
 };
 
 /**
+ * struct quic_frame_ackf - ACK_FREQUENCY (0xaf, draft-ietf-quic-ack-frequency)
+ * @seq: Sequence Number
+ * @threshold: Ack-Eliciting Threshold
+ * @max_delay_us: Request Max Ack Delay, in microseconds
+ * @reorder: Reordering Threshold
+ */
+struct quic_frame_ackf {
+	u64	seq;
+	u64	threshold;
+	u64	max_delay_us;
+	u64	reorder;
+};
+
+/**
  * struct quic_frame - one decoded frame, or one to encode
  * @type: the frame type, with the STREAM flag bits
  * @err: on decode failure, the transport error code (see the top of file)
@@ -169,6 +186,7 @@ struct quic_frame_close {
  * @new_cid: NEW_CONNECTION_ID
  * @path_data: PATH_CHALLENGE, PATH_RESPONSE: 8 bytes, into the packet
  * @close: CONNECTION_CLOSE
+ * @ackf: ACK_FREQUENCY
  */
 struct quic_frame {
 	u64				type;
@@ -184,6 +202,7 @@ struct quic_frame {
 		struct quic_frame_new_cid	new_cid;
 		const u8			*path_data;
 		struct quic_frame_close		close;
+		struct quic_frame_ackf		ackf;
 	};
 };
 
@@ -221,7 +240,8 @@ bool quic_frame_probing(u64 type);
  * Return: true for 0x08 to 0x0f.
  */
 /* A frame type as one bit of a mask (the tracepoints'): bit N for type N
- * up to 0x1e, bit 31 for the others (DATAGRAM).
+ * up to 0x1e, bit 31 for the others (IMMEDIATE_ACK, DATAGRAM,
+ * ACK_FREQUENCY).
  */
 static inline u32 quic_frame_type_bit(u64 type)
 {

@@ -284,6 +284,20 @@ static int quic_in_path_response(struct quic_in_pkt *in,
 	return 0;
 }
 
+/* ACK_FREQUENCY and IMMEDIATE_ACK (draft-ietf-quic-ack-frequency): the
+ * latter, allowed, makes this packet's ACK due at once.
+ */
+static int quic_in_ackfreq(struct quic_in_pkt *in, const struct quic_frame *f)
+{
+	int err = quic_ackfreq_rcv(in->sk, f);
+
+	if (err)
+		return quic_in_violation(in, err);
+	if (f->type == QUIC_FRAME_IMMEDIATE_ACK)
+		in->ack_now = true;
+	return 0;
+}
+
 /* The handler of each frame type, by type; PADDING and PING have none.
  * What the RFCs say of a type (levels, ack-eliciting, probing) is in
  * frame.c's table (quic_frame_attr_get()).
@@ -297,7 +311,7 @@ static int quic_in_path_response(struct quic_in_pkt *in,
  */
 static const struct quic_in_frame_op {
 	int (*rcv)(struct quic_in_pkt *in, const struct quic_frame *f);
-} quic_in_frame_ops[QUIC_FRAME_DATAGRAM_LEN + 1] = {
+} quic_in_frame_ops[QUIC_FRAME_ACK_FREQUENCY + 1] = {
 	[QUIC_FRAME_ACK]			= { quic_in_ack },
 	[QUIC_FRAME_ACK_ECN]			= { quic_in_ack },
 	[QUIC_FRAME_RESET_STREAM]		= { quic_stream_in_ctl },
@@ -320,8 +334,10 @@ static const struct quic_in_frame_op {
 	[QUIC_FRAME_CONNECTION_CLOSE]		= { quic_in_close },
 	[QUIC_FRAME_CONNECTION_CLOSE_APP]	= { quic_in_close },
 	[QUIC_FRAME_HANDSHAKE_DONE]		= { quic_in_handshake_done },
+	[QUIC_FRAME_IMMEDIATE_ACK]		= { quic_in_ackfreq },
 	[QUIC_FRAME_DATAGRAM]			= { quic_in_datagram },
 	[QUIC_FRAME_DATAGRAM_LEN]		= { quic_in_datagram },
+	[QUIC_FRAME_ACK_FREQUENCY]		= { quic_in_ackfreq },
 };
 
 /* The frames of one decrypted packet, @in set up by the caller: each is
@@ -345,6 +361,7 @@ static int quic_in_frames(struct quic_in_pkt *in, const u8 *p, u32 len)
 	in->eliciting = false;
 	in->probing = true;
 	in->no_ack = false;
+	in->ack_now = false;
 	in->err = QUIC_TRANSPORT_ERROR_INTERNAL;
 	if (!len)
 		err = quic_in_violation(in, QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION);
@@ -399,9 +416,11 @@ static int quic_in_level(u8 type)
  * reordering, without waiting for our delay. It also starts the count
  * that acknowledges every second packet again (output.c): a sender that
  * lost packets may be down to its minimum window of two, and would wait
- * for our ACK timer if we acknowledged every fourth.
+ * for our ACK timer if we acknowledged every fourth. Once the peer sent
+ * ACK_FREQUENCY (@af), its Reordering Threshold decides instead.
  */
-static void quic_in_ack_due(struct quic_pnspace *s, u64 pn, bool eliciting)
+static void quic_in_ack_due(struct quic_pnspace *s, u64 pn, bool eliciting,
+			    struct quic_ackfreq *af)
 {
 	bool ooo;
 	u64 top;
@@ -411,6 +430,8 @@ static void quic_in_ack_due(struct quic_pnspace *s, u64 pn, bool eliciting)
 	if (!eliciting)
 		return;
 	s->ack_pending = true;
+	if (af)		/* the peer's Reordering Threshold instead */
+		ooo = quic_ackfreq_reordered(af, s, ooo);
 	if (ooo) {
 		s->ack_eliciting = U8_MAX;
 		s->rx_eliciting = 0;
@@ -614,7 +635,12 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 				quic_in_peer_moved(sk, skb);
 		}
 		if (!in.no_ack && !s->discarded)
-			quic_in_ack_due(s, pn, in.eliciting);
+			quic_in_ack_due(s, pn, in.eliciting,
+					s == &c->space[QUIC_CRYPTO_APP] &&
+					c->in.ackfreq.rx_active ?
+					&c->in.ackfreq : NULL);
+		if (!in.no_ack && in.ack_now)
+			s->ack_eliciting = U8_MAX;	/* IMMEDIATE_ACK */
 		/* RFC 9000 13.4.1: marks, counted per space; a CE is
 		 * acknowledged at once (13.2.1).
 		 */

@@ -10,6 +10,7 @@
 #include <linux/skbuff.h>
 #include <net/sock.h>
 #include <linux/types.h>
+#include "ackfreq.h"
 #include "cid.h"
 #include "recovery.h"
 
@@ -53,8 +54,9 @@ struct quic_crypto_cb {
  * @parked_ready: bit per space whose @parked can be processed now
  * @pkts_rcvd: packets received and decrypted (QUIC_SOCKOPT_INFO)
  * @bytes_rcvd: their bytes
+ * @ackfreq: the acknowledgment frequency extension, both ways: ackfreq.c's
  *
- * Owned by input.c: no other file writes it.
+ * Owned by input.c: no other file writes it, but @ackfreq.
  */
 struct quic_in {
 	struct quic_cid		dcid;
@@ -68,6 +70,7 @@ struct quic_in {
 	u8			parked_ready;
 	u64			pkts_rcvd;
 	u64			bytes_rcvd;
+	struct quic_ackfreq	ackfreq;
 };
 
 /**
@@ -80,6 +83,7 @@ struct quic_in {
  * @frames: the types of its frames, quic_frame_type_bit() each (traced)
  * @no_ack: a frame could not be taken now (no room, no memory): the packet
  *	is not acknowledged, and the peer sends the frame again
+ * @ack_now: an IMMEDIATE_ACK asks for the packet's ACK at once
  * @err: the transport error code the connection closes with when a
  *	handler fails (quic_in_violation())
  *
@@ -94,6 +98,7 @@ struct quic_in_pkt {
 	bool		probing;
 	u32		frames;
 	bool		no_ack;
+	bool		ack_now;
 	u32		err;
 };
 

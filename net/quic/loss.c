@@ -17,6 +17,7 @@
 #include <linux/ktime.h>
 #include <net/sock.h>
 
+#include "ackfreq.h"
 #include "close.h"
 #include "conn.h"
 #include "ctrl.h"
@@ -116,6 +117,9 @@ bool quic_loss_pkt_requeue(struct sock *sk, struct quic_sent_pkt *pkt)
 		case QUIC_OUT_NEW_CID:
 			quic_cid_src_mark(&c->ids.src, it->seq, true);
 			any = true;
+			break;
+		case QUIC_OUT_ACK_FREQUENCY:
+			any |= quic_ackfreq_lost(c, it->seq);
 			break;
 		case QUIC_OUT_RETIRE_CID:
 			quic_cid_dest_retire_push(&c->ids.dst, it->seq);

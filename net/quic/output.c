@@ -38,6 +38,7 @@
 #include <net/route.h>
 #include <net/sock.h>
 
+#include "ackfreq.h"
 #include "close.h"
 #include "conn.h"
 #include "ctrl.h"
@@ -294,22 +295,32 @@ static u32 quic_out_data(struct sock *sk, struct quic_outq *q, u8 *buf,
  * Handshake packets are acknowledged at once; 1-RTT ones at every
  * QUIC_OUT_ACK_EVERY-th (then QUIC_OUT_ACK_LATER-th) ack-eliciting packet
  * or after one out of order, else within our max_ack_delay (the ACK
- * timer, armed here), else with the next packet we send anyway.
+ * timer, armed here), else with the next packet we send anyway. Once the
+ * peer sent ACK_FREQUENCY, its Ack-Eliciting Threshold and Request Max
+ * Ack Delay take the place of ours (ackfreq.c).
  */
 static bool quic_out_ack_now(struct sock *sk, u8 level)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_ackfreq *af = &c->in.ackfreq;
 	struct quic_pnspace *s = &c->space[level];
 	unsigned long delay;
+	u64 max_us;
 
 	if (level != QUIC_CRYPTO_APP)
 		return true;
-	if (s->ack_eliciting >= (s->rx_eliciting < QUIC_OUT_ACK_EARLY ?
-				 QUIC_OUT_ACK_EVERY : QUIC_OUT_ACK_LATER))
+	if (af->rx_active) {
+		if (quic_ackfreq_due(af, s))
+			return true;
+	} else if (s->ack_eliciting >= (s->rx_eliciting < QUIC_OUT_ACK_EARLY ?
+					QUIC_OUT_ACK_EVERY :
+					QUIC_OUT_ACK_LATER)) {
 		return true;
+	}
 	if (!quic_timer_pending(sk, QUIC_TIMER_ACK)) {
 		/* The peer allows for max_ack_delay: fire within it. */
-		delay = usecs_to_jiffies(c->local_tp.max_ack_delay_us);
+		max_us = quic_ackfreq_delay_us(af, c->local_tp.max_ack_delay_us);
+		delay = usecs_to_jiffies(max_us);
 		quic_timer_reset(sk, QUIC_TIMER_ACK,
 				 jiffies + max_t(unsigned long, delay / 2, 1));
 	}
@@ -372,8 +383,10 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 			acked = true;
 		}
 	}
-	if (app)
+	if (app) {
 		used += quic_ctrl_frames(sk, buf + used, room - used, rec);
+		used += quic_ackfreq_out(sk, buf + used, room - used, rec);
+	}
 	/* RFC 9221 5: datagrams are congestion controlled, and go ahead of
 	 * stream data, whose losses are repaired anyway.
 	 */
@@ -390,6 +403,14 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 		used += quic_out_data(sk, &s->out, buf + used, room - used,
 				      rec);
 	*eliciting = rec->nr;
+	/* A probe asks the peer to acknowledge it at once, past any delay
+	 * our ACK_FREQUENCY allowed (draft-ietf-quic-ack-frequency 5).
+	 */
+	if (app && c->out.probes && room - used >= 1 &&
+	    quic_ackfreq_immediate_ok(c)) {
+		buf[used++] = QUIC_FRAME_IMMEDIATE_ACK;
+		*eliciting = true;
+	}
 	if (s->ping && data_ok && !*eliciting && room - used >= 1) {
 		buf[used++] = QUIC_FRAME_PING;
 		*eliciting = true;

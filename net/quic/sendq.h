@@ -40,6 +40,7 @@ enum quic_out_kind {
 	QUIC_OUT_PATH_CHALLENGE,	/* try @seq; another goes if still
 					 * validating and it was the last
 					 */
+	QUIC_OUT_ACK_FREQUENCY,	/* ACK_FREQUENCY of Sequence Number @seq */
 };
 
 /**

@@ -15,6 +15,7 @@
 
 #include <linux/errno.h>
 #include <linux/export.h>
+#include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/limits.h>
 #include <linux/math64.h>
@@ -41,6 +42,10 @@
 #define QUIC_LOCAL_MAX_STREAMS		100
 #define QUIC_LOCAL_MAX_DATA		(65535 * 32)
 #define QUIC_LOCAL_MAX_STREAM_DATA	(65535 * 16)
+/* Our min_ack_delay: the ACK timer (output.c) fires at half the delay,
+ * in whole jiffies, so two jiffies are the shortest delay it keeps.
+ */
+#define QUIC_LOCAL_MIN_ACK_DELAY_US	(2 * DIV_ROUND_UP(USEC_PER_SEC, HZ))
 
 /* Limits of QUIC_SOCKOPT_TRANSPORT_PARAM (quic-api.rst, section 6). */
 #define QUIC_USER_MAX_ACTIVE_CID_LIMIT	8
@@ -63,6 +68,8 @@ static int quic_tparam_bit(u64 id)
 		return QUIC_TPB_GREASE_QUIC_BIT;
 	case QUIC_TPARAM_DISABLE_1RTT_ENCRYPTION:
 		return QUIC_TPB_DISABLE_1RTT_ENCRYPTION;
+	case QUIC_TPARAM_MIN_ACK_DELAY:
+		return QUIC_TPB_MIN_ACK_DELAY;
 	}
 	return -1;
 }
@@ -103,9 +110,10 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_tparams_init_peer);
  *
  * The defaults of quic-api.rst, section 2.7: 100 streams of each type,
  * 2097120 bytes for the connection and 1048560 per stream, a 30 s idle
- * timeout, 7 active connection IDs, and version_information offering
- * version 2 and version 1 with version 1 chosen. The connection IDs are the
- * caller's to fill in.
+ * timeout, 7 active connection IDs, version_information offering
+ * version 2 and version 1 with version 1 chosen, and min_ack_delay (the
+ * ACK timer's granularity: we take ACK_FREQUENCY frames). The connection
+ * IDs are the caller's to fill in.
  */
 void quic_tparams_init_local(struct quic_tparams *tp)
 {
@@ -123,6 +131,8 @@ void quic_tparams_init_local(struct quic_tparams *tp)
 	tp->available_versions[1] = QUIC_VERSION_V1;
 	tp->num_versions = 2;
 	quic_tparams_set(tp, QUIC_TPB_VERSION_INFO);
+	tp->min_ack_delay_us = QUIC_LOCAL_MIN_ACK_DELAY_US;
+	quic_tparams_set(tp, QUIC_TPB_MIN_ACK_DELAY);
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_tparams_init_local);
 
@@ -251,7 +261,8 @@ static void quic_tparam_put_versions(struct quic_tparam_writer *w,
  * stateless_reset_token, retry_source_connection_id, preferred_address)
  * are written only when @server is true, and only if present in @tp.
  * Times are rounded up to whole milliseconds; max_ack_delay is capped at
- * 2^14 - 1 ms.
+ * 2^14 - 1 ms. min_ack_delay, in microseconds, is written when present,
+ * and no larger than max_ack_delay (quic_tparams_min_ack_delay()).
  *
  * Return: the number of bytes written, -ENOSPC if they do not fit in
  * @room, or -EINVAL if @tp holds a value that cannot be encoded (a
@@ -317,6 +328,9 @@ int quic_tparams_encode(u8 *buf, u32 room, const struct quic_tparams *tp,
 			    QUIC_TPARAM_DEF_ACTIVE_CID_LIMIT);
 	quic_tparam_put_num(&w, QUIC_TPARAM_MAX_DATAGRAM_FRAME_SIZE,
 			    tp->max_datagram_frame_size, 0);
+	if (quic_tparams_has(tp, QUIC_TPB_MIN_ACK_DELAY))
+		quic_tparam_put_varint(&w, QUIC_TPARAM_MIN_ACK_DELAY,
+				       quic_tparams_min_ack_delay(tp));
 
 	return w.err ?: (int)(w.p - buf);
 }
@@ -483,6 +497,9 @@ static int quic_tparam_get_one(struct quic_tparams *tp, u64 id, const u8 *p,
 	case QUIC_TPARAM_MAX_DATAGRAM_FRAME_SIZE:
 		tp->max_datagram_frame_size = v;
 		break;
+	case QUIC_TPARAM_MIN_ACK_DELAY:
+		tp->min_ack_delay_us = v;
+		break;
 	}
 	return 0;
 }
@@ -503,9 +520,11 @@ static int quic_tparam_get_one(struct quic_tparams *tp, u64 id, const u8 *p,
  * bytes; a connection ID over 20 bytes; a preferred_address with a
  * zero-length connection ID or a length that does not match its connection
  * ID; a flag parameter with a value; a version_information that fails to
- * parse. Unknown parameters, reserved (31 * N + 27) ones included, are
- * skipped. Whether the required connection IDs are there and match the
- * packet headers is the caller's to check, with @tp->present.
+ * parse; a min_ack_delay (microseconds) above max_ack_delay
+ * (draft-ietf-quic-ack-frequency, section 3). Unknown parameters,
+ * reserved (31 * N + 27) ones included, are skipped. Whether the required
+ * connection IDs are there and match the packet headers is the caller's to
+ * check, with @tp->present.
  *
  * Return: 0, or -EINVAL (TRANSPORT_PARAMETER_ERROR); @tp is then partly
  * filled and must not be used.
@@ -527,6 +546,9 @@ int quic_tparams_decode(const u8 *buf, u32 len, struct quic_tparams *tp,
 		buf += vlen;
 		len -= vlen;
 	}
+	if (quic_tparams_has(tp, QUIC_TPB_MIN_ACK_DELAY) &&
+	    tp->min_ack_delay_us > tp->max_ack_delay_us)
+		return -EINVAL;
 	return 0;
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_tparams_decode);

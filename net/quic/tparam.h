@@ -2,7 +2,8 @@
 /*
  * QUIC transport parameters (RFC 9000, sections 7.3, 7.4 and 18), with
  * version_information (RFC 9368, section 3), max_datagram_frame_size
- * (RFC 9221, section 3), grease_quic_bit (RFC 9287) and the reference
+ * (RFC 9221, section 3), grease_quic_bit (RFC 9287), min_ack_delay
+ * (draft-ietf-quic-ack-frequency, section 3) and the reference
  * implementation's disable_1rtt_encryption.
  *
  * A pure codec (net/quic/tparam.c): it builds the body of the TLS
@@ -45,6 +46,7 @@ enum quic_tparam_id {
 	QUIC_TPARAM_MAX_DATAGRAM_FRAME_SIZE		= 0x20,
 	QUIC_TPARAM_GREASE_QUIC_BIT			= 0x2ab2,
 	QUIC_TPARAM_DISABLE_1RTT_ENCRYPTION		= 0xbaad,
+	QUIC_TPARAM_MIN_ACK_DELAY			= 0xff04de1b,
 };
 
 /* Bits of quic_tparams.present, one per known parameter. The parameters
@@ -72,6 +74,7 @@ enum quic_tparam_bit {
 	QUIC_TPB_MAX_DATAGRAM_FRAME_SIZE,
 	QUIC_TPB_GREASE_QUIC_BIT,
 	QUIC_TPB_DISABLE_1RTT_ENCRYPTION,
+	QUIC_TPB_MIN_ACK_DELAY,
 	QUIC_TPB_NUM,
 };
 
@@ -127,6 +130,8 @@ struct quic_preferred_address {
  * @preferred_address: preferred_address (server only)
  * @max_idle_timeout_us: max_idle_timeout in microseconds; 0 is none
  * @max_ack_delay_us: max_ack_delay in microseconds
+ * @min_ack_delay_us: min_ack_delay in microseconds, when present; at most
+ *	@max_ack_delay_us
  * @max_udp_payload_size: max_udp_payload_size
  * @max_data: initial_max_data
  * @max_stream_data_bidi_local: initial_max_stream_data_bidi_local
@@ -146,7 +151,8 @@ struct quic_preferred_address {
  * only when its value differs from that default, and the connection IDs,
  * the reset token, the preferred address, version_information and the
  * flags (disable_active_migration, grease_quic_bit,
- * disable_1rtt_encryption) only when their @present bit is set. After
+ * disable_1rtt_encryption) and min_ack_delay only when their @present bit
+ * is set. After
  * decoding, @present tells exactly which parameters the peer sent.
  */
 struct quic_tparams {
@@ -158,6 +164,7 @@ struct quic_tparams {
 	struct quic_preferred_address	preferred_address;
 	u64				max_idle_timeout_us;
 	u64				max_ack_delay_us;
+	u64				min_ack_delay_us;
 	u64				max_udp_payload_size;
 	u64				max_data;
 	u64				max_stream_data_bidi_local;
@@ -189,6 +196,19 @@ static inline void quic_tparams_clear(struct quic_tparams *tp,
 				      enum quic_tparam_bit bit)
 {
 	tp->present &= ~BIT(bit);
+}
+
+/**
+ * quic_tparams_min_ack_delay - the min_ack_delay @tp advertises
+ * @tp: parameters with min_ack_delay present
+ *
+ * Return: @tp->min_ack_delay_us, but no more than @tp->max_ack_delay_us,
+ * as quic_tparams_encode() writes it.
+ */
+static inline u64 quic_tparams_min_ack_delay(const struct quic_tparams *tp)
+{
+	return tp->min_ack_delay_us < tp->max_ack_delay_us ?
+	       tp->min_ack_delay_us : tp->max_ack_delay_us;
 }
 
 void quic_tparams_init_peer(struct quic_tparams *tp);

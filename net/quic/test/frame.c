@@ -28,7 +28,7 @@ static const u64 frame_types[] = {
 	0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
 	0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f,
 	0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17,
-	0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x30, 0x31,
+	0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f, 0x30, 0x31, 0xaf,
 };
 
 static const u64 frame_values[] = {
@@ -130,6 +130,12 @@ static void frame_build(struct quic_frame *f, struct quic_ack_range *r,
 	case QUIC_FRAME_PATH_CHALLENGE:
 	case QUIC_FRAME_PATH_RESPONSE:
 		f->path_data = frame_bytes + 8;
+		break;
+	case QUIC_FRAME_ACK_FREQUENCY:
+		f->ackf.seq = v;
+		f->ackf.threshold = v / 2;
+		f->ackf.max_delay_us = v / 3;
+		f->ackf.reorder = v % 256;
 		break;
 	case QUIC_FRAME_CONNECTION_CLOSE:
 		f->close.frame_type = v;
@@ -245,7 +251,7 @@ static int truncated_one(struct quic_test *t, const u8 *buf, int n, u64 type,
 			continue;
 		}
 		if (err != -EPROTO || d.err != FE || p != buf || left != cut ||
-		    d.type != (cut ? type : 0))
+		    d.type != (cut >= quic_varint_len(type) ? type : 0))
 			return quic_test_fail(t, "%#llx/%llu cut at %d: %d/%u",
 					      type, v, cut, err, d.err);
 	}
@@ -283,14 +289,15 @@ static int frame_unknown_types(struct quic_test *t)
 		u32 err;
 		u64 type;
 	} v[] = {
-		{ { 0x1f }, 1, FE, 0x1f },
+		{ { 0x2e }, 1, FE, 0x2e },
 		{ { 0x20 }, 1, FE, 0x20 },
 		{ { 0x21 }, 1, FE, 0x21 },
 		{ { 0x2f }, 1, FE, 0x2f },
 		{ { 0x32 }, 1, FE, 0x32 },
 		{ { 0x3f }, 1, FE, 0x3f },
 		{ { 0x40, 0x40 }, 2, FE, 0x40 },
-		{ { 0x40, 0x1f }, 2, FE, 0x1f },
+		{ { 0x40, 0x2e }, 2, FE, 0x2e },
+		{ { 0x40, 0xae }, 2, FE, 0xae },
 		{ { 0x80, 0x00, 0x00, 0x21 }, 4, FE, 0x21 },
 		{ { 0xbf, 0xff, 0xff, 0xff }, 4, FE, (1ULL << 30) - 1 },
 		{ { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }, 8, FE,
@@ -299,6 +306,8 @@ static int frame_unknown_types(struct quic_test *t)
 		{ { 0x40, 0x00 }, 2, PV, 0x00 },
 		{ { 0x40, 0x01 }, 2, PV, 0x01 },
 		{ { 0x40, 0x1e }, 2, PV, 0x1e },
+		{ { 0x40, 0x1f }, 2, PV, 0x1f },
+		{ { 0x80, 0x00, 0x00, 0xaf, 0, 0, 0, 0 }, 8, PV, 0xaf },
 		{ { 0x40, 0x30, 0x00 }, 3, PV, 0x30 },
 		{ { 0x80, 0x00, 0x00, 0x01 }, 4, PV, 0x01 },
 		{ { 0xc0, 0, 0, 0, 0, 0, 0, 0x1e }, 8, PV, 0x1e },
@@ -417,6 +426,49 @@ static void expect(struct quic_test *t, struct pkt *k, u32 want,
 static int frame_result(struct quic_test *t)
 {
 	return t->reason[0] ? -EINVAL : 0;
+}
+
+/* ACK_FREQUENCY and IMMEDIATE_ACK (draft-ietf-quic-ack-frequency 4, 5):
+ * the wire layout, and every truncation a FRAME_ENCODING_ERROR.
+ */
+static int frame_ack_frequency(struct quic_test *t)
+{
+	static const u8 af[] = { 0x40, 0xaf, 0x01, 0x09, 0x80, 0x00, 0x61,
+				 0xa8, 0x03 };
+	struct quic_frame f = {};
+	struct pkt k = {};
+	u8 out[BUF_LEN];
+	const u8 *p = af;
+	u32 left = sizeof(af), cut;
+
+	if (quic_frame_decode(&p, &left, &f) || left ||
+	    f.type != QUIC_FRAME_ACK_FREQUENCY || f.ackf.seq != 1 ||
+	    f.ackf.threshold != 9 || f.ackf.max_delay_us != 25000 ||
+	    f.ackf.reorder != 3)
+		return quic_test_fail(t, "ack_frequency decode");
+	if (quic_frame_encode(out, sizeof(out), &f) != sizeof(af) ||
+	    memcmp(out, af, sizeof(af)))
+		return quic_test_fail(t, "ack_frequency encode");
+	for (cut = 2; cut < sizeof(af); cut++) {
+		memcpy(k.b, af, cut);
+		k.len = cut;
+		expect(t, &k, FE, "ack_frequency cut short");
+	}
+	/* Each field takes any varint, up to 2^62 - 1. */
+	expect(t, pv(pv(pv(pv(pv(&k, 0xaf), QUIC_VARINT_MAX), QUIC_VARINT_MAX),
+			QUIC_VARINT_MAX), QUIC_VARINT_MAX), 0,
+	       "ack_frequency maximal");
+	expect(t, pv(&k, QUIC_FRAME_IMMEDIATE_ACK), 0, "immediate_ack");
+	f.type = QUIC_FRAME_IMMEDIATE_ACK;
+	if (quic_frame_encode(out, sizeof(out), &f) != 1 || out[0] != 0x1f)
+		return quic_test_fail(t, "immediate_ack encode");
+	if (quic_frame_type_bit(QUIC_FRAME_ACK_FREQUENCY) != BIT(31) ||
+	    quic_frame_type_bit(QUIC_FRAME_IMMEDIATE_ACK) != BIT(31) ||
+	    !quic_frame_ack_eliciting(QUIC_FRAME_ACK_FREQUENCY) ||
+	    !quic_frame_ack_eliciting(QUIC_FRAME_IMMEDIATE_ACK) ||
+	    quic_frame_probing(QUIC_FRAME_ACK_FREQUENCY))
+		return quic_test_fail(t, "attributes");
+	return frame_result(t);
 }
 
 static int frame_invalid_values(struct quic_test *t)
@@ -581,8 +633,8 @@ static int frame_encode_errors(struct quic_test *t)
 		}
 	}
 
-	frame_build(&f, r, 0x1f, 0);
-	encode_bad(t, &f, "unknown type 0x1f");
+	frame_build(&f, r, 0x2e, 0);
+	encode_bad(t, &f, "unknown type 0x2e");
 	frame_build(&f, r, 0x40, 0);
 	encode_bad(t, &f, "unknown type 0x40");
 	frame_build(&f, r, QUIC_FRAME_MAX_DATA, QUIC_VARINT_MAX + 1);
@@ -715,7 +767,9 @@ static int frame_fit(struct quic_test *t)
 }
 
 /* RFC 9000 Table 3, per known type: I(nitial), H(andshake), 0(-RTT),
- * 1(-RTT), with 0x1d and DATAGRAM (RFC 9221) in 0-RTT and 1-RTT only.
+ * 1(-RTT), with 0x1d and DATAGRAM (RFC 9221) in 0-RTT and 1-RTT only, and
+ * IMMEDIATE_ACK and ACK_FREQUENCY (draft-ietf-quic-ack-frequency) in
+ * 1-RTT only.
  */
 static const struct {
 	u64 type;
@@ -728,16 +782,16 @@ static const struct {
 	{ 0x10, "__01" }, { 0x11, "__01" }, { 0x12, "__01" }, { 0x13, "__01" },
 	{ 0x14, "__01" }, { 0x15, "__01" }, { 0x16, "__01" }, { 0x17, "__01" },
 	{ 0x18, "__01" }, { 0x19, "__01" }, { 0x1a, "__01" }, { 0x1b, "___1" },
-	{ 0x1c, "IH01" }, { 0x1d, "__01" }, { 0x1e, "___1" }, { 0x30, "__01" },
-	{ 0x31, "__01" },
+	{ 0x1c, "IH01" }, { 0x1d, "__01" }, { 0x1e, "___1" }, { 0x1f, "___1" },
+	{ 0x30, "__01" }, { 0x31, "__01" }, { 0xaf, "___1" },
 };
 
 static int frame_allowed_table(struct quic_test *t)
 {
 	static const u8 levels[] = { QUIC_CRYPTO_INITIAL, QUIC_CRYPTO_HANDSHAKE,
 				     QUIC_CRYPTO_EARLY, QUIC_CRYPTO_APP };
-	static const u64 unknown[] = { 0x1f, 0x20, 0x2f, 0x32, 0x40,
-				       QUIC_VARINT_MAX };
+	static const u64 unknown[] = { 0x20, 0x2e, 0x2f, 0x32, 0x40, 0xae,
+				       0xb0, QUIC_VARINT_MAX };
 	unsigned int i, j;
 
 	for (i = 0; i < ARRAY_SIZE(frame_table); i++)
@@ -792,7 +846,7 @@ static int frame_ack_eliciting(struct quic_test *t)
 		     type == 0x1a || type == 0x1b))
 			return quic_test_fail(t, "probing %#llx", type);
 	}
-	if (quic_frame_ack_eliciting(0x1f) || quic_frame_in_flight(0x1f))
+	if (quic_frame_ack_eliciting(0x2e) || quic_frame_in_flight(0x2e))
 		return quic_test_fail(t, "unknown type ack-eliciting");
 	return 0;
 }
@@ -860,7 +914,7 @@ static int frame_types_mask(struct quic_test *t)
 		ret = quic_test_fail(t, "cut short");
 		goto out;
 	}
-	buf[0] = 0x1f;
+	buf[0] = 0x2e;
 	if (quic_frame_types(buf, len) || quic_frame_types(buf, 0))
 		ret = quic_test_fail(t, "unknown type or empty");
 out:
@@ -959,6 +1013,7 @@ static const struct quic_test_case frame_cases[] = {
 	QUIC_TEST_CASE(frame_allowed_table),
 	QUIC_TEST_CASE(frame_ack_eliciting),
 	QUIC_TEST_CASE(frame_types_mask),
+	QUIC_TEST_CASE(frame_ack_frequency),
 	QUIC_TEST_CASE(frame_fuzz),
 };
 

@@ -161,7 +161,8 @@ static int compare_sets(struct quic_test *t, const struct quic_tparams *a,
 			 BIT(QUIC_TPB_PREFERRED_ADDRESS) | \
 			 BIT(QUIC_TPB_DISABLE_ACTIVE_MIGRATION) | \
 			 BIT(QUIC_TPB_GREASE_QUIC_BIT) | \
-			 BIT(QUIC_TPB_DISABLE_1RTT_ENCRYPTION))
+			 BIT(QUIC_TPB_DISABLE_1RTT_ENCRYPTION) | \
+			 BIT(QUIC_TPB_MIN_ACK_DELAY))
 	mask &= FLAGS_AND_BYTES;
 #undef FLAGS_AND_BYTES
 	if ((a->present & mask) != (b->present & mask))
@@ -180,6 +181,9 @@ static int compare_sets(struct quic_test *t, const struct quic_tparams *a,
 	    a->max_datagram_frame_size != b->max_datagram_frame_size ||
 	    a->ack_delay_exponent != b->ack_delay_exponent)
 		return quic_test_fail(t, "numeric value differs");
+	if (quic_tparams_has(a, QUIC_TPB_MIN_ACK_DELAY) &&
+	    quic_tparams_min_ack_delay(a) != b->min_ack_delay_us)
+		return quic_test_fail(t, "min_ack_delay differs");
 	if (quic_tparams_has(a, QUIC_TPB_INITIAL_SCID) &&
 	    !cid_eq(&a->initial_scid, &b->initial_scid))
 		return quic_test_fail(t, "initial_scid differs");
@@ -299,6 +303,8 @@ static const u8 tparam_vector[] = {
 	0x20, 0x02, 0x44, 0xb0,				/* datagram 1200 */
 	0x6a, 0xb2, 0x00,				/* grease_quic_bit */
 	0x80, 0x00, 0xba, 0xad, 0x00,			/* disable 1-RTT */
+	0xc0, 0x00, 0x00, 0x00, 0xff, 0x04, 0xde, 0x1b,
+	0x02, 0x43, 0xe8,				/* min_ack_delay 1 ms */
 };
 
 static int tparam_vector_decode(struct quic_test *t)
@@ -521,6 +527,58 @@ static int tparam_max_ack_delay(struct quic_test *t)
 	if (tp.max_ack_delay_us != 16383000)
 		return quic_test_fail(t, "16383 ms read as %llu us",
 				      tp.max_ack_delay_us);
+	return 0;
+}
+
+/* min_ack_delay (draft-ietf-quic-ack-frequency 3): microseconds, at most
+ * max_ack_delay, else TRANSPORT_PARAMETER_ERROR (-EINVAL); sent by the
+ * fresh-socket set, no larger than its max_ack_delay.
+ */
+static int tparam_min_ack_delay(struct quic_test *t)
+{
+	static const u8 short_val[] = { 0x40 };
+	struct quic_tparams tp;
+	u8 buf[256];
+	u32 n;
+	int err;
+
+	err = expect_int(t, QUIC_TPARAM_MIN_ACK_DELAY, 25000, 0, &tp) ?:
+	      expect_int(t, QUIC_TPARAM_MIN_ACK_DELAY, 0, 0, &tp) ?:
+	      expect_int(t, QUIC_TPARAM_MIN_ACK_DELAY, 25001, -EINVAL, &tp) ?:
+	      expect_int(t, QUIC_TPARAM_MIN_ACK_DELAY, QUIC_VARINT_MAX,
+			 -EINVAL, &tp) ?:
+	      expect_one(t, QUIC_TPARAM_MIN_ACK_DELAY, short_val,
+			 sizeof(short_val), true, -EINVAL) ?:
+	      expect_one(t, QUIC_TPARAM_MIN_ACK_DELAY, NULL, 0, false, -EINVAL);
+	if (err)
+		return err;
+	/* Against the max_ack_delay sent with it, in either order. */
+	n = put_int(buf, QUIC_TPARAM_MIN_ACK_DELAY, 2000);
+	n += put_int(buf + n, QUIC_TPARAM_MAX_ACK_DELAY, 1);
+	if (decode_guarded(buf, n, &tp, false) != -EINVAL)
+		return quic_test_fail(t, "2000 us over 1 ms taken");
+	n = put_int(buf, QUIC_TPARAM_MAX_ACK_DELAY, 2);
+	n += put_int(buf + n, QUIC_TPARAM_MIN_ACK_DELAY, 2000);
+	if (decode_guarded(buf, n, &tp, false) ||
+	    !quic_tparams_has(&tp, QUIC_TPB_MIN_ACK_DELAY) ||
+	    tp.min_ack_delay_us != 2000)
+		return quic_test_fail(t, "2000 us under 2 ms refused");
+	n += put_int(buf + n, QUIC_TPARAM_MIN_ACK_DELAY, 2000);
+	if (decode_guarded(buf, n, &tp, false) != -EINVAL)
+		return quic_test_fail(t, "sent twice taken");
+	/* The local set advertises it, clamped to its max_ack_delay. */
+	quic_tparams_init_local(&tp);
+	if (!quic_tparams_has(&tp, QUIC_TPB_MIN_ACK_DELAY) ||
+	    !tp.min_ack_delay_us || tp.min_ack_delay_us > tp.max_ack_delay_us)
+		return quic_test_fail(t, "local min_ack_delay %llu",
+				      tp.min_ack_delay_us);
+	tp.max_ack_delay_us = 1000;
+	tp.min_ack_delay_us = 8000;
+	err = quic_tparams_encode(buf, sizeof(buf), &tp, false);
+	if (err < 0)
+		return quic_test_fail(t, "encode: %d", err);
+	if (decode_guarded(buf, err, &tp, true) || tp.min_ack_delay_us != 1000)
+		return quic_test_fail(t, "clamped to %llu", tp.min_ack_delay_us);
 	return 0;
 }
 
@@ -1183,6 +1241,7 @@ static const struct quic_test_case quic_tparam_cases[] = {
 	QUIC_TEST_CASE(tparam_max_udp_payload_size),
 	QUIC_TEST_CASE(tparam_ack_delay_exponent),
 	QUIC_TEST_CASE(tparam_max_ack_delay),
+	QUIC_TEST_CASE(tparam_min_ack_delay),
 	QUIC_TEST_CASE(tparam_active_cid_limit),
 	QUIC_TEST_CASE(tparam_max_streams),
 	QUIC_TEST_CASE(tparam_varint_length),

@@ -1146,12 +1146,18 @@ static void *nat_sender_main(void *p)
  * middle of a download and the server's PATH_CHALLENGE to the new port is
  * lost. The server, held by the anti-amplification limit of the new
  * address, answers the client's next datagrams, challenges again, and the
- * download completes on the new path, validated; nothing fails.
+ * download completes on the new path, validated; nothing fails. The
+ * client takes NAT_MOVE_AT bytes of the stream at a time, so the download
+ * is still on when the NAT moves, whatever the ACK policy: the client
+ * sends MAX_STREAM_DATA from the new port as it reads.
  */
 TEST_F_TIMEOUT(conn, nat_rebinding_challenge_lost, 120)
 {
 	struct quic_pair_server a = { .psk = PSK_FILE, .fd = -1 };
 	struct nat r = { .r = { .front = -1, .up = -1, .up2 = -1 }, .drop = 1 };
+	struct quic_transport_param tp = {
+		.max_stream_data_bidi_remote = NAT_MOVE_AT,
+	};
 	struct timeval tmo = { .tv_sec = 30 };
 	static unsigned char buf[NAT_CHUNK];
 	long migrated, failed, pto;
@@ -1187,6 +1193,8 @@ TEST_F_TIMEOUT(conn, nat_rebinding_challenge_lost, 120)
 	ASSERT_EQ(0, pthread_create(&th, NULL, quic_pair_server_main, &a));
 	self->cfd = socket(variant->family, SOCK_DGRAM, IPPROTO_QUIC);
 	ASSERT_LE(0, self->cfd);
+	ASSERT_EQ(0, setsockopt(self->cfd, SOL_QUIC,
+				QUIC_SOCKOPT_TRANSPORT_PARAM, &tp, sizeof(tp)));
 	ASSERT_EQ(0, connect(self->cfd, (struct sockaddr *)&fs, flen));
 	EXPECT_EQ(0, quic_client_handshake(self->cfd, PSK_FILE, NULL, NULL));
 	pthread_join(th, NULL);

@@ -14,7 +14,11 @@
  * - random bytes, truncated and over-long headers, bad Length varints,
  *   and short headers with the connection's DCID but a bad tag: the
  *   connection survives and moves data both ways afterwards, and every
- *   datagram is counted as a drop in /proc/net/quic/snmp.
+ *   datagram is counted as a drop in /proc/net/quic/snmp;
+ * - 1-RTT packets protected with the client's real key (caught on its
+ *   way to the kernel: we define setsockopt()) that carry ACK_FREQUENCY
+ *   frames with bad values (draft-ietf-quic-ack-frequency): the server
+ *   closes with the draft's error code, which the client reports.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -28,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <netinet/quic.h>
 
@@ -534,6 +539,270 @@ TEST_F(hostile, junk_at_connection)
 	if (a.fd >= 0)
 		close(a.fd);
 	close(cfd);
+}
+
+/* The 1-RTT send secrets installed, by socket: the client's is forged with. */
+#define SECRETS_MAX	8
+static struct {
+	int fd;
+	struct quic_crypto_secret s;
+} app_secrets[SECRETS_MAX];
+static pthread_mutex_t app_secrets_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Ours, in front of libc's for libquic too: the call goes on as is. */
+int setsockopt(int fd, int level, int opt, const void *val, socklen_t len)
+{
+	const struct quic_crypto_secret *s = val;
+	int i;
+
+	if (level == SOL_QUIC && opt == QUIC_SOCKOPT_CRYPTO_SECRET &&
+	    len >= sizeof(*s) && s->send && s->level == QUIC_CRYPTO_APP) {
+		pthread_mutex_lock(&app_secrets_lock);
+		for (i = 0; i < SECRETS_MAX; i++) {
+			if (app_secrets[i].fd && app_secrets[i].fd != fd + 1)
+				continue;
+			app_secrets[i].fd = fd + 1;
+			app_secrets[i].s = *s;
+			break;
+		}
+		pthread_mutex_unlock(&app_secrets_lock);
+	}
+	return syscall(SYS_setsockopt, fd, level, opt, val, len);
+}
+
+static const struct quic_crypto_secret *app_secret(int fd)
+{
+	const struct quic_crypto_secret *s = NULL;
+	int i;
+
+	pthread_mutex_lock(&app_secrets_lock);
+	for (i = 0; i < SECRETS_MAX; i++)
+		if (app_secrets[i].fd == fd + 1)
+			s = &app_secrets[i].s;
+	pthread_mutex_unlock(&app_secrets_lock);
+	return s;
+}
+
+#define TLS_AES_128_GCM	51	/* TLS_CIPHER_AES_GCM_128 of <linux/tls.h> */
+
+/*
+ * A 1-RTT packet (key phase 0, a 4-byte packet number) to @dcid with
+ * the frames @f of @flen bytes, last: PADDING goes first, so a frame cut
+ * short stays cut short. Return: its length, or -1.
+ */
+static int forge_1rtt(uint8_t *out, const struct quic_crypto_secret *s,
+		      const uint8_t *dcid, uint64_t pn, const uint8_t *f,
+		      size_t flen)
+{
+	uint8_t nonce[QI_IV_LEN], mask[16], pt[64];
+	size_t p = 0, pn_off, ptlen = sizeof(pt), ctlen;
+	gnutls_aead_cipher_hd_t h;
+	gnutls_datum_t key;
+	struct qi_keys k;
+	int i, ret;
+
+	if (s->type != TLS_AES_128_GCM || flen > ptlen ||
+	    qi_expand_label(s->secret, "quic key", k.key, QI_KEY_LEN) ||
+	    qi_expand_label(s->secret, "quic iv", k.iv, QI_IV_LEN) ||
+	    qi_expand_label(s->secret, "quic hp", k.hp, QI_KEY_LEN))
+		return -1;
+	out[p++] = 0x40 | 3;
+	memcpy(out + p, dcid, CID_LEN);
+	p += CID_LEN;
+	pn_off = p;
+	for (i = 0; i < 4; i++)
+		out[p++] = (uint8_t)(pn >> (8 * (3 - i)));
+	memset(pt, 0, ptlen - flen);
+	memcpy(pt + ptlen - flen, f, flen);
+	key.data = k.key;
+	key.size = QI_KEY_LEN;
+	if (gnutls_aead_cipher_init(&h, GNUTLS_CIPHER_AES_128_GCM, &key))
+		return -1;
+	qi_nonce(&k, pn, nonce);
+	ctlen = ptlen + QI_TAG_LEN;
+	ret = gnutls_aead_cipher_encrypt(h, nonce, QI_IV_LEN, out, p,
+					 QI_TAG_LEN, pt, ptlen, out + p,
+					 &ctlen);
+	gnutls_aead_cipher_deinit(h);
+	if (ret || qi_hp_mask(&k, out + pn_off + 4, mask))
+		return -1;
+	out[0] ^= mask[0] & 0x1f;
+	for (i = 0; i < 4; i++)
+		out[pn_off + i] ^= mask[1 + i];
+	return p + ctlen;
+}
+
+/*
+ * Send @b (@n bytes) to @to as a UDP datagram from @from's address and
+ * port, through a raw socket: the peer cannot tell it from @from's own.
+ * Return: 0, or -1.
+ */
+static int send_as(int family, const struct sockaddr_storage *from,
+		   const struct sockaddr_storage *to, const uint8_t *b,
+		   size_t n)
+{
+	struct sockaddr_storage src = *from, dst = *to;
+	uint8_t d[1500];
+	int fd, off = 6, ret = -1;
+	socklen_t len;
+
+	if (n + 8 > sizeof(d))
+		return -1;
+	fd = socket(family, SOCK_RAW, IPPROTO_UDP);
+	if (fd < 0)
+		return -1;
+	/* IPv6 wants a checksum: the kernel writes it at offset 6. */
+	if (family == AF_INET6 &&
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_CHECKSUM, &off, sizeof(off)))
+		goto out;
+	d[0] = addr_port(from) >> 8;
+	d[1] = addr_port(from) & 0xff;
+	d[2] = addr_port(to) >> 8;
+	d[3] = addr_port(to) & 0xff;
+	d[4] = (n + 8) >> 8;
+	d[5] = (n + 8) & 0xff;
+	d[6] = 0;			/* IPv4: no checksum */
+	d[7] = 0;
+	memcpy(d + 8, b, n);
+	if (family == AF_INET) {
+		((struct sockaddr_in *)&src)->sin_port = 0;
+		((struct sockaddr_in *)&dst)->sin_port = 0;
+		len = sizeof(struct sockaddr_in);
+	} else {
+		((struct sockaddr_in6 *)&src)->sin6_port = 0;
+		((struct sockaddr_in6 *)&dst)->sin6_port = 0;
+		len = sizeof(struct sockaddr_in6);
+	}
+	if (bind(fd, (struct sockaddr *)&src, len))
+		goto out;
+	if (sendto(fd, d, n + 8, 0, (struct sockaddr *)&dst, len) ==
+	    (ssize_t)(n + 8))
+		ret = 0;
+out:
+	close(fd);
+	return ret;
+}
+
+/* Data read within @ms, notifications skipped: its length, or -1. */
+static ssize_t ackf_read(int fd, char *buf, size_t len, int ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	uint32_t flags;
+	int64_t sid;
+	ssize_t n;
+	int i;
+
+	for (i = 0; i < ms / 50; i++) {
+		if (poll(&pfd, 1, 50) != 1)
+			continue;
+		flags = 0;
+		n = quic_recvmsg(fd, buf, len, &sid, &flags);
+		if (n < 0 && errno == EAGAIN)
+			continue;
+		if (n >= 0 && (flags & MSG_QUIC_NOTIFICATION))
+			continue;
+		return n;
+	}
+	return -1;
+}
+
+/* The error code of the peer's CONNECTION_CLOSE, within @ms; 0 if none. */
+static uint32_t ackf_close_code(int fd, int ms)
+{
+	struct quic_connection_close cc;
+	socklen_t len;
+	int i;
+
+	for (i = 0; i < ms / 50; i++) {
+		memset(&cc, 0, sizeof(cc));
+		len = sizeof(cc);
+		if (!getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONNECTION_CLOSE,
+				&cc, &len) && cc.errcode)
+			return cc.errcode;
+		usleep(50000);
+	}
+	return 0;
+}
+
+static const struct ackf_case {
+	const char *what;
+	uint8_t f[16];
+	size_t len;
+	uint32_t err;
+} ackf_cases[] = {
+	/* Request Max Ack Delay 0 us, below our min_ack_delay. */
+	{ "delay_below_min", { 0x40, 0xaf, 0x00, 0x09, 0x00, 0x03 }, 6,
+	  QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION },
+	/* 1 ms: below our min_ack_delay of two jiffies at any HZ. */
+	{ "delay_1ms", { 0x40, 0xaf, 0x00, 0x09, 0x43, 0xe8, 0x03 }, 7,
+	  QUIC_TRANSPORT_ERROR_PROTOCOL_VIOLATION },
+	/* The Reordering Threshold missing. */
+	{ "cut_short", { 0x40, 0xaf, 0x00, 0x09, 0x80, 0x00, 0x61, 0xa8 }, 8,
+	  QUIC_TRANSPORT_ERROR_FRAME_ENCODING },
+	/* A varint cut in the middle. */
+	{ "cut_varint", { 0x40, 0xaf, 0x00, 0x09, 0x80, 0x00 }, 6,
+	  QUIC_TRANSPORT_ERROR_FRAME_ENCODING },
+};
+
+/*
+ * ACK_FREQUENCY with bad values from a client (draft-ietf-quic-ack-frequency
+ * 4): the server closes with the draft's error, which the client reports.
+ * The forged packet carries the client's address, port and key, and a
+ * packet number the client has not used. (Good values are taken between
+ * our own ends in every transfer: conn's ack_frequency test.)
+ */
+TEST_F(hostile, ack_frequency_bad_values)
+{
+	struct quic_pair_server a = { .psk = PSK_FILE, .lfd = self->lfd };
+	const struct quic_crypto_secret *sec;
+	uint8_t dcid[CID_LEN], b[256];
+	struct sockaddr_storage cs;
+	socklen_t clen;
+	unsigned int i;
+	pthread_t th;
+	uint32_t code;
+	char buf[8];
+	int cfd, ps, n;
+
+	for (i = 0; i < ARRAY_SIZE(ackf_cases); i++) {
+		const struct ackf_case *c = &ackf_cases[i];
+
+		a.fd = -1;
+		ps = lo_sniffer();
+		ASSERT_LE(0, ps);
+		cfd = socket(variant->family, SOCK_DGRAM, IPPROTO_QUIC);
+		ASSERT_LE(0, cfd);
+		ASSERT_EQ(0, pthread_create(&th, NULL, quic_pair_server_main,
+					    &a));
+		ASSERT_EQ(0, connect(cfd, (struct sockaddr *)&self->laddr,
+				     self->llen));
+		ASSERT_EQ(0, quic_client_handshake(cfd, PSK_FILE, NULL, NULL));
+		pthread_join(th, NULL);
+		ASSERT_EQ(0, a.ret);
+		clen = sizeof(cs);
+		ASSERT_EQ(0, getsockname(cfd, (struct sockaddr *)&cs, &clen));
+		ASSERT_EQ(1, quic_sendmsg(cfd, "x", 1, -1,
+					  MSG_QUIC_STREAM_NEW));
+		ASSERT_EQ(0, sniff_short_dcid(ps, variant->family,
+					      addr_port(&self->laddr), dcid,
+					      CID_LEN));
+		close(ps);
+		ASSERT_EQ(1, ackf_read(a.fd, buf, sizeof(buf), 5000));
+		sec = app_secret(cfd);
+		ASSERT_NE(NULL, sec);
+		if (sec->type != TLS_AES_128_GCM)
+			SKIP(return, "cipher %u, not AES-128-GCM", sec->type);
+		n = forge_1rtt(b, sec, dcid, 1000 + i, c->f, c->len);
+		ASSERT_LT(0, n);
+		ASSERT_EQ(0, send_as(variant->family, &cs, &self->laddr, b, n));
+
+		code = ackf_close_code(cfd, 5000);
+		EXPECT_EQ(c->err, code) {
+			TH_LOG("%s: closed with %#x", c->what, code);
+		}
+		close(a.fd);
+		close(cfd);
+	}
 }
 
 TEST_HARNESS_MAIN

@@ -23,6 +23,10 @@
 #    socket's, the listener's, or 0 (quic_drop only: no socket);
 #  - the short datagrams: as many quic_drop events, cookie 0, reason
 #    QuicInDropMalformed, as that counter of /proc/net/quic/snmp grew;
+#  - without loss, the receiver of an upload sends at most one ACK-only
+#    1-RTT packet per 5 ack-eliciting ones it receives: the client asks
+#    for fewer ACKs with ACK_FREQUENCY (draft-ietf-quic-ack-frequency);
+#    RFC 9000's rule here would be one per 2, then per 4 (output.c);
 #  - with the events disabled, a transfer adds no line to the buffer.
 #
 # The trace clock is set to "global" so that events of all CPUs are in
@@ -55,6 +59,7 @@ names=("client: quic_packet_sent events = qi_pkts_sent"
 	"listener: quic_state CLOSE, LISTEN, CLOSE"
 	"every event carries the cookie of its socket, or 0 for a drop"
 	"quic_drop QuicInDropMalformed events = the counter's growth"
+	"receiver: ACK-only packets <= ack-eliciting received / 5"
 	"no event recorded while the events are disabled")
 
 fail_all() {
@@ -314,6 +319,56 @@ if [ "$grew" = $junk ] && [ "$got" = "$grew" ]; then
 else
 	echo "   $junk short datagrams: QuicInDropMalformed +$grew, $got quic_drop events"
 	result "not ok" $suite "quic_drop QuicInDropMalformed events = the counter's growth"
+fi
+
+# ACK frequency: the same upload without loss, only the packet events
+# on; the server's 1-RTT packets (space 0) sent with ACK frames alone
+# (PADDING aside) against those it received that were ack-eliciting
+# (any frame but PADDING, ACK and CONNECTION_CLOSE).
+topo_link c netem delay 5ms >>"$log" 2>&1
+: >"$T/trace"
+echo 1 >"$T/events/quic/quic_packet_sent/enable"
+echo 1 >"$T/events/quic/quic_packet_rcvd/enable"
+xfer_run "$tmp/ack" none
+xrc=$?
+echo 0 >"$T/events/quic/enable"
+sc=$(field "$tmp/ack.srv" server cookie)
+read -r acks elic <<<"$(awk -v sc="$sc" '
+	BEGIN {
+		split("0x1 0x4 0x5 0x8 0x9 0xc 0xd", a)
+		for (i in a)
+			ackonly[a[i]] = 1
+		split("0 0x1 0x4 0x5 0x8 0x9 0xc 0xd 0x10000000 0x10000001 " \
+		      "0x10000004 0x10000005 0x10000008 0x10000009 " \
+		      "0x1000000c 0x1000000d", b)
+		for (i in b)
+			none[b[i]] = 1
+	}
+	/quic_packet_(sent|rcvd):/ {
+		ck = ""; sp = ""; fr = ""
+		for (j = 1; j <= NF; j++) {
+			if ($j ~ /^cookie=/)
+				ck = substr($j, 8)
+			if ($j ~ /^space=/)
+				sp = substr($j, 7)
+			if ($j ~ /^frames=/)
+				fr = substr($j, 8)
+		}
+		if (ck != sc || sp != "0")
+			next
+		if (/quic_packet_sent:/ && (fr in ackonly) && fr != "0x1")
+			acks++
+		if (/quic_packet_rcvd:/ && !(fr in none))
+			elic++
+	}
+	END { print acks + 0, elic + 0 }' "$T/trace")"
+echo "   ACK frequency: server $sc sent $acks ACK-only packets for $elic ack-eliciting received" >>"$log"
+if [ $xrc = 0 ] && [ -n "$sc" ] && [ "$elic" -gt 100 ] &&
+   [ $((acks * 5)) -le "$elic" ]; then
+	result ok $suite "receiver: ACK-only packets <= ack-eliciting received / 5"
+else
+	echo "   transfer status $xrc: $acks ACK-only packets sent for $elic ack-eliciting received"
+	result "not ok" $suite "receiver: ACK-only packets <= ack-eliciting received / 5"
 fi
 
 # A transfer of 1 MiB with the events disabled: the buffer stays
