@@ -288,7 +288,7 @@ static void transfer(struct __test_metadata *_metadata, int cfd, int sfd,
 		/* Each send's completion, once the peer acknowledged its
 		 * last byte: the reader has them all, the ACKs follow.
 		 */
-		for (i = 0; i < 100 && ids < calls; i++) {
+		for (i = 0; i < 300 && ids < calls; i++) {
 			poll(&(struct pollfd){ .fd = cfd, .events = 0 }, 1,
 			     100);
 			ASSERT_EQ(0, zc_drain(cfd, &ids, &copied));
@@ -306,21 +306,21 @@ static int zc_on(int fd)
 	return setsockopt(fd, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof(one));
 }
 
-TEST_F(zc, sendfile)
+TEST_F_TIMEOUT(zc, sendfile, 300)
 {
 	ASSERT_EQ(0, quic_pair_open(variant->family, PSK_FILE, NULL,
 				    &self->cfd, &self->sfd));
 	transfer(_metadata, self->cfd, self->sfd, BY_SENDFILE, BIG);
 }
 
-TEST_F(zc, splice)
+TEST_F_TIMEOUT(zc, splice, 300)
 {
 	ASSERT_EQ(0, quic_pair_open(variant->family, PSK_FILE, NULL,
 				    &self->cfd, &self->sfd));
 	transfer(_metadata, self->cfd, self->sfd, BY_SPLICE, BIG);
 }
 
-TEST_F(zc, msg_zerocopy)
+TEST_F_TIMEOUT(zc, msg_zerocopy, 300)
 {
 	ASSERT_EQ(0, quic_pair_open(variant->family, PSK_FILE, NULL,
 				    &self->cfd, &self->sfd));
@@ -334,7 +334,7 @@ TEST_F(zc, msg_zerocopy)
 /* With 5% of the packets lost on lo: what is sent again comes from the
  * same pages (a chunk split by a smaller packet included).
  */
-TEST_F(zc, lossy_sendfile_splice)
+TEST_F_TIMEOUT(zc, lossy_sendfile_splice, 300)
 {
 	ASSERT_EQ(0, own_netns());
 	ASSERT_EQ(0, quic_pair_open(variant->family, PSK_FILE, NULL,
@@ -345,7 +345,7 @@ TEST_F(zc, lossy_sendfile_splice)
 	transfer(_metadata, self->cfd, self->sfd, BY_SPLICE, LOSSY);
 }
 
-TEST_F(zc, lossy_msg_zerocopy)
+TEST_F_TIMEOUT(zc, lossy_msg_zerocopy, 300)
 {
 	ASSERT_EQ(0, own_netns());
 	ASSERT_EQ(0, quic_pair_open(variant->family, PSK_FILE, NULL,
