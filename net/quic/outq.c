@@ -4,7 +4,9 @@
  * CRYPTO and STREAM data, a send cursor and a list of lost chunks.
  */
 
+#include <linux/highmem.h>
 #include <linux/overflow.h>
+#include <linux/skbuff.h>
 #include <linux/slab.h>
 #include "export.h"
 #include "outq.h"
@@ -81,9 +83,117 @@ struct quic_outq_chunk *quic_outq_chunk_alloc(s64 id, u64 offset, u32 len,
 	ch->fin = 0;
 	ch->sent = 0;
 	ch->acked = 0;
+	ch->paged = 0;
 	return ch;
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_outq_chunk_alloc);
+
+/**
+ * quic_outq_chunk_alloc_paged() - a STREAM chunk whose bytes stay in pages
+ * @id: the stream
+ * @offset: offset of its first byte
+ * @cap: the most bytes it will take
+ * @gfp: allocation flags
+ *
+ * The chunk is empty: the caller adds fragments (quic_outq_frag_add()),
+ * sets &quic_outq_chunk.len to their bytes and adds these to
+ * &quic_outq_frags.truesize, which starts at the allocation's size.
+ *
+ * Return: the chunk, or NULL.
+ */
+struct quic_outq_chunk *quic_outq_chunk_alloc_paged(s64 id, u64 offset,
+						    u32 cap, gfp_t gfp)
+{
+	struct quic_outq_chunk *ch;
+	struct quic_outq_frags *fr;
+	u32 size = struct_size(fr, bv, QUIC_OUTQ_FRAGS);
+
+	ch = quic_outq_chunk_alloc(id, offset, 0, size, gfp);
+	if (!ch)
+		return NULL;
+	ch->cap = cap;
+	ch->paged = 1;
+	fr = quic_outq_frags(ch);
+	fr->uarg = NULL;
+	fr->truesize = struct_size(ch, data, size);
+	fr->nr = 0;
+	fr->max = QUIC_OUTQ_FRAGS;
+	return ch;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_outq_chunk_alloc_paged);
+
+/**
+ * quic_outq_frag_add() - a paged chunk takes a fragment of a page
+ * @ch: the chunk
+ * @page: the page, whose reference the chunk takes over
+ * @off: offset of the bytes in @page
+ * @len: their number, within @page
+ *
+ * Return: false if the chunk has no fragment left (the caller keeps its
+ * reference).
+ */
+bool quic_outq_frag_add(struct quic_outq_chunk *ch, struct page *page,
+			u32 off, u32 len)
+{
+	struct quic_outq_frags *fr = quic_outq_frags(ch);
+
+	if (fr->nr == fr->max)
+		return false;
+	bvec_set_page(&fr->bv[fr->nr++], page, len, off);
+	return true;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_outq_frag_add);
+
+/**
+ * quic_outq_frags_trim() - a paged chunk lets go of its last fragments
+ * @ch: the chunk
+ * @nr: the fragments it keeps
+ */
+void quic_outq_frags_trim(struct quic_outq_chunk *ch, u16 nr)
+{
+	struct quic_outq_frags *fr = quic_outq_frags(ch);
+
+	while (fr->nr > nr)
+		put_page(fr->bv[--fr->nr].bv_page);
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_outq_frags_trim);
+
+/**
+ * quic_outq_chunk_free() - free a chunk no queue or record holds
+ * @ch: the chunk
+ *
+ * A paged chunk drops its page references and its reference on the
+ * MSG_ZEROCOPY completion, which is queued when the last one goes.
+ */
+void quic_outq_chunk_free(struct quic_outq_chunk *ch)
+{
+	if (ch->paged) {
+		quic_outq_frags_trim(ch, 0);
+		net_zcopy_put(quic_outq_frags(ch)->uarg);
+	}
+	kfree(ch);
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_outq_chunk_free);
+
+/**
+ * quic_outq_chunk_copy() - copy the bytes of a paged chunk
+ * @ch: the chunk
+ * @to: room for &quic_outq_chunk.len bytes
+ */
+void quic_outq_chunk_copy(struct quic_outq_chunk *ch, u8 *to)
+{
+	struct quic_outq_frags *fr = quic_outq_frags(ch);
+	u32 left = ch->len, n;
+	struct bio_vec *bv;
+
+	for (bv = fr->bv; left; bv++) {
+		n = min(left, bv->bv_len);
+		memcpy_from_page(to, bv->bv_page, bv->bv_offset, n);
+		to += n;
+		left -= n;
+	}
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_outq_chunk_copy);
 
 /**
  * quic_outq_add() - queue a chunk at the tail
@@ -229,7 +339,7 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_outq_acked);
 void quic_outq_put(struct quic_outq_chunk *ch)
 {
 	if (!--ch->refs && ch->acked)
-		kfree(ch);
+		quic_outq_chunk_free(ch);
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_outq_put);
 
@@ -243,7 +353,7 @@ void quic_outq_drop(struct quic_outq *q, struct quic_outq_chunk *ch)
 {
 	quic_outq_unlink(q, ch);
 	if (!ch->refs)
-		kfree(ch);
+		quic_outq_chunk_free(ch);
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_outq_drop);
 
@@ -284,6 +394,45 @@ u32 quic_outq_drop_stream(struct quic_outq *q, s64 id, u32 nr,
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_outq_drop_stream);
 
+/* quic_outq_split() of a paged chunk: the fragments past @n move to the
+ * tail, the one @n falls in is shared (a page reference more).
+ */
+static struct quic_outq_chunk *quic_outq_split_paged(struct quic_outq_chunk *ch,
+						     u32 n, gfp_t gfp)
+{
+	struct quic_outq_frags *fr = quic_outq_frags(ch), *tf;
+	struct quic_outq_chunk *tail;
+	u32 skip = n, i, j, keep;
+	struct bio_vec *bv;
+
+	tail = quic_outq_chunk_alloc_paged(ch->id, ch->offset + n, ch->len - n,
+					   gfp);
+	if (!tail)
+		return NULL;
+	tf = quic_outq_frags(tail);
+	for (i = 0; skip >= fr->bv[i].bv_len; i++)
+		skip -= fr->bv[i].bv_len;	/* @n < len: stops in a frag */
+	keep = skip ? i + 1 : i;
+	for (j = i; j < fr->nr; j++) {
+		bv = &tf->bv[tf->nr++];
+		*bv = fr->bv[j];
+		if (j == i && skip) {
+			bv->bv_offset += skip;
+			bv->bv_len -= skip;
+			get_page(bv->bv_page);
+		}
+	}
+	fr->nr = keep;
+	if (skip)
+		fr->bv[i].bv_len = skip;
+	tf->uarg = fr->uarg;
+	if (tf->uarg)
+		net_zcopy_get(tf->uarg);
+	tail->len = ch->len - n;
+	tf->truesize += tail->len;
+	return tail;
+}
+
 /**
  * quic_outq_split() - cut the chunk from quic_outq_peek() after @n bytes
  * @q: the queue
@@ -291,7 +440,8 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_outq_drop_stream);
  * @n: bytes it keeps, less than its length
  * @gfp: allocation flags
  *
- * The rest becomes a chunk of its own, right after it, in the same state:
+ * The rest becomes a chunk of its own, right after it, in the same state
+ * (a paged chunk's tail references the same pages):
  * never sent (behind the cursor), or lost. Records of packets that
  * carried the whole chunk keep the first part: if they are acknowledged,
  * the rest is merely sent twice.
@@ -303,11 +453,17 @@ int quic_outq_split(struct quic_outq *q, struct quic_outq_chunk *ch, u32 n,
 {
 	struct quic_outq_chunk *tail;
 
-	tail = quic_outq_chunk_alloc(ch->id, ch->offset + n, ch->len - n, 0,
-				     gfp);
-	if (!tail)
-		return -ENOMEM;
-	memcpy(tail->data, ch->data + n, ch->len - n);
+	if (ch->paged) {
+		tail = quic_outq_split_paged(ch, n, gfp);
+		if (!tail)
+			return -ENOMEM;
+	} else {
+		tail = quic_outq_chunk_alloc(ch->id, ch->offset + n,
+					     ch->len - n, 0, gfp);
+		if (!tail)
+			return -ENOMEM;
+		memcpy(tail->data, ch->data + n, ch->len - n);
+	}
 	tail->fin = ch->fin;
 	tail->sent = ch->sent;
 	ch->fin = 0;

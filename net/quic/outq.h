@@ -19,13 +19,19 @@
 #ifndef __NET_QUIC_OUTQ_H
 #define __NET_QUIC_OUTQ_H
 
+#include <linux/bvec.h>
 #include <linux/list.h>
+#include <linux/overflow.h>
 #include <linux/types.h>
+
+struct ubuf_info;
 
 /* The stream ID of CRYPTO data. */
 #define QUIC_OUTQ_CRYPTO	(-1)
 /* Room a STREAM chunk gets at least, for later small writes to join it. */
 #define QUIC_OUTQ_STREAM_ROOM	512
+/* Page fragments a paged chunk holds: 64 KiB of pages, not aligned. */
+#define QUIC_OUTQ_FRAGS		18
 
 /**
  * struct quic_outq_chunk - CRYPTO or STREAM bytes to deliver
@@ -33,12 +39,15 @@
  * @lost: link in &quic_outq.lost while it is to be sent again
  * @id: the stream, or %QUIC_OUTQ_CRYPTO
  * @offset: offset in the stream (or the level's CRYPTO stream)
- * @len: bytes at @data
- * @cap: room at @data
+ * @len: bytes at @data, or in the pages of a @paged chunk
+ * @cap: room at @data; for a @paged chunk, the most bytes it takes
  * @refs: sent-packet records pointing here
  * @fin: the last bytes of the stream (may be a bare FIN, @len 0)
  * @sent: sent at least once
  * @acked: delivered or dropped, off the queue; freed once @refs is 0
+ * @paged: the bytes are not at @data but in pages it references
+ *	(sendfile(), splice(), MSG_ZEROCOPY): @data holds a
+ *	&struct quic_outq_frags
  * @data: the bytes
  */
 struct quic_outq_chunk {
@@ -51,9 +60,39 @@ struct quic_outq_chunk {
 	u32			refs;
 	u8			fin:1,
 				sent:1,
-				acked:1;
-	u8			data[];
+				acked:1,
+				paged:1;
+	u8			data[] __aligned(8);
 };
+
+/**
+ * struct quic_outq_frags - where the bytes of a paged chunk are
+ * @uarg: the MSG_ZEROCOPY completion the chunk holds a reference on,
+ *	or NULL
+ * @truesize: what the chunk is charged to the socket's send buffer
+ * @nr: fragments used
+ * @max: fragments allocated
+ * @bv: the fragments, each holding a reference on its page; the bytes
+ *	of the chunk are their first &quic_outq_chunk.len bytes
+ */
+struct quic_outq_frags {
+	struct ubuf_info	*uarg;
+	u32			truesize;
+	u16			nr;
+	u16			max;
+	struct bio_vec		bv[];
+};
+
+/**
+ * quic_outq_frags - the fragments of a paged chunk
+ * @ch: the chunk, &quic_outq_chunk.paged set
+ *
+ * Return: its fragments.
+ */
+static inline struct quic_outq_frags *quic_outq_frags(struct quic_outq_chunk *ch)
+{
+	return (struct quic_outq_frags *)ch->data;
+}
 
 /**
  * struct quic_outq - the data of one space to deliver
@@ -84,6 +123,26 @@ void quic_outq_init(struct quic_outq *q);
 u32 quic_outq_stream_room(u32 len, u32 full);
 struct quic_outq_chunk *quic_outq_chunk_alloc(s64 id, u64 offset, u32 len,
 					      u32 cap, gfp_t gfp);
+/**
+ * quic_outq_chunk_truesize - what a chunk is charged to its socket
+ * @ch: the chunk
+ *
+ * Return: its allocation and its bytes; constant over its life.
+ */
+static inline u32 quic_outq_chunk_truesize(const struct quic_outq_chunk *ch)
+{
+	if (ch->paged)
+		return ((const struct quic_outq_frags *)ch->data)->truesize;
+	return struct_size(ch, data, ch->cap);
+}
+
+struct quic_outq_chunk *quic_outq_chunk_alloc_paged(s64 id, u64 offset,
+						    u32 cap, gfp_t gfp);
+bool quic_outq_frag_add(struct quic_outq_chunk *ch, struct page *page,
+			u32 off, u32 len);
+void quic_outq_frags_trim(struct quic_outq_chunk *ch, u16 nr);
+void quic_outq_chunk_free(struct quic_outq_chunk *ch);
+void quic_outq_chunk_copy(struct quic_outq_chunk *ch, u8 *to);
 void quic_outq_add(struct quic_outq *q, struct quic_outq_chunk *ch);
 struct quic_outq_chunk *quic_outq_tail(struct quic_outq *q, s64 id);
 void quic_outq_grow(struct quic_outq *q, struct quic_outq_chunk *ch,

@@ -146,13 +146,14 @@ void quic_sendq_pkt_free(void *ctx, struct quic_sent_pkt *pkt)
 
 /* Charge (@sign 1) or uncharge (-1) a queued chunk to the socket's send
  * buffer: STREAM and CRYPTO data alike, from queueing to delivery
- * (quic_sendq_chunk_gone()), its header and room. @cap never changes, so
- * neither does the charge.
+ * (quic_sendq_chunk_gone()), its header and room, or for a paged chunk
+ * its header and bytes (quic_outq_chunk_truesize()), which never change
+ * once it is queued.
  */
 static void quic_sendq_chunk_charge(struct sock *sk,
 				    const struct quic_outq_chunk *ch, int sign)
 {
-	sk_wmem_queued_add(sk, sign * (int)struct_size(ch, data, ch->cap));
+	sk_wmem_queued_add(sk, sign * (int)quic_outq_chunk_truesize(ch));
 }
 
 /**
@@ -340,6 +341,8 @@ int quic_sendq_stream(struct sock *sk, struct quic_stream *st,
 	int err;
 
 	tail = quic_outq_tail(q, st->id);
+	if (tail && tail->paged)
+		tail = NULL;	/* its bytes are in pages, none copied */
 	if (tail && len) {
 		grown = min(len, tail->cap - tail->len);
 		if (copy_from_iter(tail->data + tail->len, grown, from) !=
@@ -384,6 +387,134 @@ free:
 		quic_sendq_chunk_charge(sk, ch, -1);
 		kfree(ch);
 	}
+	return err;
+}
+
+/* Give a paged chunk the pages of the next bytes of @from, at most @len
+ * and as many as it has fragments left for. Return: the bytes, or a
+ * negative errno.
+ */
+static ssize_t quic_sendq_chunk_pages(struct quic_outq_chunk *ch,
+				      struct iov_iter *from, u32 len)
+{
+	struct quic_outq_frags *fr = quic_outq_frags(ch);
+	struct page *pages[QUIC_OUTQ_FRAGS];
+	u32 left, i = 0, n;
+	size_t start;
+	ssize_t got;
+
+	got = iov_iter_get_pages2(from, pages, len, fr->max - fr->nr, &start);
+	if (got <= 0)
+		return got ?: -EFAULT;
+	for (left = got; left; left -= n, start = 0) {
+		n = min_t(u32, left, PAGE_SIZE - start);
+		quic_outq_frag_add(ch, pages[i++], start, n);
+	}
+	return got;
+}
+
+/**
+ * quic_sendq_stream_pages() - queue stream data by reference to its pages
+ * @sk: the socket, locked, its streams ready
+ * @st: the stream, able to send
+ * @from: the bytes: pages (ITER_BVEC: sendfile(), splice()) or user
+ *	memory (MSG_ZEROCOPY), whose pages are pinned
+ * @len: their number, at most the stream's send credit, not 0
+ * @fin: they end the stream
+ * @room: the room for frames of a packet sent alone
+ *	(quic_output_frame_room())
+ * @uarg: the MSG_ZEROCOPY completion, or NULL: each chunk holds a
+ *	reference on it, so that it is queued once every chunk was
+ *	acknowledged or dropped
+ *
+ * As quic_sendq_stream(), but the chunks reference the pages instead of
+ * holding a copy: the packetizer copies the bytes into the packet it
+ * seals, the one copy they take. Bytes join the last chunk of the
+ * stream if it is paged, was not sent yet, has room and the same @uarg.
+ *
+ * Return: 0 or a negative errno (nothing queued then).
+ */
+int quic_sendq_stream_pages(struct sock *sk, struct quic_stream *st,
+			    struct iov_iter *from, u32 len, bool fin,
+			    u32 room, struct ubuf_info *uarg)
+{
+	struct quic_outq *q = &quic_sk(sk)->conn.space[QUIC_CRYPTO_APP].out;
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_outq_chunk *ch, *tmp, *tail;
+	u32 total = len, full, grown = 0;
+	u64 off = st->send.used;
+	LIST_HEAD(chunks);
+	u16 tail_nr = 0;
+	ssize_t got;
+	int err, fit;
+
+	tail = quic_outq_tail(q, st->id);
+	if (tail && (!tail->paged || quic_outq_frags(tail)->uarg != uarg))
+		tail = NULL;
+	if (tail) {
+		tail_nr = quic_outq_frags(tail)->nr;
+		got = quic_sendq_chunk_pages(tail, from,
+					     min(len, tail->cap - tail->len));
+		if (got < 0) {
+			err = got;
+			goto trim;
+		}
+		grown = got;
+		off += grown;
+		len -= grown;
+	}
+	ch = NULL;
+	while (len) {
+		if (!ch || ch->len == ch->cap ||
+		    quic_outq_frags(ch)->nr == QUIC_OUTQ_FRAGS) {
+			fit = quic_frame_stream_fit(st->id, off, true, room,
+						    U32_MAX);
+			full = max_t(int, QUIC_SENDQ_STREAM_CHUNK, fit);
+			err = -ENOMEM;
+			ch = quic_outq_chunk_alloc_paged(st->id, off, full,
+							 GFP_KERNEL_ACCOUNT);
+			if (!ch)
+				goto free;
+			list_add_tail(&ch->list, &chunks);
+			if (uarg) {
+				net_zcopy_get(uarg);
+				quic_outq_frags(ch)->uarg = uarg;
+			}
+		}
+		got = quic_sendq_chunk_pages(ch, from,
+					     min(len, ch->cap - ch->len));
+		if (got < 0) {
+			err = got;
+			goto free;
+		}
+		ch->len += got;
+		quic_outq_frags(ch)->truesize += got;
+		off += got;
+		len -= got;
+	}
+	err = quic_stream_send_advance(&c->streams, st, total, fin);
+	if (err)
+		goto free;
+	if (grown) {
+		quic_outq_grow(q, tail, grown);
+		quic_outq_frags(tail)->truesize += grown;
+		sk_wmem_queued_add(sk, grown);
+	}
+	list_for_each_entry_safe(ch, tmp, &chunks, list) {
+		list_del(&ch->list);
+		quic_sendq_chunk_charge(sk, ch, 1);
+		quic_outq_add(q, ch);
+		quic_stream_out_hold(st);
+	}
+	if (fin)
+		list_last_entry(&q->chunks, struct quic_outq_chunk, list)->fin = 1;
+	return 0;
+free:
+	list_for_each_entry_safe(ch, tmp, &chunks, list)
+		quic_outq_chunk_free(ch);
+trim:
+	if (tail)
+		quic_outq_frags_trim(tail, tail_nr);
 	return err;
 }
 

@@ -20,6 +20,7 @@ struct quic_outq;
 struct quic_outq_chunk;
 struct quic_stream;
 struct sock;
+struct ubuf_info;
 
 /* Frames a sent-packet record holds in itself; more go to extensions. */
 #define QUIC_OUT_REC_ITEMS		4
@@ -126,6 +127,9 @@ int quic_sendq_crypto(struct sock *sk, u8 level, struct iov_iter *from,
 		      u32 len);
 int quic_sendq_stream(struct sock *sk, struct quic_stream *st,
 		      struct iov_iter *from, u32 len, bool fin, u32 room);
+int quic_sendq_stream_pages(struct sock *sk, struct quic_stream *st,
+			    struct iov_iter *from, u32 len, bool fin,
+			    u32 room, struct ubuf_info *uarg);
 int quic_sendq_chunk_split(struct sock *sk, struct quic_outq *q,
 			   struct quic_outq_chunk *ch, int n);
 void quic_sendq_chunk_gone(struct sock *sk, struct quic_outq_chunk *ch,

@@ -771,6 +771,9 @@ again:
 		goto again;
 	}
 	sock_graft(nsk, newsock);
+#ifdef QUIC_HAVE_CUSTOM_SOCKOPT
+	set_bit(SOCK_CUSTOM_SOCKOPT, &newsock->flags);
+#endif
 	newsock->state = SS_CONNECTED;
 	release_sock(nsk);
 	err = 0;
@@ -855,18 +858,40 @@ static u64 quic_sock_stream_room_id(struct sock *sk, s64 id, struct quic_stream 
 	return *st ? quic_sock_stream_room(sk, *st) : 0;
 }
 
+/* MSG_ZEROCOPY on a socket with SO_ZEROCOPY, of user memory: the
+ * completion the chunks of this call will hold, or NULL to copy (as
+ * TCP, which ignores the flag without SO_ZEROCOPY). ERR_PTR(-ENOBUFS)
+ * past the pinned-memory limits.
+ */
+static struct ubuf_info *quic_sock_zc_start(struct sock *sk,
+					    struct msghdr *msg, size_t len)
+{
+	struct ubuf_info *uarg;
+
+	if (!(msg->msg_flags & MSG_ZEROCOPY) || !len ||
+	    !sock_flag(sk, SOCK_ZEROCOPY) || !user_backed_iter(&msg->msg_iter))
+		return NULL;
+	uarg = msg_zerocopy_realloc(sk, len, NULL);
+	return uarg ?: ERR_PTR(-ENOBUFS);
+}
+
 /* Stream data (quic-api.rst 5.2). A sender short of flow-control credit
  * sends DATA_BLOCKED / STREAM_DATA_BLOCKED, one short of streams
  * STREAMS_BLOCKED. MSG_MORE corking is not done yet.
+ *
+ * @paged: the bytes are pages to reference (sendfile(), splice()), not
+ * to copy; so are those of a MSG_ZEROCOPY send, whose completion is
+ * queued on the error queue once the peer acknowledged them all.
  */
 static int quic_sock_stream_sendmsg(struct sock *sk, struct msghdr *msg,
 				    size_t len, struct quic_stream_info *info,
-				    bool has_info)
+				    bool has_info, bool paged)
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	u32 sflags = info->stream_flags;
 	bool fin = sflags & MSG_QUIC_STREAM_FIN;
+	struct ubuf_info *uarg = NULL;
 	size_t done = 0;
 	bool uni, created;
 	struct quic_stream *st;
@@ -933,6 +958,15 @@ static int quic_sock_stream_sendmsg(struct sock *sk, struct msghdr *msg,
 	 */
 	if (created)
 		c->active_sid = id;
+	if (!paged) {
+		uarg = quic_sock_zc_start(sk, msg, len);
+		if (IS_ERR(uarg)) {
+			err = PTR_ERR(uarg);
+			uarg = NULL;
+			goto out;
+		}
+		paged = !!uarg;
+	}
 	do {
 		n = min_t(u64, len - done, quic_sock_stream_room_id(sk, id, &st));
 		if (!st) {
@@ -952,9 +986,15 @@ static int quic_sock_stream_sendmsg(struct sock *sk, struct msghdr *msg,
 				goto partial;
 			continue;
 		}
-		err = quic_sendq_stream(sk, st, &msg->msg_iter, n,
-					fin && done + n == len,
-					quic_output_frame_room(sk));
+		if (paged && n)
+			err = quic_sendq_stream_pages(sk, st, &msg->msg_iter,
+						      n, fin && done + n == len,
+						      quic_output_frame_room(sk),
+						      uarg);
+		else
+			err = quic_sendq_stream(sk, st, &msg->msg_iter, n,
+						fin && done + n == len,
+						quic_output_frame_room(sk));
 		if (err)
 			goto partial;
 		done += n;
@@ -968,6 +1008,11 @@ partial:
 	if (done)
 		err = done;
 out:
+	/* The chunks hold the completion now; none if nothing was queued. */
+	if (uarg && done)
+		net_zcopy_put(uarg);
+	else if (uarg)
+		net_zcopy_put_abort(uarg, true);
 	release_sock(sk);
 	if (err == -EPIPE && !(msg->msg_flags & MSG_NOSIGNAL))
 		send_sig(SIGPIPE, current, 0);
@@ -1013,6 +1058,26 @@ out:
 	return err;
 }
 
+/* Flags of a send besides quic-api.rst's: MSG_ZEROCOPY (stream data
+ * only; ignored elsewhere, and without SO_ZEROCOPY, as on TCP), and the
+ * pages of a splice() since kernels pass them to sendmsg().
+ */
+#ifdef QUIC_HAVE_SPLICE_TO_SOCKET	/* since 6.5 */
+#define QUIC_SEND_PAGE_FLAGS	(MSG_ZEROCOPY | MSG_SPLICE_PAGES)
+
+static bool quic_sock_splice(const struct msghdr *msg)
+{
+	return msg->msg_flags & MSG_SPLICE_PAGES;
+}
+#else
+#define QUIC_SEND_PAGE_FLAGS	MSG_ZEROCOPY
+
+static bool quic_sock_splice(const struct msghdr *msg)
+{
+	return false;
+}
+#endif
+
 static int quic_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 {
 	struct sock *sk = sock->sk;
@@ -1024,7 +1089,7 @@ static int quic_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	long timeo;
 	int err;
 
-	if (msg->msg_flags & ~QUIC_SEND_FLAGS)
+	if (msg->msg_flags & ~(QUIC_SEND_FLAGS | QUIC_SEND_PAGE_FLAGS))
 		return -EINVAL;
 	for_each_cmsghdr(cmsg, msg) {
 		if (!CMSG_OK(msg, cmsg))
@@ -1055,7 +1120,8 @@ static int quic_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 			sinfo.stream_flags = msg->msg_flags & QUIC_STREAM_FLAGS;
 		if (len > INT_MAX)
 			return -EMSGSIZE;
-		return quic_sock_stream_sendmsg(sk, msg, len, &sinfo, has_sinfo);
+		return quic_sock_stream_sendmsg(sk, msg, len, &sinfo, has_sinfo,
+						quic_sock_splice(msg));
 	}
 
 	lock_sock(sk);
@@ -1094,6 +1160,43 @@ static int quic_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 out:
 	release_sock(sk);
 	return err;
+}
+
+#ifndef QUIC_HAVE_SPLICE_TO_SOCKET
+/* sendfile() and splice() of a page (until 6.5): stream data, on the
+ * stream a sendmsg() without a QUIC_STREAM_INFO cmsg and without stream
+ * flags would choose (quic-api.rst 5.2). The chunks reference the page;
+ * one sendpage_ok() refuses (slab memory) is copied.
+ */
+static ssize_t quic_sendpage(struct socket *sock, struct page *page,
+			     int offset, size_t size, int flags)
+{
+	struct quic_stream_info sinfo = { .stream_id = -1 };
+	struct msghdr msg = {
+		.msg_flags = flags & (MSG_DONTWAIT | MSG_NOSIGNAL | MSG_MORE),
+	};
+	struct bio_vec bv;
+
+	if (!size)
+		return 0;
+	if (size > INT_MAX)
+		return -EMSGSIZE;
+	bvec_set_page(&bv, page, size, offset);
+	iov_iter_bvec(&msg.msg_iter, WRITE, &bv, 1, size);
+	return quic_sock_stream_sendmsg(sock->sk, &msg, size, &sinfo, false,
+					sendpage_ok(page));
+}
+#endif
+
+/* The error queue (MSG_ERRQUEUE): MSG_ZEROCOPY completions. Read only
+ * on a socket with SO_ZEROCOPY or something queued there: elsewhere
+ * the flag is one of those recvmsg() ignores (quic-api.rst 5.4).
+ */
+static bool quic_sock_errqueue(struct sock *sk, int flags)
+{
+	return (flags & MSG_ERRQUEUE) &&
+	       (sock_flag(sk, SOCK_ZEROCOPY) ||
+		!skb_queue_empty_lockless(&sk->sk_error_queue));
 }
 
 /* A stream with something to read, or NULL; clears stream_rx if none. */
@@ -1162,6 +1265,12 @@ static int quic_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 	int err;
 	u32 n;
 
+	if (quic_sock_errqueue(sk, flags)) {
+		if (sk->sk_family == AF_INET6)
+			return sock_recv_errqueue(sk, msg, len, SOL_IPV6,
+						  IPV6_RECVERR);
+		return sock_recv_errqueue(sk, msg, len, SOL_IP, IP_RECVERR);
+	}
 	/* quic-api.rst 5.4: flags other than MSG_DONTWAIT and MSG_PEEK are
 	 * accepted and ignored (libquic passes whatever its caller's word
 	 * holds).
@@ -1274,11 +1383,37 @@ static int quic_ioctl(struct sock *sk, int cmd, unsigned long arg)
 }
 #endif
 
+/* SOL_SOCKET options (the socket has SOCK_CUSTOM_SOCKOPT): SO_ZEROCOPY
+ * here, which the core takes from TCP and UDP sockets only, the others
+ * as the core sets them.
+ */
+static int quic_sock_sol_socket(struct sock *sk, int optname,
+				sockptr_t optval, unsigned int optlen)
+{
+	int val;
+
+	if (optname != SO_ZEROCOPY)
+		return sock_setsockopt(sk->sk_socket, SOL_SOCKET, optname,
+				       optval, optlen);
+	if (optlen < sizeof(int))
+		return -EINVAL;
+	if (copy_from_sockptr(&val, optval, sizeof(val)))
+		return -EFAULT;
+	if (val < 0 || val > 1)
+		return -EINVAL;
+	lock_sock(sk);
+	sock_valbool_flag(sk, SOCK_ZEROCOPY, val);
+	release_sock(sk);
+	return 0;
+}
+
 static int quic_setsockopt(struct sock *sk, int level, int optname,
 			   sockptr_t optval, unsigned int optlen)
 {
 	if (level == SOL_QUIC)
 		return quic_sockopt_set(sk, optname, optval, optlen);
+	if (level == SOL_SOCKET)
+		return quic_sock_sol_socket(sk, optname, optval, optlen);
 
 	if (sk->sk_family == AF_INET6 && level == SOL_IPV6) {
 		/* ipv6_setsockopt() refuses this once inet_num is set,
@@ -1327,6 +1462,14 @@ static int quic_init_sock(struct sock *sk)
 	quic_sock_opts_init(&quic_sk(sk)->opts, false);
 	/* The receive path finds sockets under RCU (conn.c). */
 	sock_set_flag(sk, SOCK_RCU_FREE);
+#ifdef QUIC_HAVE_CUSTOM_SOCKOPT	/* since 6.6 */
+	/* SOL_SOCKET options go to quic_setsockopt() (SO_ZEROCOPY); an
+	 * accepted socket gets its struct socket later. 6.1 gives them to
+	 * the core, which refuses SO_ZEROCOPY: MSG_ZEROCOPY then copies.
+	 */
+	if (sk->sk_socket)
+		set_bit(SOCK_CUSTOM_SOCKOPT, &sk->sk_socket->flags);
+#endif
 	quic_conn_init(sk);
 	quic_socklist_add(sk);
 	sock_prot_inuse_add(sock_net(sk), sk->sk_prot, 1);
@@ -1435,6 +1578,9 @@ const struct proto_ops quic_proto_ops = {
 	.sendmsg	= quic_sendmsg,
 	.recvmsg	= quic_recvmsg,
 	.mmap		= sock_no_mmap,
+#ifndef QUIC_HAVE_SPLICE_TO_SOCKET
+	.sendpage	= quic_sendpage,
+#endif
 };
 
 const struct proto_ops quic_v6_proto_ops = {
@@ -1456,4 +1602,7 @@ const struct proto_ops quic_v6_proto_ops = {
 	.sendmsg	= quic_sendmsg,
 	.recvmsg	= quic_recvmsg,
 	.mmap		= sock_no_mmap,
+#ifndef QUIC_HAVE_SPLICE_TO_SOCKET
+	.sendpage	= quic_sendpage,
+#endif
 };

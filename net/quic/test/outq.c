@@ -3,12 +3,15 @@
  * Tests of net/quic/outq.h: the send queue of a packet-number
  * space: the send cursor, lost chunks sent before new data, references
  * of sent-packet records, drops (of a chunk, of a stream's chunks),
- * splits, appends at the tail and the room of a new STREAM chunk.
+ * splits, appends at the tail, the room of a new STREAM chunk, and
+ * paged chunks (their bytes in pages they reference) cut in two.
  */
 
 #include <linux/errno.h>
 #include <linux/kernel.h>
+#include <linux/gfp.h>
 #include <linux/list.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 #include "../outq.h"
 
@@ -547,6 +550,109 @@ static int outq_stream_room(struct quic_test *t)
 	return 0;
 }
 
+/* The fragments of the paged chunk of outq_split_paged(): page, offset
+ * and length; the chunk's bytes are theirs in this order.
+ */
+static const u32 paged_frags[][3] = {
+	{ 0, 100, 3000 }, { 1, 0, 4096 }, { 0, 3100, 500 },
+};
+
+/* The bytes of @ch from its pages are @want's. */
+static int paged_check(struct quic_test *t, struct quic_outq_chunk *ch,
+		       const u8 *want, u8 *got, u64 offset, u32 len)
+{
+	if (ch->offset != offset || ch->len != len)
+		return quic_test_fail(t, "chunk at %llu len %u, want %llu %u",
+				      ch->offset, ch->len, offset, len);
+	quic_outq_chunk_copy(ch, got);
+	if (memcmp(got, want + offset, len))
+		return quic_test_fail(t, "bytes at %llu differ", offset);
+	return 0;
+}
+
+/* Each page holds a reference per fragment pointing into it, and ours. */
+static int paged_refs(struct quic_test *t, struct page **pg, int a, int b)
+{
+	if (page_ref_count(pg[0]) != a || page_ref_count(pg[1]) != b)
+		return quic_test_fail(t, "page refs %d %d, want %d %d",
+				      page_ref_count(pg[0]),
+				      page_ref_count(pg[1]), a, b);
+	return 0;
+}
+
+/* A paged chunk (sendfile(), splice(), MSG_ZEROCOPY) cut inside a
+ * fragment, then its tail cut at a fragment's end: every part copies out
+ * its own bytes, the fragment cut is shared (a page reference more), and
+ * once the parts are dropped only the test's own references are left.
+ */
+static int outq_split_paged(struct quic_test *t)
+{
+	struct page *pg[2] = { alloc_page(GFP_KERNEL), alloc_page(GFP_KERNEL) };
+	struct quic_outq_chunk *ch = NULL, *part;
+	u8 *want = kmalloc(8192, GFP_KERNEL);
+	u8 *got = kmalloc(8192, GFP_KERNEL);
+	const u32 *f;
+	struct quic_outq q;
+	int err = -ENOMEM;
+	u32 i, len = 0;
+	u8 *p;
+
+	quic_outq_init(&q);
+	if (!pg[0] || !pg[1] || !want || !got)
+		goto out;
+	for (i = 0; i < PAGE_SIZE; i++) {
+		((u8 *)page_address(pg[0]))[i] = (u8)(i * 13 + 1);
+		((u8 *)page_address(pg[1]))[i] = (u8)(i * 7 + 5);
+	}
+	ch = quic_outq_chunk_alloc_paged(4, 0, 65536, GFP_KERNEL);
+	if (!ch)
+		goto out;
+	for (i = 0; i < ARRAY_SIZE(paged_frags); i++) {
+		f = paged_frags[i];
+		get_page(pg[f[0]]);
+		quic_outq_frag_add(ch, pg[f[0]], f[1], f[2]);
+		p = page_address(pg[f[0]]);
+		memcpy(want + len, p + f[1], f[2]);
+		len += f[2];
+	}
+	ch->len = len;
+	quic_outq_add(&q, ch);
+	err = paged_refs(t, pg, 3, 2);
+	if (err)
+		goto out;
+	/* Inside the second fragment: it is shared. */
+	err = quic_outq_split(&q, ch, 3500, GFP_KERNEL);
+	if (err)
+		goto out;
+	part = list_next_entry(ch, list);
+	err = paged_check(t, ch, want, got, 0, 3500) ?:
+	      paged_check(t, part, want, got, 3500, len - 3500) ?:
+	      paged_refs(t, pg, 3, 3);
+	if (err)
+		goto out;
+	/* At the end of the tail's first fragment: nothing shared. */
+	err = quic_outq_split(&q, part, 4096 - 500, GFP_KERNEL);
+	if (err)
+		goto out;
+	err = paged_check(t, part, want, got, 3500, 3596) ?:
+	      paged_check(t, list_next_entry(part, list), want, got, 7096,
+			  500) ?:
+	      paged_refs(t, pg, 3, 3);
+out:
+	while (!quic_outq_empty(&q))
+		quic_outq_drop(&q, list_first_entry(&q.chunks,
+						    struct quic_outq_chunk,
+						    list));
+	if (!err && pg[0] && pg[1])
+		err = paged_refs(t, pg, 1, 1);
+	for (i = 0; i < ARRAY_SIZE(pg); i++)
+		if (pg[i])
+			__free_page(pg[i]);
+	kfree(want);
+	kfree(got);
+	return err;
+}
+
 static int outq_cursor(struct quic_test *t)
 {
 	return run(t, cursor);
@@ -594,6 +700,7 @@ static const struct quic_test_case quic_outq_cases[] = {
 	QUIC_TEST_CASE(outq_drop),
 	QUIC_TEST_CASE(outq_split_new),
 	QUIC_TEST_CASE(outq_split_lost),
+	QUIC_TEST_CASE(outq_split_paged),
 	QUIC_TEST_CASE(outq_tail_grow),
 	QUIC_TEST_CASE(outq_drop_stream),
 	QUIC_TEST_CASE(outq_stream_room),

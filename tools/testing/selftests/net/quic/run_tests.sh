@@ -40,6 +40,8 @@ run_kselftest "$dir/resume"
 run_kselftest "$dir/conn"
 run_kselftest "$dir/counters"
 run_kselftest "$dir/keyupdate"
+# sendfile(), splice() and MSG_ZEROCOPY, with and without loss.
+run_kselftest "$dir/zerocopy"
 # Listing sockets: QUIC_SOCKOPT_INFO, quic_diag (autoloaded by the first
 # sock_diag request for IPPROTO_QUIC), quic-ss, /proc/net/quic/conns.
 run_kselftest "$dir/diag"
