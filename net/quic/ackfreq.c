@@ -68,22 +68,68 @@ int quic_ackfreq_rcv(struct sock *sk, const struct quic_frame *f)
 	return 0;
 }
 
-/**
- * quic_ackfreq_due() - is the 1-RTT ACK due, by the peer's threshold?
- * @af: the state, with @af->rx_active set
- * @s: the 1-RTT space
- *
+/* Is the 1-RTT ACK due, by the peer's threshold?
  * The count of ack-eliciting packets saturates at U8_MAX, which also
  * means "at once": a threshold above U8_MAX - 1 acknowledges every
  * U8_MAX packets, more often than asked, as the draft allows.
- *
- * Return: true when more than the Ack-Eliciting Threshold were received
+ * True when more than the Ack-Eliciting Threshold were received
  * since our last ACK, or one asked for an ACK at once.
  */
-bool quic_ackfreq_due(const struct quic_ackfreq *af,
-		      const struct quic_pnspace *s)
+static bool quic_ackfreq_due(const struct quic_ackfreq *af,
+			     const struct quic_pnspace *s)
 {
 	return s->ack_eliciting > min_t(u64, af->rx_threshold, U8_MAX - 1);
+}
+
+/* 1-RTT ack-eliciting packets acknowledged at once without the peer's
+ * ACK_FREQUENCY (RFC 9000 13.2.2): every second one for the first
+ * QUIC_ACKF_EARLY, while the peer's window is still small, then every
+ * QUIC_ACKF_LATER-th.
+ */
+#define QUIC_ACKF_EVERY		2
+#define QUIC_ACKF_EARLY		100
+#define QUIC_ACKF_LATER		4
+
+/**
+ * quic_ackfreq_ack_now() - is the ACK of a space due now?
+ * @sk: the socket, locked
+ * @level: the space, with an ack-eliciting packet not yet acknowledged
+ *
+ * RFC 9000 13.2.1 and 13.2.2: Initial and Handshake packets are
+ * acknowledged at once; 1-RTT ones at every QUIC_ACKF_EVERY-th (then
+ * QUIC_ACKF_LATER-th) ack-eliciting packet or after one out of order,
+ * else within our max_ack_delay (the ACK timer, armed here), else with
+ * the next packet we send anyway. Once the peer sent ACK_FREQUENCY, its
+ * Ack-Eliciting Threshold and Request Max Ack Delay take the place of
+ * ours.
+ *
+ * Return: true to send the ACK now.
+ */
+bool quic_ackfreq_ack_now(struct sock *sk, u8 level)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_ackfreq *af = &c->in.ackfreq;
+	struct quic_pnspace *s = &c->space[level];
+	unsigned long delay;
+	u64 max_us;
+
+	if (level != QUIC_CRYPTO_APP)
+		return true;
+	if (af->rx_active) {
+		if (quic_ackfreq_due(af, s))
+			return true;
+	} else if (s->ack_eliciting >= (s->rx_eliciting < QUIC_ACKF_EARLY ?
+					QUIC_ACKF_EVERY : QUIC_ACKF_LATER)) {
+		return true;
+	}
+	if (!quic_timer_pending(sk, QUIC_TIMER_ACK)) {
+		/* The peer allows for max_ack_delay: fire within it. */
+		max_us = quic_ackfreq_delay_us(af, c->local_tp.max_ack_delay_us);
+		delay = usecs_to_jiffies(max_us);
+		quic_timer_reset(sk, QUIC_TIMER_ACK,
+				 jiffies + max_t(unsigned long, delay / 2, 1));
+	}
+	return false;
 }
 
 /**

@@ -7,7 +7,7 @@
  * ACK_FREQUENCY then sets how many ack-eliciting packets we may take
  * before acknowledging, how long we may wait and how much reordering we
  * let pass, and its IMMEDIATE_ACK asks for an ACK at once. Until one
- * arrives, RFC 9000's rules apply as before (output.c).
+ * arrives, RFC 9000's rules apply as before (quic_ackfreq_ack_now()).
  *
  * Sending: once the handshake is confirmed, to a peer that advertised
  * min_ack_delay, we ask for an ACK per a quarter of our congestion window
@@ -59,8 +59,7 @@ struct quic_ackfreq {
 };
 
 int quic_ackfreq_rcv(struct sock *sk, const struct quic_frame *f);
-bool quic_ackfreq_due(const struct quic_ackfreq *af,
-		      const struct quic_pnspace *s);
+bool quic_ackfreq_ack_now(struct sock *sk, u8 level);
 bool quic_ackfreq_reordered(struct quic_ackfreq *af,
 			    const struct quic_pnspace *s, bool ooo);
 u32 quic_ackfreq_out(struct sock *sk, u8 *buf, u32 room,

@@ -13,10 +13,8 @@
  * packet sends again what it carried and nothing more. A datagram that carries
  * an Initial packet is padded to 1200 bytes (RFC 9000 14.1), in its last
  * packet. The packet number is always sent in 4 bytes. Once established,
- * datagrams take the path's size (quic_out_dgram_limit()), and 1-RTT ACKs
- * go at every second ack-eliciting packet (every fourth after the first
- * hundred), at once after a packet out of order, or within max_ack_delay
- * (quic_out_ack_now()).
+ * datagrams take the path's size (quic_out_dgram_limit()); when a 1-RTT
+ * ACK is due is ackfreq.c's decision (quic_ackfreq_ack_now()).
  *
  * Data (CRYPTO, STREAM, PING) waits for room in the congestion window
  * and for the pacer (cong.c); ACKs and control frames do not, and PTO
@@ -62,13 +60,6 @@
 #define QUIC_OUT_ACK_RANGES	16
 /* Our ack_delay_exponent: the default, 3. */
 #define QUIC_OUT_ACK_DELAY_EXP	3
-/* 1-RTT ack-eliciting packets acknowledged at once (RFC 9000 13.2.2):
- * every second one for the first QUIC_OUT_ACK_EARLY, while the peer's
- * window is still small, then every QUIC_OUT_ACK_LATER-th.
- */
-#define QUIC_OUT_ACK_EVERY	2
-#define QUIC_OUT_ACK_EARLY	100
-#define QUIC_OUT_ACK_LATER	4
 /* Datagrams one flush sends at most. */
 #define QUIC_OUT_MAX_DGRAMS	64
 /* A GSO batch: at most this many datagrams (UDP_MAX_SEGMENTS), and
@@ -318,42 +309,6 @@ static u32 quic_out_data(struct sock *sk, struct quic_outq *q, u8 *buf,
 	return used;
 }
 
-/* Is the ACK of @level due now (RFC 9000 13.2.1 and 13.2.2)? Initial and
- * Handshake packets are acknowledged at once; 1-RTT ones at every
- * QUIC_OUT_ACK_EVERY-th (then QUIC_OUT_ACK_LATER-th) ack-eliciting packet
- * or after one out of order, else within our max_ack_delay (the ACK
- * timer, armed here), else with the next packet we send anyway. Once the
- * peer sent ACK_FREQUENCY, its Ack-Eliciting Threshold and Request Max
- * Ack Delay take the place of ours (ackfreq.c).
- */
-static bool quic_out_ack_now(struct sock *sk, u8 level)
-{
-	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_ackfreq *af = &c->in.ackfreq;
-	struct quic_pnspace *s = &c->space[level];
-	unsigned long delay;
-	u64 max_us;
-
-	if (level != QUIC_CRYPTO_APP)
-		return true;
-	if (af->rx_active) {
-		if (quic_ackfreq_due(af, s))
-			return true;
-	} else if (s->ack_eliciting >= (s->rx_eliciting < QUIC_OUT_ACK_EARLY ?
-					QUIC_OUT_ACK_EVERY :
-					QUIC_OUT_ACK_LATER)) {
-		return true;
-	}
-	if (!quic_timer_pending(sk, QUIC_TIMER_ACK)) {
-		/* The peer allows for max_ack_delay: fire within it. */
-		max_us = quic_ackfreq_delay_us(af, c->local_tp.max_ack_delay_us);
-		delay = usecs_to_jiffies(max_us);
-		quic_timer_reset(sk, QUIC_TIMER_ACK,
-				 jiffies + max_t(unsigned long, delay / 2, 1));
-	}
-	return false;
-}
-
 /**
  * quic_output_ack_timeout() - the ACK timer fired: send the deferred 1-RTT
  *	ACK (timer.c)
@@ -400,7 +355,7 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 	u32 used = 0;
 	int n;
 
-	ack_later = s->ack_pending && !quic_out_ack_now(sk, level);
+	ack_later = s->ack_pending && !quic_ackfreq_ack_now(sk, level);
 	if (s->ack_pending && !ack_later) {
 		n = quic_out_ack(s, &c->ecn, level, buf, room);
 		if (n) {
