@@ -104,9 +104,6 @@ struct quic_crypto_key {
  */
 struct quic_crypto {
 	struct quic_crypto_key key[3];
-	u8 cur;
-	u8 prev;
-	u8 next;
 	struct crypto_skcipher *hp;
 	struct skcipher_request *hp_req;
 	struct crypto_shash *hash;
@@ -116,6 +113,9 @@ struct quic_crypto {
 	u32 version;
 	u32 secret_len;
 	u32 key_len;
+	u8 cur;
+	u8 prev;
+	u8 next;
 	u8 key_phase;
 };
 
