@@ -22,27 +22,45 @@
  *   protecting a packet allocates nothing.  The AEAD is the one the crypto
  *   API ranks first, asynchronous implementations included: on x86 that is
  *   the AES-NI/PCLMULQDQ GCM ("generic-gcm-aesni"), which 6.1 registers
- *   only behind a SIMD wrapper marked asynchronous; the best synchronous
- *   GCM is gcm_base(ctr(aes-aesni),ghash-generic), whose table-driven
- *   GHASH costs about as much as the AES.  A call that may sleep (process
- *   context: sendmsg, the backlog at release_sock) uses it and waits for
- *   the completion when it goes asynchronous (the wrapper runs it inline
- *   whenever the FPU is usable, and hands it to cryptd otherwise).  Atomic
- *   context (the softirq receive path and timers) cannot wait, so each key
- *   also has a synchronous-only transform for it.  An asynchronous flow
- *   that completes packets in a callback can come later with per-packet
- *   request space in the skb.  When the first-ranked AEAD is synchronous
- *   (ChaCha20-Poly1305 on x86, or no AES-NI) there is one transform.
- *   The crypto_async module parameter (0: synchronous only) is there to
- *   compare both in one boot ("make bench").
+ *   only behind the SIMD wrapper of crypto/simd.c, marked asynchronous; the
+ *   best synchronous GCM is gcm_base(ctr(aes-aesni),ghash-generic), whose
+ *   table-driven GHASH costs about as much as the AES and 4 KB a key.  A
+ *   call that may sleep (process context: sendmsg, the backlog at
+ *   release_sock) uses it and waits for the completion when it goes
+ *   asynchronous.  Atomic context (the softirq receive path and timers)
+ *   cannot wait.  The SIMD wrapper runs its internal synchronous
+ *   implementation inline whenever crypto_simd_usable() and no request of
+ *   the transform is queued to cryptd; ours never has one queued, since
+ *   every call completes before it returns and process context never
+ *   queues (the FPU is usable there).  So atomic context calls the same
+ *   transform, and runs inline with the same accelerated GHASH; only when
+ *   the FPU is taken (a softirq that interrupted a kernel FPU section)
+ *   does it seal or open the packet with the AES library and a bitwise
+ *   GHASH here, slow but without a transform or an allocation.  An
+ *   asynchronous AEAD that is not such a wrapper (a hardware driver), or
+ *   not GCM, gets a second, synchronous-only transform with the same key
+ *   for atomic context.  When the first-ranked AEAD is synchronous
+ *   (ChaCha20-Poly1305 and CCM on x86, or no AES-NI) there is one
+ *   transform.  The crypto_async module parameter (0: synchronous only) is
+ *   there to compare both in one boot ("make bench").
+ *
+ * - Transforms on demand: an AES-GCM key of the next key phase has none
+ *   (only its secret and IV) until it becomes current and
+ *   quic_crypto_key_update_prepare() gives it one; the first packets of a
+ *   new phase are protected and opened by the GCM of this file.  An idle
+ *   connection so holds one AEAD transform per direction, not two (three
+ *   with the synchronous twins before).
  *
  * - A failed tag check wipes the payload: the generic GCM and CCM decrypt
  *   before they verify, and no unauthenticated plaintext must reach anybody.
  */
 
 #include <crypto/aead.h>
+#include <crypto/aes.h>
 #include <crypto/algapi.h>
+#include <crypto/gf128mul.h>
 #include <crypto/hash.h>
+#include <crypto/internal/simd.h>
 #include <crypto/sha2.h>
 #include <crypto/skcipher.h>
 #include <linux/err.h>
@@ -55,6 +73,12 @@
 #include <linux/string.h>
 #include <linux/tls.h>
 #include <linux/quic.h>
+#include <asm/simd.h>
+#ifdef QUIC_HAVE_LINUX_UNALIGNED
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
 #include "crypto.h"
 #include "export.h"
 
@@ -300,6 +324,20 @@ int quic_crypto_hkdf_expand_label(const char *hash, const u8 *secret,
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_crypto_hkdf_expand_label);
 
+/* Free the transforms of @k, keeping its secret and IV. */
+static void quic_crypto_key_detach(struct quic_crypto_key *k)
+{
+	aead_request_free(k->req);
+	crypto_free_aead(k->aead);
+	aead_request_free(k->req_sync);
+	crypto_free_aead(k->aead_sync);
+	k->req = NULL;
+	k->aead = NULL;
+	k->req_sync = NULL;
+	k->aead_sync = NULL;
+	k->async = false;
+}
+
 /**
  * quic_crypto_free() - release the transforms and wipe the keys
  * @c: the keys; may be unset or partly set up
@@ -310,12 +348,8 @@ void quic_crypto_free(struct quic_crypto *c)
 {
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(c->key); i++) {
-		aead_request_free(c->key[i].req);
-		crypto_free_aead(c->key[i].aead);
-		aead_request_free(c->key[i].req_sync);
-		crypto_free_aead(c->key[i].aead_sync);
-	}
+	for (i = 0; i < ARRAY_SIZE(c->key); i++)
+		quic_crypto_key_detach(&c->key[i]);
 	skcipher_request_free(c->hp_req);
 	crypto_free_skcipher(c->hp);
 	crypto_free_shash(c->hash);
@@ -351,6 +385,29 @@ static bool quic_crypto_aead_is_async(struct crypto_aead *tfm)
 	return crypto_aead_alg(tfm)->base.cra_flags & CRYPTO_ALG_ASYNC;
 }
 
+/* Is @tfm the SIMD wrapper of crypto/simd.c around a synchronous internal
+ * implementation?  The wrapper is named after the internal algorithm
+ * without its "__" prefix (simd_register_aeads_compat() requires the
+ * prefix), so the internal one is found by that name, without loading a
+ * module: the wrapper's module registered both.
+ */
+static bool quic_crypto_aead_is_simd(struct crypto_aead *tfm)
+{
+	char name[CRYPTO_MAX_ALG_NAME];
+
+	if (snprintf(name, sizeof(name), "__%s",
+		     crypto_aead_driver_name(tfm)) >= sizeof(name))
+		return false;
+	return crypto_has_alg(name, CRYPTO_ALG_TYPE_AEAD | CRYPTO_ALG_INTERNAL,
+			      CRYPTO_ALG_TYPE_MASK | CRYPTO_ALG_INTERNAL |
+			      CRYPTO_ALG_ASYNC | CRYPTO_NOLOAD) > 0;
+}
+
+static bool quic_cipher_is_gcm(u32 type)
+{
+	return type == TLS_CIPHER_AES_GCM_128 || type == TLS_CIPHER_AES_GCM_256;
+}
+
 static int quic_crypto_alloc_key(struct quic_crypto_key *k,
 				 const struct quic_cipher *cipher)
 {
@@ -363,6 +420,11 @@ static int quic_crypto_alloc_key(struct quic_crypto_key *k,
 				     CRYPTO_ALG_ASYNC);
 	if (err || !quic_crypto_aead_is_async(k->aead))
 		return err;
+	k->async = true;
+	/* Atomic context runs the wrapper inline, or the GCM of this file. */
+	if (quic_cipher_is_gcm(cipher->type) &&
+	    quic_crypto_aead_is_simd(k->aead))
+		return 0;
 	return quic_crypto_alloc_aead(&k->aead_sync, &k->req_sync,
 				      cipher->aead, CRYPTO_ALG_ASYNC);
 }
@@ -403,8 +465,44 @@ static int quic_crypto_alloc(struct quic_crypto *c,
 	return 0;
 }
 
-/* Derive key and IV (and with @hp the header protection key) from @secret
- * and load them into @k.
+/* Load the AEAD key derived from @k's secret into its transforms. */
+static int quic_crypto_key_load(struct quic_crypto *c,
+				struct quic_crypto_key *k)
+{
+	const struct quic_labels *l = quic_crypto_labels(c->version);
+	u8 key[QUIC_CRYPTO_KEY_MAX_LEN];
+	int err;
+
+	err = quic_hkdf_expand_label(c->hash, k->secret, c->secret_len, l->key,
+				     key, c->key_len);
+	if (!err)
+		err = crypto_aead_setkey(k->aead, key, c->key_len);
+	if (!err && k->aead_sync)
+		err = crypto_aead_setkey(k->aead_sync, key, c->key_len);
+	memzero_explicit(key, sizeof(key));
+	return err;
+}
+
+/* Give the ready key @k transforms holding its key, if it has none. On
+ * error it keeps none, and the GCM of this file protects with it.
+ */
+static int quic_crypto_key_attach(struct quic_crypto *c,
+				  struct quic_crypto_key *k)
+{
+	int err;
+
+	if (k->aead)
+		return 0;
+	err = quic_crypto_alloc_key(k, quic_cipher_find(c->cipher_type));
+	if (!err)
+		err = quic_crypto_key_load(c, k);
+	if (err)
+		quic_crypto_key_detach(k);
+	return err;
+}
+
+/* Take @secret into @k, derive its IV and, when @k has transforms, load
+ * its key (and with @hp the header protection key).
  */
 static int quic_crypto_install(struct quic_crypto *c,
 			       struct quic_crypto_key *k, const u8 *secret,
@@ -412,15 +510,12 @@ static int quic_crypto_install(struct quic_crypto *c,
 {
 	const struct quic_labels *l = quic_crypto_labels(c->version);
 	u8 key[QUIC_CRYPTO_KEY_MAX_LEN];
-	int err;
+	int err = 0;
 
 	k->ready = false;
-	err = quic_hkdf_expand_label(c->hash, secret, c->secret_len, l->key,
-				     key, c->key_len);
-	if (!err)
-		err = crypto_aead_setkey(k->aead, key, c->key_len);
-	if (!err && k->aead_sync)
-		err = crypto_aead_setkey(k->aead_sync, key, c->key_len);
+	memcpy(k->secret, secret, c->secret_len);
+	if (k->aead)
+		err = quic_crypto_key_load(c, k);
 	if (!err)
 		err = quic_hkdf_expand_label(c->hash, secret, c->secret_len,
 					     l->iv, k->iv, QUIC_CRYPTO_IV_LEN);
@@ -430,9 +525,10 @@ static int quic_crypto_install(struct quic_crypto *c,
 	if (!err && hp)
 		err = crypto_skcipher_setkey(c->hp, key, c->key_len);
 	memzero_explicit(key, sizeof(key));
-	if (err)
+	if (err) {
+		memzero_explicit(k->secret, sizeof(k->secret));
 		return err;
-	memcpy(k->secret, secret, c->secret_len);
+	}
 	k->ready = true;
 	return 0;
 }
@@ -551,15 +647,21 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_crypto_initial_keys);
  * @c: 1-RTT keys of one direction
  *
  * Derives the next secret from the current one with the "quic ku"
- * ("quicv2 ku") label (RFC 9001 6.1) and loads its key and IV, so that
+ * ("quicv2 ku") label (RFC 9001 6.1) and its IV, so that
  * quic_crypto_key_update() and quic_crypto_aead_decrypt() can switch to them
  * without sleeping.  Call it when the keys are installed and again after
  * every key update; RFC 9001 6.3 asks for the next keys to be ready before
  * they are needed, so that a key update shows no timing difference.
  *
- * Process context only: a slot without transforms gets them here, and
- * some AEAD implementations allocate in setkey (the generic GCM does).
- * Nothing is done when the next keys are ready.
+ * Transforms are made on demand: an AES-GCM key gets them when it becomes
+ * the current one, here, after the update (until then the GCM of crypto.c
+ * protects with it, without a transform); the other ciphers' next keys get
+ * them now.  An idle connection so keeps one AEAD transform per direction.
+ *
+ * Process context only: transforms are allocated here, and some AEAD
+ * implementations allocate in setkey (the generic GCM does).  Nothing is
+ * done when the current keys have their transforms and the next keys are
+ * ready.
  *
  * Return: 0, -ENOKEY without keys, or a crypto API errno.
  */
@@ -573,14 +675,18 @@ int quic_crypto_key_update_prepare(struct quic_crypto *c)
 
 	if (!quic_crypto_ready(c))
 		return -ENOKEY;
-	if (next->ready)
-		return 0;
-	/* Two slots have transforms until the first update; the third
-	 * (the previous keys' after it) gets them when it becomes the next.
-	 */
-	err = quic_crypto_alloc_key(next, cipher);
-	if (err)
+	err = quic_crypto_key_attach(c, &c->key[c->cur]);
+	if (err || next->ready)
 		return err;
+	/* The slot of the keys before the previous ones, if any. */
+	if (quic_cipher_is_gcm(c->cipher_type))
+		quic_crypto_key_detach(next);
+	else
+		err = quic_crypto_alloc_key(next, cipher);
+	if (err) {
+		quic_crypto_key_detach(next);
+		return err;
+	}
 	l = quic_crypto_labels(c->version);
 	err = quic_hkdf_expand_label(c->hash, c->key[c->cur].secret,
 				     c->secret_len, l->ku, secret,
@@ -648,6 +754,116 @@ static bool quic_crypto_may_sleep(void)
 	return in_task() && preemptible();
 }
 
+/* GHASH (NIST SP 800-38D 6.4) of @len bytes at @p, the last block padded
+ * with zeros, into @y under the hash key @h; bitwise, no table.
+ */
+static void quic_gcm_ghash(be128 *y, const be128 *h, const u8 *p, u32 len)
+{
+	u8 b[AES_BLOCK_SIZE];
+	u32 n;
+
+	while (len) {
+		n = min_t(u32, len, AES_BLOCK_SIZE);
+		memset(b, 0, sizeof(b));
+		memcpy(b, p, n);
+		crypto_xor((u8 *)y, b, AES_BLOCK_SIZE);
+		gf128mul_lle(y, h);
+		p += n;
+		len -= n;
+	}
+}
+
+/* GCTR (SP 800-38D 6.5) over @len bytes at @p in place, the first counter
+ * block being inc32(@ctr).
+ */
+static void quic_gcm_ctr(const struct crypto_aes_ctx *aes, u8 *ctr, u8 *p,
+			 u32 len)
+{
+	u8 ks[AES_BLOCK_SIZE];
+	u32 n;
+
+	while (len) {
+		n = min_t(u32, len, AES_BLOCK_SIZE);
+		put_unaligned_be32(get_unaligned_be32(ctr + 12) + 1, ctr + 12);
+		aes_encrypt(aes, ks, ctr);
+		crypto_xor(p, ks, n);
+		p += n;
+		len -= n;
+	}
+	memzero_explicit(ks, sizeof(ks));
+}
+
+/* AES-GCM over @k without its transform, for atomic context while the FPU
+ * is taken: the key is derived again from @k's secret and expanded for the
+ * AES library, on the stack.  Slow (a bitwise GHASH), and rare.  The tag is
+ * checked before anything is decrypted.
+ */
+static int quic_crypto_aead_soft(struct quic_crypto *c,
+				 struct quic_crypto_key *k, u8 *pkt,
+				 u32 hdr_len, u64 pn, u32 cryptlen, bool enc)
+{
+	const struct quic_labels *l = quic_crypto_labels(c->version);
+	u32 len = enc ? cryptlen : cryptlen - QUIC_CRYPTO_TAG_LEN;
+	u8 j0[AES_BLOCK_SIZE], ctr[AES_BLOCK_SIZE], s[AES_BLOCK_SIZE];
+	u8 key[QUIC_CRYPTO_KEY_MAX_LEN], *data = pkt + hdr_len;
+	struct crypto_aes_ctx aes;
+	be128 h = {}, y = {};
+	int err;
+
+	err = quic_hkdf_expand_label(c->hash, k->secret, c->secret_len, l->key,
+				     key, c->key_len);
+	if (!err)
+		err = aes_expandkey(&aes, key, c->key_len);
+	if (err)
+		goto out;
+	aes_encrypt(&aes, (u8 *)&h, (u8 *)&h);
+	quic_crypto_nonce(j0, k->iv, pn);
+	put_unaligned_be32(1, j0 + QUIC_CRYPTO_IV_LEN);
+
+	quic_gcm_ghash(&y, &h, pkt, hdr_len);
+	if (enc) {
+		memcpy(ctr, j0, sizeof(ctr));
+		quic_gcm_ctr(&aes, ctr, data, len);
+	}
+	quic_gcm_ghash(&y, &h, data, len);
+	put_unaligned_be64((u64)hdr_len * 8, s);
+	put_unaligned_be64((u64)len * 8, s + 8);
+	quic_gcm_ghash(&y, &h, s, sizeof(s));
+	aes_encrypt(&aes, s, j0);
+	crypto_xor(s, (u8 *)&y, sizeof(s));
+	if (enc) {
+		memcpy(data + len, s, QUIC_CRYPTO_TAG_LEN);
+	} else if (crypto_memneq(data + len, s, QUIC_CRYPTO_TAG_LEN)) {
+		err = -EBADMSG;
+	} else {
+		memcpy(ctr, j0, sizeof(ctr));
+		quic_gcm_ctr(&aes, ctr, data, len);
+	}
+out:
+	memzero_explicit(&aes, sizeof(aes));
+	memzero_explicit(key, sizeof(key));
+	memzero_explicit(&h, sizeof(h));
+	memzero_explicit(&y, sizeof(y));
+	memzero_explicit(s, sizeof(s));
+	memzero_explicit(ctr, sizeof(ctr));
+	return err;
+}
+
+static bool quic_crypto_test_soft;
+
+/**
+ * quic_crypto_test_force_soft() - take the transform-less GCM in atomic
+ * context, as when the FPU is taken
+ * @on: true to force it, false for the normal choice
+ *
+ * For the KUnit tests only.
+ */
+void quic_crypto_test_force_soft(bool on)
+{
+	WRITE_ONCE(quic_crypto_test_soft, on);
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_crypto_test_force_soft);
+
 /* AEAD in place over @pkt: @hdr_len bytes of associated data followed by
  * @cryptlen bytes to encrypt or decrypt (with the tag when decrypting).
  */
@@ -657,14 +873,27 @@ static int quic_crypto_aead(struct quic_crypto *c, struct quic_crypto_key *k,
 	struct aead_request *req = k->req;
 	u8 iv[QUIC_CCM_IV_LEN] = {};
 	DECLARE_CRYPTO_WAIT(wait);
+	bool async = false, soft = false;
 	struct scatterlist sg;
-	bool async = false;
 	int err;
 
-	if (k->aead_sync) {
-		async = quic_crypto_may_sleep();
-		if (!async)
-			req = k->req_sync;
+	if (!k->aead) {
+		/* Keys of a new phase, before they get their transform. */
+		soft = true;
+	} else if (quic_crypto_may_sleep()) {
+		async = k->async;
+	} else if (k->aead_sync) {
+		req = k->req_sync;
+	} else if (quic_cipher_is_gcm(c->cipher_type)) {
+		/* The SIMD wrapper would queue to cryptd: no waiting here. */
+		soft = (k->async && !crypto_simd_usable()) ||
+		       READ_ONCE(quic_crypto_test_soft);
+	}
+	if (soft) {
+		if (!quic_cipher_is_gcm(c->cipher_type))
+			return -ENOKEY;
+		return quic_crypto_aead_soft(c, k, pkt, hdr_len, pn, cryptlen,
+					     enc);
 	}
 	if (c->cipher_type == TLS_CIPHER_AES_CCM_128) {
 		/* ccm(aes) takes L - 1 in iv[0]: a 12-byte nonce leaves
@@ -684,9 +913,13 @@ static int quic_crypto_aead(struct quic_crypto *c, struct quic_crypto_key *k,
 		aead_request_set_callback(req, CRYPTO_TFM_REQ_MAY_BACKLOG |
 					  CRYPTO_TFM_REQ_MAY_SLEEP,
 					  crypto_req_done, &wait);
+	else
+		aead_request_set_callback(req, 0, NULL, NULL);
 	err = enc ? crypto_aead_encrypt(req) : crypto_aead_decrypt(req);
 	if (async)
 		err = crypto_wait_req(err, &wait);
+	/* Inline in atomic context, by the reasoning at the top. */
+	WARN_ON_ONCE(err == -EINPROGRESS || err == -EBUSY);
 	memzero_explicit(iv, sizeof(iv));
 	return err;
 }

@@ -15,8 +15,10 @@
  * implementation the crypto API has, which may be asynchronous (on x86,
  * AES-NI GCM is registered behind a SIMD/cryptd wrapper): where the caller
  * may sleep, such a call waits for its completion; in atomic context
- * (softirq receive, timers) a second, synchronous-only transform with the
- * same key is used instead.
+ * (softirq receive, timers) the SIMD wrapper runs inline, and an AES-GCM
+ * without a transform stands in while the FPU is taken (crypto.c); any
+ * other asynchronous AEAD gets a second, synchronous-only transform with
+ * the same key.
  *
  * Contexts: quic_crypto_set_secret(), quic_crypto_initial_keys(),
  * quic_crypto_key_update_prepare(), quic_crypto_retry_tag() and
@@ -58,12 +60,14 @@ struct skcipher_request;
  * struct quic_crypto_key - the packet protection keys of one key phase
  * @aead: AEAD transform holding the key, the fastest implementation
  * @req: preallocated request for @aead
- * @aead_sync: when @aead is asynchronous, a synchronous implementation
- *	holding the same key, for atomic context; NULL otherwise
+ * @aead_sync: when @aead is asynchronous and not the SIMD wrapper of an
+ *	AES-GCM, a synchronous implementation holding the same key, for
+ *	atomic context; NULL otherwise
  * @req_sync: preallocated request for @aead_sync
  * @secret: the traffic secret the key and IV derive from
  * @iv: the packet protection IV
  * @ready: @aead holds the key derived from @secret
+ * @async: @aead is asynchronous: process context waits for it
  */
 struct quic_crypto_key {
 	struct crypto_aead *aead;
@@ -73,6 +77,7 @@ struct quic_crypto_key {
 	u8 secret[QUIC_CRYPTO_SECRET_MAX_LEN];
 	u8 iv[QUIC_CRYPTO_IV_LEN];
 	bool ready;
+	bool async;
 };
 
 /**
@@ -99,9 +104,6 @@ struct quic_crypto_key {
  */
 struct quic_crypto {
 	struct quic_crypto_key key[3];
-	u8 cur;
-	u8 prev;
-	u8 next;
 	struct crypto_skcipher *hp;
 	struct skcipher_request *hp_req;
 	struct crypto_shash *hash;
@@ -111,6 +113,9 @@ struct quic_crypto {
 	u32 version;
 	u32 secret_len;
 	u32 key_len;
+	u8 cur;
+	u8 prev;
+	u8 next;
 	u8 key_phase;
 };
 
@@ -164,6 +169,8 @@ int quic_crypto_hp_remove(struct quic_crypto *c, u8 *pkt, u32 len,
 			  u32 pn_offset, u32 *pn_len, u32 *truncated_pn);
 int quic_crypto_aead_decrypt(struct quic_crypto *c, u8 *pkt, u32 hdr_len,
 			     u64 pn, u32 len);
+
+void quic_crypto_test_force_soft(bool on);
 
 int quic_crypto_retry_init(void);
 void quic_crypto_retry_exit(void);

@@ -7,7 +7,8 @@
  * implementations allocate in setkey). So the next keys of both
  * directions are prepared in process context: when the 1-RTT keys are
  * installed, after a local update, and from a work item after the peer
- * started one.
+ * started one. The same calls give the keys that just became current
+ * their AEAD transform: an AES-GCM key has none while it is the next one.
  *
  * Local update (setsockopt QUIC_SOCKOPT_KEY_UPDATE, quic-api.rst 5.9):
  * the send side moves to the next phase; the receive side follows when
@@ -114,10 +115,14 @@ int quic_key_update_local(struct sock *sk)
 	err = quic_key_prepare(c);
 	if (!err)
 		err = quic_crypto_key_update(&s->tx);
-	if (!err)
-		trace_quic_key(sk, "update", QUIC_CRYPTO_APP, true,
-			       s->tx.key_phase);
-	return err;
+	if (err)
+		return err;
+	trace_quic_key(sk, "update", QUIC_CRYPTO_APP, true, s->tx.key_phase);
+	/* The new send keys get their transform; until then (on error) they
+	 * protect without one (crypto.c), so the update stands.
+	 */
+	quic_key_prepare(c);
+	return 0;
 }
 
 /**

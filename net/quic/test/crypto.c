@@ -1600,6 +1600,122 @@ static int v1_initial_atomic(struct quic_test *t)
 	       check_initial_bh(t, &vec_v1, true, 2);
 }
 
+/* The AES-GCM without a transform that atomic context takes while the FPU
+ * is taken (crypto.c), forced: the RFC's Initials protected and opened
+ * with it.
+ */
+static int initial_soft(struct quic_test *t)
+{
+	int err;
+
+	quic_crypto_test_force_soft(true);
+	err = check_initial_bh(t, &vec_v1, false, 3) ?:
+	      check_initial_bh(t, &vec_v1, true, 3) ?:
+	      check_initial_bh(t, &vec_v2, false, 3) ?:
+	      check_initial_bh(t, &vec_v2, true, 3);
+	quic_crypto_test_force_soft(false);
+	return err;
+}
+
+/* Seal or open one 1-RTT packet of RT_LEN bytes, in atomic context when
+ * @atomic (with the forced transform-less GCM).
+ */
+static int soft_seal(struct quic_crypto *c, u8 *pkt, u64 pn, bool atomic)
+{
+	int err;
+
+	if (atomic)
+		local_bh_disable();
+	err = quic_crypto_encrypt(c, pkt, RT_HDR_LEN, 4, pn, RT_PAYLOAD_LEN);
+	if (atomic)
+		local_bh_enable();
+	return err;
+}
+
+static int soft_open(struct quic_crypto *c, u8 *pkt, u64 pn, bool atomic)
+{
+	u32 pn_len, tpn;
+	int err;
+
+	if (atomic)
+		local_bh_disable();
+	err = quic_crypto_hp_remove(c, pkt, RT_LEN, RT_HDR_LEN - 4, &pn_len,
+				    &tpn);
+	if (!err)
+		err = quic_crypto_aead_decrypt(c, pkt, RT_HDR_LEN, pn, RT_LEN);
+	if (atomic)
+		local_bh_enable();
+	return err;
+}
+
+/* AES-128-GCM and AES-256-GCM: sealed by the transform and opened by the
+ * transform-less GCM, the reverse, and a flipped tag refused by it.
+ */
+static int soft_gcm_one(struct quic_test *t, u32 type, u32 secret_len)
+{
+	u8 secret[QUIC_CRYPTO_SECRET_MAX_LEN], *plain, *pkt;
+	struct quic_crypto *c;	/* tx, rx */
+	int err, i;
+
+	get_random_bytes(secret, sizeof(secret));
+	c = kcalloc(2, sizeof(*c), GFP_KERNEL);
+	plain = kmalloc(RT_LEN, GFP_KERNEL);
+	pkt = kmalloc(RT_LEN, GFP_KERNEL);
+	if (!c || !plain || !pkt) {
+		err = -ENOMEM;
+		goto out;
+	}
+	get_random_bytes(plain, RT_LEN);
+	plain[0] = 0x43;	/* short header, 4-byte packet number */
+	err = quic_crypto_set_secret(&c[0], type, secret, secret_len,
+				     QUIC_VERSION_V1) ?:
+	      quic_crypto_set_secret(&c[1], type, secret, secret_len,
+				     QUIC_VERSION_V1);
+	if (err) {
+		quic_test_fail(t, "set_secret: %d", err);
+		goto out;
+	}
+	quic_crypto_test_force_soft(true);
+	for (i = 0; i < 3 && !err; i++) {
+		memcpy(pkt, plain, RT_LEN);
+		err = soft_seal(&c[0], pkt, 7 + i, i != 1);
+		if (err) {
+			err = quic_test_fail(t, "seal %d: %d", i, err);
+			break;
+		}
+		if (i == 2)
+			pkt[RT_LEN - 1] ^= 0x80;
+		err = soft_open(&c[1], pkt, 7 + i, i != 0);
+		if (i == 2) {
+			if (err != -EBADMSG)
+				err = quic_test_fail(t, "flipped tag: %d", err);
+			else
+				err = 0;
+		} else if (err) {
+			err = quic_test_fail(t, "open %d: %d", i, err);
+		} else if (memcmp(pkt + RT_HDR_LEN, plain + RT_HDR_LEN,
+				  RT_PAYLOAD_LEN)) {
+			err = quic_test_fail(t, "plaintext %d differs", i);
+		}
+	}
+	quic_crypto_test_force_soft(false);
+out:
+	if (c) {
+		quic_crypto_free(&c[0]);
+		quic_crypto_free(&c[1]);
+	}
+	kfree(c);
+	kfree(plain);
+	kfree(pkt);
+	return err;
+}
+
+static int soft_gcm(struct quic_test *t)
+{
+	return soft_gcm_one(t, TLS_CIPHER_AES_GCM_128, 32) ?:
+	       soft_gcm_one(t, TLS_CIPHER_AES_GCM_256, 48);
+}
+
 static const struct quic_test_case quic_crypto_cases[] = {
 	QUIC_TEST_CASE(v1_keys),
 	QUIC_TEST_CASE(v1_client_initial),
@@ -1619,6 +1735,8 @@ static const struct quic_test_case quic_crypto_cases[] = {
 	QUIC_TEST_CASE(roundtrip_aes_128_ccm),
 	QUIC_TEST_CASE(roundtrip_chacha20_poly1305),
 	QUIC_TEST_CASE(v1_initial_atomic),
+	QUIC_TEST_CASE(initial_soft),
+	QUIC_TEST_CASE(soft_gcm),
 };
 
 #define BENCH_OPS	2000
