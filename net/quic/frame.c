@@ -492,9 +492,10 @@ int quic_frame_len(const struct quic_frame *f)
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_frame_len);
 
+/* @data NULL leaves the @len bytes for the caller to write. */
 static u8 *quic_put_bytes(u8 *p, const u8 *data, u32 len)
 {
-	if (len)
+	if (len && data)
 		memcpy(p, data, len);
 	return p + len;
 }
@@ -600,7 +601,9 @@ static u8 *quic_put_body(u8 *p, const struct quic_frame *f)
  *	ACK ranges are read from @f->ranges
  *
  * Varints are written in their shortest encoding.  Nothing is written
- * unless the whole frame fits.
+ * unless the whole frame fits.  With @f->data.data NULL, the data bytes
+ * of a STREAM, CRYPTO, NEW_TOKEN or DATAGRAM frame are left for the caller
+ * to write: they are the frame's last @f->data.len bytes.
  *
  * Return: bytes written, -ENOSPC if they exceed @room, or -EINVAL if @f
  * cannot be encoded (see quic_frame_len()).

@@ -231,29 +231,6 @@ static bool quic_out_chunk_cut(struct sock *sk, struct quic_outq *q,
 	return !quic_sendq_chunk_split(sk, q, ch, n);
 }
 
-/* The STREAM frame @f of a paged chunk (sendfile(), splice(),
- * MSG_ZEROCOPY), laid out as quic_frame_encode() lays out one with the
- * LEN bit: its header, then the bytes, copied from the chunk's pages.
- * Return: its size, or a negative errno.
- */
-static int quic_out_stream_paged(u8 *p, u32 room, const struct quic_frame *f,
-				 struct quic_outq_chunk *ch)
-{
-	int n = quic_frame_len(f);
-
-	if (n < 0)
-		return n;
-	if (n > room)
-		return -ENOSPC;
-	p = quic_varint_put(p, f->type);
-	p = quic_varint_put(p, f->data.id);
-	if (f->type & QUIC_STREAM_BIT_OFF)
-		p = quic_varint_put(p, f->data.offset);
-	p = quic_varint_put(p, f->data.len);
-	quic_outq_chunk_copy(ch, p);
-	return n;
-}
-
 /* The data of the space's send queue: lost chunks first, then new ones
  * from the send cursor, one CRYPTO or STREAM frame each. A chunk that
  * does not fit what the frames before it left waits for the next packet,
@@ -289,15 +266,16 @@ static u32 quic_out_data(struct sock *sk, struct quic_outq *q, u8 *buf,
 			 quic_frame_stream_type(ch->offset, true, ch->fin);
 		f.data.id = ch->id;
 		f.data.offset = ch->offset;
-		f.data.data = ch->data;
+		/* A paged chunk (sendfile(), splice(), MSG_ZEROCOPY) copies
+		 * its bytes from its pages, into the end of the frame.
+		 */
+		f.data.data = ch->paged ? NULL : ch->data;
 		f.data.len = ch->len;
-		if (ch->paged)
-			n = quic_out_stream_paged(buf + used, room - used, &f,
-						  ch);
-		else
-			n = quic_frame_encode(buf + used, room - used, &f);
+		n = quic_frame_encode(buf + used, room - used, &f);
 		if (n < 0)
 			break;
+		if (ch->paged)
+			quic_outq_chunk_copy(ch, buf + used + n - ch->len);
 		it = quic_sendq_item_add(rec);
 		if (!it)
 			break;

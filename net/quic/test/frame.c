@@ -1001,6 +1001,35 @@ static int frame_fuzz(struct quic_test *t)
 	return ret;
 }
 
+/* With no data pointer, a STREAM frame is written but for its data
+ * bytes, its last ones, which are left as they were (quic_out_data()'s
+ * paged chunks write them).
+ */
+static int frame_encode_no_data(struct quic_test *t)
+{
+	static const u8 data[5] = { 1, 2, 3, 4, 5 };
+	u8 want[32], got[32];
+	struct quic_frame f = {
+		.type = QUIC_FRAME_STREAM | QUIC_STREAM_BIT_OFF |
+			QUIC_STREAM_BIT_LEN,
+		.data = { .id = 4, .offset = 1000, .data = data,
+			  .len = sizeof(data) },
+	};
+	int n, m;
+
+	n = quic_frame_encode(want, sizeof(want), &f);
+	f.data.data = NULL;
+	memset(got, 0x5a, sizeof(got));
+	m = quic_frame_encode(got, sizeof(got), &f);
+	if (n <= (int)sizeof(data) || m != n)
+		return quic_test_fail(t, "lengths %d and %d", n, m);
+	if (memcmp(got, want, n - sizeof(data)))
+		return quic_test_fail(t, "header differs");
+	if (memchr_inv(got + n - sizeof(data), 0x5a, sizeof(data)))
+		return quic_test_fail(t, "data bytes written");
+	return 0;
+}
+
 static const struct quic_test_case frame_cases[] = {
 	QUIC_TEST_CASE(frame_round_trip),
 	QUIC_TEST_CASE(frame_truncated),
@@ -1009,6 +1038,7 @@ static const struct quic_test_case frame_cases[] = {
 	QUIC_TEST_CASE(frame_invalid_values),
 	QUIC_TEST_CASE(frame_ack_ranges_cap),
 	QUIC_TEST_CASE(frame_encode_errors),
+	QUIC_TEST_CASE(frame_encode_no_data),
 	QUIC_TEST_CASE(frame_fit),
 	QUIC_TEST_CASE(frame_allowed_table),
 	QUIC_TEST_CASE(frame_ack_eliciting),
