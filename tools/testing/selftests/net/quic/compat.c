@@ -333,6 +333,32 @@ static ssize_t get_item(int fd, struct item *it, uint32_t flags)
 	return it->n;
 }
 
+/* After a datagram did not come within the receive timeout: whether one
+ * waits unread on @fd (its reader was not woken) or none arrived, and the
+ * counters of /proc/net/quic/snmp that are not 0, which say where packets
+ * went. The datagram tests have no second chance: the kernel never sends
+ * a datagram again.
+ */
+static void dgram_why(struct __test_metadata *_metadata, int fd)
+{
+	char line[128], name[64];
+	unsigned long long v;
+	struct item it;
+	FILE *f;
+
+	if (get_item(fd, &it, MSG_DONTWAIT) >= 0)
+		TH_LOG("%zd bytes waited unread: the reader was not woken",
+		       it.n);
+	else
+		TH_LOG("nothing to read: %s", strerror(errno));
+	f = fopen("/proc/net/quic/snmp", "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %llu", name, &v) == 2 && v)
+			TH_LOG("%s %llu", name, v);
+	if (f)
+		fclose(f);
+}
+
 static bool is_event(const struct item *it, int type)
 {
 	return it->n >= 1 && (it->flags & MSG_QUIC_NOTIFICATION) &&
@@ -1318,7 +1344,8 @@ TEST_F(role, s5_5_datagram_einval_without_peer_support)
 	EXPECT_EQ(EINVAL, psend(self->me, "d", MSG_QUIC_DATAGRAM));
 	/* This side advertised it: the peer may send. */
 	ASSERT_EQ(0, qsend(self->peer, "d", 0, MSG_QUIC_DATAGRAM));
-	ASSERT_EQ(1, get_item(self->me, &it, 0));
+	ASSERT_EQ(1, get_item(self->me, &it, 0))
+		dgram_why(_metadata, self->me);
 	EXPECT_TRUE(it.flags & MSG_QUIC_DATAGRAM);
 }
 
@@ -1335,7 +1362,8 @@ TEST_F(role, s5_5_datagram_round_trip)
 
 	role_open(_metadata, self, variant, &dg, &dg);
 	ASSERT_EQ(0, qsend(self->me, "ping", 0, MSG_QUIC_DATAGRAM));
-	ASSERT_EQ(4, raw_recv(self->peer, &r, 0, true));
+	ASSERT_EQ(4, raw_recv(self->peer, &r, 0, true))
+		dgram_why(_metadata, self->peer);
 	EXPECT_EQ(0, memcmp(r.buf, "ping", 4));
 	EXPECT_TRUE(r.flags & MSG_QUIC_DATAGRAM);
 	EXPECT_TRUE(r.flags & MSG_EOR);
@@ -1347,7 +1375,8 @@ TEST_F(role, s5_5_datagram_round_trip)
 	it.sid = 4242;
 	it.n = quic_recvmsg(self->me, it.buf, sizeof(it.buf), &it.sid,
 			    &it.flags);
-	ASSERT_EQ(4, it.n);
+	ASSERT_EQ(4, it.n)
+		dgram_why(_metadata, self->me);
 	EXPECT_EQ(0, memcmp(it.buf, "pong", 4));
 	EXPECT_TRUE(it.flags & MSG_QUIC_DATAGRAM);
 	EXPECT_EQ(4242, it.sid);
@@ -1429,7 +1458,8 @@ TEST_F(role, s5_5_datagram_emsgsize)
 				     MSG_QUIC_DATAGRAM)) {
 		TH_LOG("the 1200-byte floor: %s", strerror(errno));
 	}
-	ASSERT_EQ(1168, get_item(self->peer, &it, 0));
+	ASSERT_EQ(1168, get_item(self->peer, &it, 0))
+		dgram_why(_metadata, self->peer);
 	EXPECT_TRUE(it.flags & MSG_QUIC_DATAGRAM);
 	ASSERT_EQ(1368, dgram_deliver(self->me, self->peer, buf, 1368, &it)) {
 		TH_LOG("1368 bytes: %s", strerror(errno));
