@@ -313,6 +313,23 @@ static struct quic_outq_chunk *quic_sendq_chunk_new(struct sock *sk, s64 id,
 	return ch;
 }
 
+/* The new @chunks of @st join the queue, each holding the stream; the
+ * last bytes queued carry @fin.
+ */
+static void quic_sendq_stream_queue(struct quic_outq *q, struct quic_stream *st,
+				    struct list_head *chunks, bool fin)
+{
+	struct quic_outq_chunk *ch, *tmp;
+
+	list_for_each_entry_safe(ch, tmp, chunks, list) {
+		list_del(&ch->list);
+		quic_outq_add(q, ch);
+		quic_stream_out_hold(st);
+	}
+	if (fin)
+		list_last_entry(&q->chunks, struct quic_outq_chunk, list)->fin = 1;
+}
+
 /**
  * quic_sendq_stream() - queue stream data
  * @sk: the socket, locked, its streams ready
@@ -372,13 +389,7 @@ int quic_sendq_stream(struct sock *sk, struct quic_stream *st,
 		goto free;
 	if (grown)
 		quic_outq_grow(q, tail, grown);
-	list_for_each_entry_safe(ch, tmp, &chunks, list) {
-		list_del(&ch->list);
-		quic_outq_add(q, ch);
-		quic_stream_out_hold(st);
-	}
-	if (fin)
-		list_last_entry(&q->chunks, struct quic_outq_chunk, list)->fin = 1;
+	quic_sendq_stream_queue(q, st, &chunks, fin);
 	return 0;
 err:
 	err = -EFAULT;
@@ -500,14 +511,9 @@ int quic_sendq_stream_pages(struct sock *sk, struct quic_stream *st,
 		quic_outq_frags(tail)->truesize += grown;
 		sk_wmem_queued_add(sk, grown);
 	}
-	list_for_each_entry_safe(ch, tmp, &chunks, list) {
-		list_del(&ch->list);
+	list_for_each_entry(ch, &chunks, list)
 		quic_sendq_chunk_charge(sk, ch, 1);
-		quic_outq_add(q, ch);
-		quic_stream_out_hold(st);
-	}
-	if (fin)
-		list_last_entry(&q->chunks, struct quic_outq_chunk, list)->fin = 1;
+	quic_sendq_stream_queue(q, st, &chunks, fin);
 	return 0;
 free:
 	list_for_each_entry_safe(ch, tmp, &chunks, list)
