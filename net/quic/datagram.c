@@ -191,6 +191,7 @@ u32 quic_dgram_out(struct sock *sk, u8 *buf, u32 room, u32 *nr)
 			max = quic_dgram_max_payload(sk);
 			if (max >= (int)skb->len)
 				break;
+			QUIC_INC_STATS(sock_net(sk), QUIC_MIB_DGRAM_SND_DROP);
 		} else {
 			buf[used++] = QUIC_FRAME_DATAGRAM_LEN;
 			used = quic_varint_put(buf + used, skb->len) - buf;

@@ -48,6 +48,7 @@ static const struct snmp_mib quic_snmp_list[] = {
 	SNMP_MIB_ITEM("QuicInVersionNegotiation", QUIC_MIB_VN_RCVD),
 	SNMP_MIB_ITEM("QuicVersionChanged", QUIC_MIB_VERSION_CHANGED),
 	SNMP_MIB_ITEM("QuicInDropUnknownAddress", QUIC_MIB_DROP_PEER_ADDR),
+	SNMP_MIB_ITEM("QuicOutDatagramDrop", QUIC_MIB_DGRAM_SND_DROP),
 };
 
 static_assert(ARRAY_SIZE(quic_snmp_list) == QUIC_MIB_MAX);

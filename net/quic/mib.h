@@ -73,6 +73,9 @@
  *	compatible version negotiation (RFC 9368 2.3), on either end
  * @QUIC_MIB_DROP_PEER_ADDR: 1-RTT packets a client dropped because they
  *	came from a server address it does not know (RFC 9000 9)
+ * @QUIC_MIB_DGRAM_SND_DROP: DATAGRAM frames the application sent that
+ *	were dropped unsent: the datagram size fell below theirs while they
+ *	waited (RFC 9221 5)
  * @QUIC_MIB_MAX: the number of counters
  */
 enum quic_mib_field {
@@ -109,6 +112,7 @@ enum quic_mib_field {
 	QUIC_MIB_VN_RCVD,
 	QUIC_MIB_VERSION_CHANGED,
 	QUIC_MIB_DROP_PEER_ADDR,
+	QUIC_MIB_DGRAM_SND_DROP,
 	QUIC_MIB_MAX
 };
 

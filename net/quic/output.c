@@ -1046,10 +1046,10 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 	return err ? err : 1;
 }
 
-/* The flush stopped with data queued and room in the window, @again:
- * the pacer held it back, or the flush sent its most datagrams: come back
- * when the pacer lets it go (at once if it already does). The window,
- * when it is full, opens with an ACK, which flushes.
+/* The flush stopped with data or DATAGRAM frames queued and room in the
+ * window, @again: the pacer held them back, or the flush sent its most
+ * datagrams: come back when the pacer lets them go (at once if it already
+ * does). The window, when it is full, opens with an ACK, which flushes.
  */
 static void quic_out_pace_arm(struct sock *sk, bool again)
 {
@@ -1060,11 +1060,16 @@ static void quic_out_pace_arm(struct sock *sk, bool again)
 	if (!again || c->out.probes || sk->sk_state == TCP_CLOSE ||
 	    !quic_cong_can_send(&c->cong, quic_conn_in_flight(c)))
 		return;
-	wait = quic_cong_pace_wait(&c->cong, ktime_get_ns());
+	wait = max_t(u64, quic_cong_pace_wait(&c->cong, ktime_get_ns()), 1);
+	/* A datagram sent alone has no other data to wake the pacer for. */
+	if (quic_dgram_unsent(sk)) {
+		quic_timer_pace(sk, wait);
+		return;
+	}
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
 		if (!c->space[i].discarded &&
 		    quic_outq_pending(&c->space[i].out)) {
-			quic_timer_pace(sk, max_t(u64, wait, 1));
+			quic_timer_pace(sk, wait);
 			return;
 		}
 	}
