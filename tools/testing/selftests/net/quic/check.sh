@@ -258,7 +258,13 @@ failure_log() {
 	case "$suite" in
 	*/*) tdir=$out/${suite%%/*}; suite=${suite#*/} ;;
 	esac
-	[ -f "$tdir/$suite.tap" ] || return 0
+	# A shell suite notes why a result failed as "# NAME: why" in its log.
+	if [ ! -f "$tdir/$suite.tap" ]; then
+		[ -f "$tdir/$suite.log" ] &&
+			grep -F -- "# $test: " "$tdir/$suite.log" | head -n 5 |
+			sed 's/^/      /'
+		return 0
+	fi
 	awk -v t="$test" '$1 == "#" && $2 == "RUN" { p = ($3 == t) }
 		p && /^#/ && $2 != "RUN" { print "      " $0 }
 		/^(ok|not ok) / { p = 0 }' "$tdir/$suite.tap" | head -n 20

@@ -26,7 +26,9 @@
 #  - without loss, the receiver of an upload sends at most one ACK-only
 #    1-RTT packet per 5 ack-eliciting ones it receives: the client asks
 #    for fewer ACKs with ACK_FREQUENCY (draft-ietf-quic-ack-frequency);
-#    RFC 9000's rule here would be one per 2, then per 4 (output.c);
+#    RFC 9000's rule here would be one per 2, then per 4 (ackfreq.c);
+#    an upload that lost packets is tried again, up to 3 times, and the
+#    result skipped if each did;
 #  - with the events disabled, a transfer adds no line to the buffer.
 #
 # The trace clock is set to "global" so that events of all CPUs are in
@@ -324,16 +326,12 @@ fi
 # ACK frequency: the same upload without loss, only the packet events
 # on; the server's 1-RTT packets (space 0) sent with ACK frames alone
 # (PADDING aside) against those it received that were ack-eliciting
-# (any frame but PADDING, ACK and CONNECTION_CLOSE).
-topo_link c netem delay 5ms >>"$log" 2>&1
-: >"$T/trace"
-echo 1 >"$T/events/quic/quic_packet_sent/enable"
-echo 1 >"$T/events/quic/quic_packet_rcvd/enable"
-xfer_run "$tmp/ack" none
-xrc=$?
-echo 0 >"$T/events/quic/enable"
-sc=$(field "$tmp/ack.srv" server cookie)
-read -r acks elic <<<"$(awk -v sc="$sc" '
+# (any frame but PADDING, ACK and CONNECTION_CLOSE). A packet lost on
+# the way (a queue overflowing under a slow guest) is answered with
+# immediate ACKs, as it should be: such a run says nothing of the
+# frequency, and the upload is tried again, up to 3 times.
+ack_ratio() {
+	awk -v sc="$1" '
 	BEGIN {
 		split("0x1 0x4 0x5 0x8 0x9 0xc 0xd", a)
 		for (i in a)
@@ -361,14 +359,35 @@ read -r acks elic <<<"$(awk -v sc="$sc" '
 		if (/quic_packet_rcvd:/ && !(fr in none))
 			elic++
 	}
-	END { print acks + 0, elic + 0 }' "$T/trace")"
-echo "   ACK frequency: server $sc sent $acks ACK-only packets for $elic ack-eliciting received" >>"$log"
-if [ $xrc = 0 ] && [ -n "$sc" ] && [ "$elic" -gt 100 ] &&
-   [ $((acks * 5)) -le "$elic" ]; then
-	result ok $suite "receiver: ACK-only packets <= ack-eliciting received / 5"
+	END { print acks + 0, elic + 0 }' "$T/trace"
+}
+
+topo_link c netem delay 5ms >>"$log" 2>&1
+acks=0 elic=0 xrc=1 sc= lost=
+for try in 1 2 3; do
+	: >"$T/trace"
+	echo 1 >"$T/events/quic/quic_packet_sent/enable"
+	echo 1 >"$T/events/quic/quic_packet_rcvd/enable"
+	xfer_run "$tmp/ack" none
+	xrc=$?
+	echo 0 >"$T/events/quic/enable"
+	sc=$(field "$tmp/ack.srv" server cookie)
+	lost=$(field "$tmp/ack.cli" client lost)
+	read -r acks elic <<<"$(ack_ratio "$sc")"
+	echo "   ACK frequency, try $try: server $sc sent $acks ACK-only packets for $elic ack-eliciting received, client lost ${lost:-?}" >>"$log"
+	[ $xrc = 0 ] && [ "$lost" = 0 ] && break
+done
+name="receiver: ACK-only packets <= ack-eliciting received / 5"
+if [ $xrc = 0 ] && [ "$lost" != 0 ]; then
+	echo "# $name: every upload lost packets (last: $lost)" >>"$log"
+	result skip $suite "$name"
+elif [ $xrc = 0 ] && [ -n "$sc" ] && [ "$elic" -gt 100 ] &&
+     [ $((acks * 5)) -le "$elic" ]; then
+	result ok $suite "$name"
 else
-	echo "   transfer status $xrc: $acks ACK-only packets sent for $elic ack-eliciting received"
-	result "not ok" $suite "receiver: ACK-only packets <= ack-eliciting received / 5"
+	echo "# $name: transfer status $xrc, $acks ACK-only packets sent for $elic ack-eliciting received" |
+		tee -a "$log"
+	result "not ok" $suite "$name"
 fi
 
 # A transfer of 1 MiB with the events disabled: the buffer stays
