@@ -1080,9 +1080,31 @@ static void quic_out_pace_arm(struct sock *sk, bool again)
  * straight into GSO skbs (quic_out_inplace()); the 1-RTT buffer, of
  * QUIC_CONN_MAX_DGRAM bytes whatever the datagram size, takes the rest:
  * ACK and control frames, data coalesced after a Handshake packet, data
- * when no batch skb could be had. The Initial and Handshake ones go with
- * those spaces.
+ * when no batch skb could be had. It comes from a cache of its own, as
+ * kmalloc() would round it up to 2 KiB for each connection's life. The
+ * Initial and Handshake ones go with those spaces.
  */
+static struct kmem_cache *quic_out_buf_cache;
+
+/**
+ * quic_output_init() - create the cache of 1-RTT frame buffers
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int __init quic_output_init(void)
+{
+	quic_out_buf_cache = kmem_cache_create("quic_frame_buf",
+					       QUIC_CONN_MAX_DGRAM, 0, 0, NULL);
+	return quic_out_buf_cache ? 0 : -ENOMEM;
+}
+
+/**
+ * quic_output_exit() - destroy it; every socket is gone
+ */
+void quic_output_exit(void)
+{
+	kmem_cache_destroy(quic_out_buf_cache);
+}
 static int quic_out_buffers(struct sock *sk, gfp_t gfp)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
@@ -1098,7 +1120,7 @@ static int quic_out_buffers(struct sock *sk, gfp_t gfp)
 			return -ENOMEM;
 	}
 	if (!c->out.buf)
-		c->out.buf = kmalloc(QUIC_CONN_MAX_DGRAM, gfp);
+		c->out.buf = kmem_cache_alloc(quic_out_buf_cache, gfp);
 	return c->out.buf ? 0 : -ENOMEM;
 }
 
@@ -1445,7 +1467,8 @@ void quic_output_free(struct sock *sk)
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	int i;
 
-	kfree(c->out.buf);	/* freed with the connection */
+	if (c->out.buf)		/* freed with the connection */
+		kmem_cache_free(quic_out_buf_cache, c->out.buf);
 	c->out.buf = NULL;
 	kfree(c->out.long_buf);
 	c->out.long_buf = NULL;

@@ -70,6 +70,8 @@ static inline void quic_out_reset_dgram(struct quic_out *o)
 	o->max_dgram = 0;
 }
 
+int quic_output_init(void);
+void quic_output_exit(void);
 void quic_output_flush(struct sock *sk, gfp_t gfp);
 void quic_output_ack_timeout(struct sock *sk);
 void quic_output_pace_timeout(struct sock *sk);

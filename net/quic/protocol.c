@@ -19,6 +19,7 @@
 #include "crypto.h"
 #include "input.h"
 #include "lookup.h"
+#include "output.h"
 #include "protocol.h"
 #include "socket.h"
 #include "socklist.h"
@@ -165,9 +166,12 @@ static int __init quic_init(void)
 {
 	int err, i;
 
-	err = quic_udp_init(quic_input_udp_rcv);
+	err = quic_output_init();
 	if (err)
 		return err;
+	err = quic_udp_init(quic_input_udp_rcv);
+	if (err)
+		goto err_output;
 	quic_lookup_init();
 	err = register_pernet_subsys(&quic_net_ops);
 	if (err)
@@ -206,6 +210,8 @@ err_pernet:
 	unregister_pernet_subsys(&quic_net_ops);
 err_udp:
 	quic_udp_exit();
+err_output:
+	quic_output_exit();
 	return err;
 }
 
@@ -222,6 +228,7 @@ static void __exit quic_exit(void)
 	unregister_pernet_subsys(&quic_net_ops);
 	quic_crypto_retry_exit();
 	quic_udp_exit();
+	quic_output_exit();
 }
 
 module_init(quic_init);

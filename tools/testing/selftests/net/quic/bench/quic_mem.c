@@ -8,10 +8,12 @@
  * The free-memory figure also sees what the slab does not: allocations
  * larger than a slab object go to the page allocator. Asserts nothing.
  *
- *   quic_mem [-t] [-n N] [-d PREFIX]
+ *   quic_mem [-t] [-n N] [-d PREFIX] [-w SEC]
  *
  * -d copies /proc/slabinfo to PREFIX.before and PREFIX.after, to see
- * which caches grew.
+ * which caches grew. -w keeps the connections open SEC seconds after the
+ * reading, for a look at what holds the memory (/sys/kernel/slab/NAME/
+ * alloc_calls with slub_debug=U); "held" on stdout says when it starts.
  */
 
 #define _GNU_SOURCE
@@ -121,11 +123,11 @@ int main(int argc, char **argv)
 	struct mem_server s = {};
 	struct sockaddr_storage ss;
 	const char *dump = NULL;
-	int opt, i, n = 100, *cfds;
+	int opt, i, n = 100, hold = 0, *cfds;
 	socklen_t len;
 	pthread_t th;
 
-	while ((opt = getopt(argc, argv, "tn:d:")) != -1) {
+	while ((opt = getopt(argc, argv, "tn:d:w:")) != -1) {
 		switch (opt) {
 		case 't':
 			s.tcp = 1;
@@ -136,8 +138,12 @@ int main(int argc, char **argv)
 		case 'd':
 			dump = optarg;
 			break;
+		case 'w':
+			hold = atoi(optarg);
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-t] [-n N] [-d PREFIX]\n",
+			fprintf(stderr,
+				"usage: %s [-t] [-n N] [-d PREFIX] [-w SEC]\n",
 				argv[0]);
 			return 2;
 		}
@@ -195,6 +201,11 @@ int main(int argc, char **argv)
 	printf("%s %d connections: slab %ld bytes per connection, ",
 	       s.tcp ? "tcp" : "quic", n, (slab1 - slab0) * 1024 / n);
 	printf("memory %ld bytes per connection\n", (free0 - free1) * 1024 / n);
+	if (hold > 0) {
+		printf("held\n");
+		fflush(stdout);
+		sleep(hold);
+	}
 	for (i = 0; i < n; i++) {
 		close(cfds[i]);
 		close(s.fds[i]);

@@ -16,7 +16,8 @@
 # QUIC_VM_ACCEL=kvm|tcg|auto and QUIC_VM_QEMU: see vm/accel.sh (KVM is used
 # only where a probe boot shows that it works). QUIC_VM_KVER picks the
 # kernel (vm/debug-kernel.sh builds one); QUIC_VM_BUILD is where our modules
-# were built for it (default: the repository).
+# were built for it (default: the repository). QUIC_VM_APPEND adds to the
+# guest kernel's command line (slub_debug=U, to see who holds memory).
 
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -35,7 +36,7 @@ while [ $# -gt 0 ]; do
 	--mem) mem=$2; shift ;;
 	--cpus) cpus=$2; shift ;;
 	--) shift; break ;;
-	-h|--help) sed -n '3,21p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,23p' "$0"; exit 0 ;;
 	-*) die "unknown option $1" ;;
 	*) break ;;
 	esac
@@ -131,7 +132,7 @@ fi
 # rather than spinning until the timeout.
 append="console=ttyS0 loglevel=3 panic=-1 softlockup_panic=1"
 append+=" quicvm.repo=$REPO quicvm.out=$OUT"
-append+=" quicvm.kroot=$modroot quicvm.shell=$shell"
+append+=" quicvm.kroot=$modroot quicvm.shell=$shell ${QUIC_VM_APPEND:-}"
 
 set +e
 timeout --foreground "$tmo" "${QUIC_VM_QEMU:-qemu-system-x86_64}" "${accel[@]}" \
