@@ -1075,14 +1075,9 @@ static void quic_out_pace_arm(struct sock *sk, bool again)
 	}
 }
 
-/* The frame buffers, kept while in use: a flush runs per datagram
- * received, mostly to send nothing or an ACK. 1-RTT data is planned
- * straight into GSO skbs (quic_out_inplace()); the 1-RTT buffer, of
- * QUIC_CONN_MAX_DGRAM bytes whatever the datagram size, takes the rest:
- * ACK and control frames, data coalesced after a Handshake packet, data
- * when no batch skb could be had. It comes from a cache of its own, as
- * kmalloc() would round it up to 2 KiB for each connection's life. The
- * Initial and Handshake ones go with those spaces.
+/* The 1-RTT frame buffers (quic_out_buffers()) come from a cache of their
+ * own: kmalloc() would round QUIC_CONN_MAX_DGRAM bytes up to 2 KiB for
+ * each connection's life.
  */
 static struct kmem_cache *quic_out_buf_cache;
 
@@ -1105,6 +1100,15 @@ void quic_output_exit(void)
 {
 	kmem_cache_destroy(quic_out_buf_cache);
 }
+
+/* The frame buffers, kept while in use: a flush runs per datagram
+ * received, mostly to send nothing or an ACK. 1-RTT data is planned
+ * straight into GSO skbs (quic_out_inplace()); the 1-RTT buffer, of
+ * QUIC_CONN_MAX_DGRAM bytes whatever the datagram size, takes the rest:
+ * ACK and control frames, data coalesced after a Handshake packet, data
+ * when no batch skb could be had. The Initial and Handshake ones go
+ * with those spaces.
+ */
 static int quic_out_buffers(struct sock *sk, gfp_t gfp)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;

@@ -24,6 +24,11 @@
 #include "stream.h"
 #include <linux/quic.h>
 
+/* The stream table starts with 1 << QUIC_STREAM_MIN_BITS buckets and
+ * doubles when it holds more streams than buckets, up to what the stream
+ * limits we advertise call for (at most 1 << QUIC_STREAM_MAX_BITS): an
+ * idle connection, or one with a few streams, keeps a small table.
+ */
 #define QUIC_STREAM_MIN_BITS	4
 #define QUIC_STREAM_MAX_BITS	12
 
@@ -110,10 +115,13 @@ int quic_stream_table_init(struct quic_stream_table *t, bool is_server,
 	    local->max_streams_uni > QUIC_STREAM_MAX_COUNT)
 		return -EINVAL;
 	memset(t, 0, sizeof(*t));
-	/* Size the table for the streams both sides will usually have open. */
+	/* Grow no further than the streams both sides will usually have
+	 * open.
+	 */
 	n = 2 * (local->max_streams_bidi + local->max_streams_uni);
-	t->bits = clamp_t(u32, order_base_2(max_t(u64, n, 1)),
-			  QUIC_STREAM_MIN_BITS, QUIC_STREAM_MAX_BITS);
+	t->max_bits = clamp_t(u32, order_base_2(max_t(u64, n, 1)),
+			      QUIC_STREAM_MIN_BITS, QUIC_STREAM_MAX_BITS);
+	t->bits = QUIC_STREAM_MIN_BITS;
 	t->buckets = kcalloc(1U << t->bits, sizeof(*t->buckets), GFP_KERNEL);
 	if (!t->buckets)
 		return -ENOMEM;
@@ -251,6 +259,34 @@ struct quic_stream *quic_stream_find(const struct quic_stream_table *t,
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_find);
 
+/* Double the buckets once the table holds more streams than buckets. The
+ * streams stay where they are; only their hash nodes move. Without memory
+ * the table keeps its size and its chains grow longer.
+ */
+static void quic_stream_table_grow(struct quic_stream_table *t)
+{
+	u32 i, h, bits = t->bits + 1;
+	struct hlist_head *b;
+	struct hlist_node *tmp;
+	struct quic_stream *s;
+
+	if (t->count < (1U << t->bits) || t->bits >= t->max_bits)
+		return;
+	b = kcalloc(1U << bits, sizeof(*b), GFP_ATOMIC | __GFP_NOWARN);
+	if (!b)
+		return;
+	for (i = 0; i < (1U << t->bits); i++) {
+		hlist_for_each_entry_safe(s, tmp, &t->buckets[i], node) {
+			h = quic_hash_bucket(quic_fast_hash_u64(s->id), bits);
+			hlist_del(&s->node);
+			hlist_add_head(&s->node, &b[h]);
+		}
+	}
+	kfree(t->buckets);
+	t->buckets = b;
+	t->bits = bits;
+}
+
 static struct quic_stream *quic_stream_new(struct quic_stream_table *t,
 					   s64 id)
 {
@@ -259,6 +295,7 @@ static struct quic_stream *quic_stream_new(struct quic_stream_table *t,
 	struct quic_stream *s;
 	u64 rwin = 0;
 
+	quic_stream_table_grow(t);
 	s = kzalloc(sizeof(*s), GFP_ATOMIC | __GFP_NOWARN);
 	if (!s)
 		return NULL;

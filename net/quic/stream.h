@@ -178,6 +178,7 @@ typedef int (*quic_stream_charge_t)(void *ctx, int bytes);
  * struct quic_stream_table - the streams and flow control of a connection
  * @buckets: hash table of the open streams, indexed by quic_fast_hash_u64()
  * @bits: log2 of the number of buckets
+ * @max_bits: the most @bits grows to, from the stream limits we advertise
  * @is_server: our role, which decides the parity of our stream IDs
  * @count: streams allocated
  * @mem: bytes currently charged
@@ -197,7 +198,8 @@ typedef int (*quic_stream_charge_t)(void *ctx, int bytes);
  */
 struct quic_stream_table {
 	struct hlist_head *buckets;
-	u32 bits;
+	u8 bits;
+	u8 max_bits;
 	bool is_server;
 	u32 count;
 	u64 mem;

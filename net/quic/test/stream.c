@@ -1160,6 +1160,9 @@ static int streams_1000(struct quic_test *t)
 	f = fx_new(true, &p);
 	if (!f)
 		return -ENOMEM;
+	ret = quic_test_fail(t, "a new table is small");
+	if ((1U << f->t.bits) > 16 || f->t.max_bits != 12)
+		goto out;
 	ret = quic_test_fail(t, "open 1000 peer streams");
 	s = quic_stream_recv_get(&f->t, 4 * 999, false, &err);
 	if (IS_ERR_OR_NULL(s) || f->t.count != 1000)
@@ -1171,6 +1174,9 @@ static int streams_1000(struct quic_test *t)
 			goto out;
 	}
 	if (f->t.count != 2000)
+		goto out;
+	ret = quic_test_fail(t, "the table grew with its streams");
+	if ((1U << f->t.bits) < 2000 / 2 || f->t.bits > f->t.max_bits)
 		goto out;
 	ret = quic_test_fail(t, "data on every stream");
 	for (i = 0; i < 1000; i++) {
