@@ -10,13 +10,15 @@
  *   has no HKDF library.  HKDF-Expand-Label is TLS 1.3's (RFC 8446 7.1)
  *   with an empty context.
  *
- * - Header protection uses an skcipher ("ecb(aes)" on one block, or
- *   "chacha20" on five zero bytes with the sample as counter and nonce)
- *   rather than the single-block crypto_cipher API: crypto_cipher is
- *   internal to the crypto subsystem (CRYPTO_INTERNAL namespace) and not for
- *   new users, and the skcipher path is the same for both ciphers.  The cost
- *   is one scatterlist over a small kmalloc'ed scratch buffer per
- *   struct quic_crypto.
+ * - Header protection calls the AES and ChaCha20 libraries (<crypto/aes.h>,
+ *   <crypto/chacha.h>), not the crypto API: the mask is one AES block, or
+ *   the first five bytes of one ChaCha20 block with the sample as counter
+ *   and nonce, too little work for a transform, a request and a
+ *   scatterlist (an "ecb(aes)" skcipher is two transforms, the template's
+ *   and the cipher's).  The key is expanded once, into a small object of
+ *   its own (union quic_crypto_hp).  Both libraries are synchronous and use
+ *   no FPU on one block (the x86 ChaCha library runs its generic code up to
+ *   64 bytes), so the mask is computed the same way in any context.
  *
  * - Requests are allocated with the keys, one per transform, so that
  *   protecting a packet allocates nothing.  The AEAD is the one the crypto
@@ -58,11 +60,11 @@
 #include <crypto/aead.h>
 #include <crypto/aes.h>
 #include <crypto/algapi.h>
+#include <crypto/chacha.h>
 #include <crypto/gf128mul.h>
 #include <crypto/hash.h>
 #include <crypto/internal/simd.h>
 #include <crypto/sha2.h>
-#include <crypto/skcipher.h>
 #include <linux/err.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -85,21 +87,33 @@
 struct quic_cipher {
 	u32 type;
 	const char *aead;
-	const char *hp;
 	const char *hash;
 	u32 key_len;
 	u32 secret_len;
 };
 
 static const struct quic_cipher quic_ciphers[] = {
-	{ TLS_CIPHER_AES_GCM_128, "gcm(aes)", "ecb(aes)", "hmac(sha256)",
+	{ TLS_CIPHER_AES_GCM_128, "gcm(aes)", "hmac(sha256)",
 	  16, SHA256_DIGEST_SIZE },
-	{ TLS_CIPHER_AES_GCM_256, "gcm(aes)", "ecb(aes)", "hmac(sha384)",
+	{ TLS_CIPHER_AES_GCM_256, "gcm(aes)", "hmac(sha384)",
 	  32, SHA384_DIGEST_SIZE },
-	{ TLS_CIPHER_AES_CCM_128, "ccm(aes)", "ecb(aes)", "hmac(sha256)",
+	{ TLS_CIPHER_AES_CCM_128, "ccm(aes)", "hmac(sha256)",
 	  16, SHA256_DIGEST_SIZE },
 	{ TLS_CIPHER_CHACHA20_POLY1305, "rfc7539(chacha20,poly1305)",
-	  "chacha20", "hmac(sha256)", 32, SHA256_DIGEST_SIZE },
+	  "hmac(sha256)", 32, SHA256_DIGEST_SIZE },
+};
+
+/**
+ * union quic_crypto_hp - an expanded header protection key
+ * @aes: the AES-128 or AES-256 key schedule, for the AES cipher suites
+ * @chacha: the ChaCha20 key as the library takes it: eight words read
+ *	little-endian from the key bytes
+ *
+ * A ChaCha20 suite allocates only @chacha.
+ */
+union quic_crypto_hp {
+	struct crypto_aes_ctx aes;
+	u32 chacha[CHACHA_KEY_SIZE / sizeof(u32)];
 };
 
 static const struct quic_labels quic_labels_v1 = {
@@ -350,10 +364,8 @@ void quic_crypto_free(struct quic_crypto *c)
 
 	for (i = 0; i < ARRAY_SIZE(c->key); i++)
 		quic_crypto_key_detach(&c->key[i]);
-	skcipher_request_free(c->hp_req);
-	crypto_free_skcipher(c->hp);
+	kfree_sensitive(c->hp);
 	crypto_free_shash(c->hash);
-	kfree_sensitive(c->scratch);
 	memzero_explicit(c, sizeof(*c));
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_crypto_free);
@@ -441,16 +453,12 @@ static int quic_crypto_alloc(struct quic_crypto *c,
 	if (err)
 		return err;
 
-	c->hp = crypto_alloc_skcipher(cipher->hp, 0, CRYPTO_ALG_ASYNC);
-	if (IS_ERR(c->hp)) {
-		err = PTR_ERR(c->hp);
-		c->hp = NULL;
-		return err;
-	}
-	c->hp_req = skcipher_request_alloc(c->hp, GFP_KERNEL);
-	if (!c->hp_req)
+	if (cipher->type == TLS_CIPHER_CHACHA20_POLY1305)
+		c->hp = kzalloc(sizeof(c->hp->chacha), GFP_KERNEL);
+	else
+		c->hp = kzalloc(sizeof(c->hp->aes), GFP_KERNEL);
+	if (!c->hp)
 		return -ENOMEM;
-	skcipher_request_set_callback(c->hp_req, 0, NULL, NULL);
 
 	c->hash = crypto_alloc_shash(cipher->hash, 0, 0);
 	if (IS_ERR(c->hash)) {
@@ -458,11 +466,38 @@ static int quic_crypto_alloc(struct quic_crypto *c,
 		c->hash = NULL;
 		return err;
 	}
-
-	c->scratch = kzalloc(QUIC_CRYPTO_SAMPLE_LEN * 2, GFP_KERNEL);
-	if (!c->scratch)
-		return -ENOMEM;
 	return 0;
+}
+
+/* Derive the header protection key from @secret (RFC 9001 5.1) and expand
+ * it for @cipher's library into @c->hp.
+ */
+static int quic_crypto_hp_setkey(struct quic_crypto *c,
+				 const struct quic_cipher *cipher,
+				 const u8 *secret)
+{
+	const struct quic_labels *l = quic_crypto_labels(c->version);
+	u8 key[QUIC_CRYPTO_KEY_MAX_LEN];
+	unsigned int i;
+	int err;
+
+	err = quic_hkdf_expand_label(c->hash, secret, c->secret_len, l->hp,
+				     key, cipher->key_len);
+	if (err)
+		goto out;
+	if (cipher->type != TLS_CIPHER_CHACHA20_POLY1305) {
+		err = aes_expandkey(&c->hp->aes, key, cipher->key_len);
+		goto out;
+	}
+	if (cipher->key_len != CHACHA_KEY_SIZE) {
+		err = -EINVAL;
+		goto out;
+	}
+	for (i = 0; i < ARRAY_SIZE(c->hp->chacha); i++)
+		c->hp->chacha[i] = get_unaligned_le32(key + i * sizeof(u32));
+out:
+	memzero_explicit(key, sizeof(key));
+	return err;
 }
 
 /* Load the AEAD key derived from @k's secret into its transforms. */
@@ -502,14 +537,12 @@ static int quic_crypto_key_attach(struct quic_crypto *c,
 }
 
 /* Take @secret into @k, derive its IV and, when @k has transforms, load
- * its key (and with @hp the header protection key).
+ * its key.
  */
 static int quic_crypto_install(struct quic_crypto *c,
-			       struct quic_crypto_key *k, const u8 *secret,
-			       bool hp)
+			       struct quic_crypto_key *k, const u8 *secret)
 {
 	const struct quic_labels *l = quic_crypto_labels(c->version);
-	u8 key[QUIC_CRYPTO_KEY_MAX_LEN];
 	int err = 0;
 
 	k->ready = false;
@@ -519,12 +552,6 @@ static int quic_crypto_install(struct quic_crypto *c,
 	if (!err)
 		err = quic_hkdf_expand_label(c->hash, secret, c->secret_len,
 					     l->iv, k->iv, QUIC_CRYPTO_IV_LEN);
-	if (!err && hp)
-		err = quic_hkdf_expand_label(c->hash, secret, c->secret_len,
-					     l->hp, key, c->key_len);
-	if (!err && hp)
-		err = crypto_skcipher_setkey(c->hp, key, c->key_len);
-	memzero_explicit(key, sizeof(key));
 	if (err) {
 		memzero_explicit(k->secret, sizeof(k->secret));
 		return err;
@@ -569,7 +596,9 @@ int quic_crypto_set_secret(struct quic_crypto *c, u32 cipher_type,
 	c->version = version;
 	c->secret_len = cipher->secret_len;
 	c->key_len = cipher->key_len;
-	err = quic_crypto_install(c, &c->key[c->cur], secret, true);
+	err = quic_crypto_install(c, &c->key[c->cur], secret);
+	if (!err)
+		err = quic_crypto_hp_setkey(c, cipher, secret);
 	if (err)
 		goto fail;
 	c->cipher_type = cipher_type;
@@ -692,7 +721,7 @@ int quic_crypto_key_update_prepare(struct quic_crypto *c)
 				     c->secret_len, l->ku, secret,
 				     c->secret_len);
 	if (!err)
-		err = quic_crypto_install(c, next, secret, false);
+		err = quic_crypto_install(c, next, secret);
 	memzero_explicit(secret, sizeof(secret));
 	return err;
 }
@@ -925,32 +954,25 @@ static int quic_crypto_aead(struct quic_crypto *c, struct quic_crypto_key *k,
 }
 
 /* The header protection mask of @sample (RFC 9001 5.4.3 and 5.4.4). */
-static int quic_crypto_hp_mask(struct quic_crypto *c, const u8 *sample,
-			       u8 *mask)
+static void quic_crypto_hp_mask(const struct quic_crypto *c, const u8 *sample,
+				u8 *mask)
 {
-	u8 *buf = c->scratch, *iv = NULL;
-	struct scatterlist sg;
-	u32 len;
-	int err;
+	u32 state[CHACHA_STATE_WORDS];
+	u8 block[AES_BLOCK_SIZE];
 
-	if (c->cipher_type == TLS_CIPHER_CHACHA20_POLY1305) {
-		/* The chacha20 skcipher's IV is the 32-bit little-endian
-		 * block counter then the 96-bit nonce: exactly the sample.
-		 */
-		iv = c->scratch + QUIC_CRYPTO_SAMPLE_LEN;
-		memcpy(iv, sample, QUIC_CRYPTO_SAMPLE_LEN);
-		memset(buf, 0, QUIC_HP_MASK_LEN);
-		len = QUIC_HP_MASK_LEN;
-	} else {
-		memcpy(buf, sample, QUIC_CRYPTO_SAMPLE_LEN);
-		len = QUIC_CRYPTO_SAMPLE_LEN;
+	if (c->cipher_type != TLS_CIPHER_CHACHA20_POLY1305) {
+		aes_encrypt(&c->hp->aes, block, sample);
+		memcpy(mask, block, QUIC_HP_MASK_LEN);
+		return;
 	}
-	sg_init_one(&sg, buf, len);
-	skcipher_request_set_crypt(c->hp_req, &sg, &sg, len, iv);
-	err = crypto_skcipher_encrypt(c->hp_req);
-	if (!err)
-		memcpy(mask, buf, QUIC_HP_MASK_LEN);
-	return err;
+	/* The library's IV is the 32-bit little-endian block counter then
+	 * the 96-bit nonce: exactly the sample.  The mask is the encryption
+	 * of five zero bytes.
+	 */
+	chacha_init(state, c->hp->chacha, sample);
+	memset(mask, 0, QUIC_HP_MASK_LEN);
+	chacha20_crypt(state, mask, mask, QUIC_HP_MASK_LEN);
+	memzero_explicit(state, sizeof(state));
 }
 
 /* Long headers protect the low 4 bits of the first byte, short headers 5. */
@@ -1005,10 +1027,8 @@ int quic_crypto_encrypt(struct quic_crypto *c, u8 *pkt, u32 hdr_len,
 			       payload_len, true);
 	if (err)
 		return err;
-	err = quic_crypto_hp_mask(c, pkt + pn_offset +
-				  QUIC_CRYPTO_SAMPLE_OFFSET, mask);
-	if (err)
-		return err;
+	quic_crypto_hp_mask(c, pkt + pn_offset + QUIC_CRYPTO_SAMPLE_OFFSET,
+			    mask);
 	pkt[0] ^= mask[0] & quic_crypto_first_byte_mask(pkt[0]);
 	for (i = 0; i < pn_len; i++)
 		pkt[pn_offset + i] ^= mask[1 + i];
@@ -1032,15 +1052,14 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_crypto_encrypt);
  * the caller's to check, after the payload has been authenticated.
  * Does not allocate; callable in softirq context.
  *
- * Return: 0, -ENOKEY without keys, -EINVAL when @len is too short to hold
- * the sample (@pn_offset + 4 + 16 bytes), or a crypto API errno.
+ * Return: 0, -ENOKEY without keys, or -EINVAL when @len is too short to
+ * hold the sample (@pn_offset + 4 + 16 bytes).
  */
 int quic_crypto_hp_remove(struct quic_crypto *c, u8 *pkt, u32 len,
 			  u32 pn_offset, u32 *pn_len, u32 *truncated_pn)
 {
 	u8 mask[QUIC_HP_MASK_LEN];
 	u32 i, n, pn = 0;
-	int err;
 
 	if (!quic_crypto_ready(c))
 		return -ENOKEY;
@@ -1049,10 +1068,8 @@ int quic_crypto_hp_remove(struct quic_crypto *c, u8 *pkt, u32 len,
 	    pn_offset > len - QUIC_CRYPTO_SAMPLE_OFFSET -
 			QUIC_CRYPTO_SAMPLE_LEN)
 		return -EINVAL;
-	err = quic_crypto_hp_mask(c, pkt + pn_offset +
-				  QUIC_CRYPTO_SAMPLE_OFFSET, mask);
-	if (err)
-		return err;
+	quic_crypto_hp_mask(c, pkt + pn_offset + QUIC_CRYPTO_SAMPLE_OFFSET,
+			    mask);
 	pkt[0] ^= mask[0] & quic_crypto_first_byte_mask(pkt[0]);
 	n = (pkt[0] & 0x03) + 1;
 	for (i = 0; i < n; i++) {

@@ -3,11 +3,12 @@
  * QUIC packet protection (RFC 9001 section 5, RFC 9369 for version 2).
  *
  * One struct quic_crypto protects one direction of one encryption level.
- * It holds the crypto API transforms and requests, allocated when the keys
- * are installed, so that protecting or unprotecting a packet allocates
- * nothing.  The functions work on linear buffers in place; the buffers are
- * mapped with a scatterlist and so must be kmalloc'ed memory (not the stack,
- * not vmalloc, not module data).
+ * It holds the crypto API transforms and requests of the AEAD and the
+ * expanded header protection key, allocated when the keys are installed,
+ * so that protecting or unprotecting a packet allocates nothing.  The
+ * functions work on linear buffers in place; the buffers are mapped with a
+ * scatterlist and so must be kmalloc'ed memory (not the stack, not vmalloc,
+ * not module data).
  *
  * Calls on one struct quic_crypto must be serialised by the caller (the
  * socket lock on the packet path): the preallocated requests are shared.
@@ -52,9 +53,8 @@
 
 struct crypto_aead;
 struct crypto_shash;
-struct crypto_skcipher;
 struct aead_request;
-struct skcipher_request;
+union quic_crypto_hp;
 
 /**
  * struct quic_crypto_key - the packet protection keys of one key phase
@@ -88,11 +88,10 @@ struct quic_crypto_key {
  *	packets), ready after a key update
  * @next: the slot of the next key phase, ready after
  *	quic_crypto_key_update_prepare()
- * @hp: header protection transform ("ecb(aes)" or "chacha20")
- * @hp_req: preallocated request for @hp
+ * @hp: the header protection key, expanded for the AES or ChaCha20
+ *	library (crypto.c); allocated with the keys, the same in every key
+ *	phase
  * @hash: "hmac(sha256)" or "hmac(sha384)", for key updates
- * @scratch: QUIC_CRYPTO_SAMPLE_LEN * 2 bytes of kmalloc'ed memory for the
- *	header protection mask and IV (a scatterlist cannot map the stack)
  * @phase_min_pn: the lowest packet number received in the current key
  *	phase; a packet of the other phase below it belongs to the previous
  *	phase, one above it starts the next (RFC 9001 6.3 and 6.5)
@@ -104,10 +103,8 @@ struct quic_crypto_key {
  */
 struct quic_crypto {
 	struct quic_crypto_key key[3];
-	struct crypto_skcipher *hp;
-	struct skcipher_request *hp_req;
+	union quic_crypto_hp *hp;
 	struct crypto_shash *hash;
-	u8 *scratch;
 	u64 phase_min_pn;
 	u32 cipher_type;
 	u32 version;
