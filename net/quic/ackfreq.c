@@ -109,7 +109,7 @@ bool quic_ackfreq_ack_now(struct sock *sk, u8 level)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_ackfreq *af = &c->in.ackfreq;
-	struct quic_pnspace *s = &c->space[level];
+	struct quic_pnspace *s = c->space.at[level];
 	unsigned long delay;
 	u64 max_us;
 

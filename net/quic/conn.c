@@ -62,8 +62,10 @@ static int quic_conn_crypto_charge(void *ctx, int bytes)
 /* The work item's jobs (timer.c), in the order of enum quic_work_id. */
 static void quic_conn_work(struct sock *sk, unsigned long jobs)
 {
-	if (jobs & BIT(QUIC_WORK_KEYS_FREE))
+	if (jobs & BIT(QUIC_WORK_KEYS_FREE)) {
 		quic_key_free_discarded(sk);
+		quic_conn_spaces_free(sk);
+	}
 	if (jobs & BIT(QUIC_WORK_RETRY))
 		quic_conn_retry_apply(sk);
 	if (jobs & BIT(QUIC_WORK_VERSION)) {
@@ -92,25 +94,59 @@ static const struct quic_timer_ops quic_conn_timer_ops = {
 	.work = quic_conn_work,
 };
 
+/* What the Initial and Handshake spaces point to once both are discarded
+ * and freed: a space with nothing in it, read-only after the module's
+ * init, shared by every connection. Its lists are empty ones, so that a
+ * walk finds nothing.
+ */
+static struct quic_pnspace quic_conn_space_gone __ro_after_init = {
+	.sent.head = LIST_HEAD_INIT(quic_conn_space_gone.sent.head),
+	.sent.tree = RB_ROOT,
+	.out.chunks = LIST_HEAD_INIT(quic_conn_space_gone.out.chunks),
+	.out.lost = LIST_HEAD_INIT(quic_conn_space_gone.out.lost),
+	.out.next = &quic_conn_space_gone.out.chunks,
+	.crypto_in.pieces =
+		LIST_HEAD_INIT(quic_conn_space_gone.crypto_in.pieces),
+	.discarded = true,
+};
+
+static void quic_conn_space_init(struct sock *sk, u8 level,
+				 struct quic_pnspace *s)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+
+	c->space.at[level] = s;
+	quic_ackrange_init(&s->recv);
+	quic_sent_init(&s->sent);
+	quic_outq_init(&s->out);
+	quic_reasm_init(&s->crypto_in,
+			level == QUIC_CRYPTO_APP ? QUIC_TICKET_MAX_LEN :
+			QUIC_CONN_CRYPTO_MAX, quic_conn_crypto_charge, sk);
+}
+
 /**
  * quic_conn_init() - set up the connection state of a new socket
  * @sk: the socket
+ *
+ * Without memory for the Initial and Handshake spaces, they are the
+ * discarded one: connect() and accept() then fail with -ENOMEM.
  */
 void quic_conn_init(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	int i;
+	struct quic_pnspace *hs;
 
 	memset(c, 0, sizeof(*c));
 	quic_input_init(&c->in);
-	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
-		quic_ackrange_init(&c->space[i].recv);
-		quic_sent_init(&c->space[i].sent);
-		quic_outq_init(&c->space[i].out);
-		quic_reasm_init(&c->space[i].crypto_in,
-				i == QUIC_CRYPTO_APP ? QUIC_TICKET_MAX_LEN :
-				QUIC_CONN_CRYPTO_MAX,
-				quic_conn_crypto_charge, sk);
+	quic_conn_space_init(sk, QUIC_CRYPTO_APP, &c->space.app);
+	hs = kcalloc(2, sizeof(*hs), GFP_KERNEL);
+	c->space.hs = hs;
+	if (hs) {
+		quic_conn_space_init(sk, QUIC_CRYPTO_INITIAL, &hs[0]);
+		quic_conn_space_init(sk, QUIC_CRYPTO_HANDSHAKE, &hs[1]);
+	} else {
+		c->space.at[QUIC_CRYPTO_INITIAL] = &quic_conn_space_gone;
+		c->space.at[QUIC_CRYPTO_HANDSHAKE] = &quic_conn_space_gone;
 	}
 	INIT_LIST_HEAD(&c->requests);
 	skb_queue_head_init(&c->events);
@@ -185,10 +221,16 @@ static void quic_conn_requests_purge(struct sock *sk)
  */
 void quic_conn_discard_space(struct sock *sk, u8 level)
 {
-	struct quic_pnspace *s = &quic_sk(sk)->conn.space[level];
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_pnspace *s = c->space.at[level];
 	bool keys = !s->discarded && (quic_crypto_ready(&s->tx) ||
 				      quic_crypto_ready(&s->rx));
 
+	/* Freed: nothing of it is left but what parked at its level. */
+	if (!quic_conn_space_own(c, level)) {
+		quic_input_discard(sk, level);
+		return;
+	}
 	s->discarded = true;
 	s->ack_pending = false;
 	quic_output_discard(sk, level);
@@ -199,6 +241,40 @@ void quic_conn_discard_space(struct sock *sk, u8 level)
 		trace_quic_key(sk, "discard", level, true, 0);
 		trace_quic_key(sk, "discard", level, false, 0);
 	}
+	/* Both long spaces gone: the work item frees them, as a caller up
+	 * the stack may still hold a pointer to one (on close,
+	 * quic_conn_free() does).
+	 */
+	if (level != QUIC_CRYPTO_APP && sk->sk_state != TCP_CLOSE &&
+	    c->space.at[QUIC_CRYPTO_INITIAL]->discarded &&
+	    c->space.at[QUIC_CRYPTO_HANDSHAKE]->discarded)
+		quic_timer_work(sk, QUIC_WORK_KEYS_FREE);
+}
+
+/**
+ * quic_conn_spaces_free() - free the Initial and Handshake spaces
+ * @sk: the socket, locked, in process context, with no pointer to either
+ *	space held
+ *
+ * Once both are discarded (or the socket goes). From then on both are
+ * the shared discarded space.
+ */
+void quic_conn_spaces_free(struct sock *sk)
+{
+	struct quic_conn *c = &quic_sk(sk)->conn;
+	struct quic_pnspace *hs = c->space.hs;
+	int i;
+
+	if (!hs || !hs[0].discarded || !hs[1].discarded)
+		return;
+	for (i = 0; i < 2; i++) {
+		quic_crypto_free(&hs[i].rx);
+		quic_crypto_free(&hs[i].tx);
+	}
+	c->space.at[QUIC_CRYPTO_INITIAL] = &quic_conn_space_gone;
+	c->space.at[QUIC_CRYPTO_HANDSHAKE] = &quic_conn_space_gone;
+	c->space.hs = NULL;
+	kfree(hs);
 }
 
 /**
@@ -207,6 +283,14 @@ void quic_conn_discard_space(struct sock *sk, u8 level)
  */
 void quic_conn_destroy(struct sock *sk)
 {
+	struct quic_pnspace *hs = quic_sk(sk)->conn.space.hs;
+
+	/* A socket that failed before its close (quic_conn_free()). */
+	if (hs) {
+		hs[0].discarded = true;
+		hs[1].discarded = true;
+		quic_conn_spaces_free(sk);
+	}
 	dst_cache_destroy(&quic_sk(sk)->conn.out.dst_cache);
 	quic_dgram_destroy(sk);
 }
@@ -242,11 +326,11 @@ void quic_conn_free(struct sock *sk)
 	quic_set_state(sk, TCP_CLOSE);
 	quic_timer_stop_all(sk);
 	quic_close_free(sk);
-	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
+	for (i = 0; i < QUIC_PNSPACE_NUM; i++)
 		quic_conn_discard_space(sk, i);
-		quic_crypto_free(&c->space[i].rx);
-		quic_crypto_free(&c->space[i].tx);
-	}
+	quic_crypto_free(&c->space.app.rx);
+	quic_crypto_free(&c->space.app.tx);
+	quic_conn_spaces_free(sk);
 	quic_output_free(sk);
 	skb_queue_purge(&c->events);
 	quic_dgram_free(sk);
@@ -280,7 +364,7 @@ void quic_conn_free(struct sock *sk)
 int quic_conn_crypto_app(struct sock *sk, const struct quic_frame *f)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_reasm *r = &c->space[QUIC_CRYPTO_APP].crypto_in;
+	struct quic_reasm *r = &c->space.at[QUIC_CRYPTO_APP]->crypto_in;
 	u64 end = f->data.offset + f->data.len;
 	const u8 *data;
 	u32 n, need;
@@ -438,10 +522,13 @@ static int quic_conn_first_cid(struct sock *sk)
 int quic_conn_initial_keys(struct sock *sk, const struct quic_cid *cid)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_pnspace *s = &c->space[QUIC_CRYPTO_INITIAL];
+	struct quic_pnspace *s = c->space.at[QUIC_CRYPTO_INITIAL];
 
 	int err;
 
+	/* Freed with the Handshake space: no Initial keys any more. */
+	if (!quic_conn_space_own(c, QUIC_CRYPTO_INITIAL))
+		return -EINVAL;
 	err = quic_crypto_initial_keys(&s->rx, &s->tx, cid->data, cid->len,
 				       c->vn.version, c->is_server);
 	if (!err) {
@@ -495,6 +582,8 @@ int quic_conn_client_start(struct sock *sk, const union quic_addr *peer)
 	u32 version = quic_sk(sk)->opts.config.version;
 	int err;
 
+	if (!c->space.hs)
+		return -ENOMEM;
 	/* A Retry is checked in softirq, with the shared transform. */
 	err = quic_crypto_retry_init();
 	if (err)
@@ -533,6 +622,8 @@ int quic_conn_server_start(struct sock *sk, struct quic_request *req)
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	int err;
 
+	if (!c->space.hs)
+		return -ENOMEM;
 	quic_conn_set_server(c, true);
 	quic_conn_rtt_config(sk);
 	quic_conn_cong_config(sk);
@@ -670,7 +761,8 @@ static void quic_conn_complete(struct sock *sk)
 	/* A client is established before TLS hands it its Finished: 1-RTT
 	 * packets wait for it, then share its datagram.
 	 */
-	if (!c->is_server && !c->space[QUIC_CRYPTO_HANDSHAKE].crypto_send_off)
+	if (!c->is_server &&
+	    !c->space.at[QUIC_CRYPTO_HANDSHAKE]->crypto_send_off)
 		c->hs.fin_pending = 1;
 	quic_conn_half_open_end(sk);
 	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_CONN_OPENED);
@@ -722,8 +814,8 @@ static int quic_conn_set_early(struct sock *sk,
 	int err;
 
 	if (!s->send == !c->is_server || c->early.key ||
-	    quic_crypto_ready(&c->space[QUIC_CRYPTO_APP].tx) ||
-	    quic_crypto_ready(&c->space[QUIC_CRYPTO_APP].rx))
+	    quic_crypto_ready(&c->space.at[QUIC_CRYPTO_APP]->tx) ||
+	    quic_crypto_ready(&c->space.at[QUIC_CRYPTO_APP]->rx))
 		return -EINVAL;
 	c->early.key = kzalloc(sizeof(*c->early.key), GFP_KERNEL);
 	if (!c->early.key)
@@ -766,7 +858,7 @@ int quic_conn_set_secret(struct sock *sk, const struct quic_crypto_secret *s)
 		return quic_conn_set_early(sk, s, len);
 	if (s->level != QUIC_CRYPTO_HANDSHAKE && s->level != QUIC_CRYPTO_APP)
 		return -EINVAL;
-	sp = &c->space[s->level];
+	sp = c->space.at[s->level];
 	if (sp->discarded)
 		return -EINVAL;
 	k = s->send ? &sp->tx : &sp->rx;
@@ -807,7 +899,7 @@ int quic_conn_set_secret(struct sock *sk, const struct quic_crypto_secret *s)
 		 * processes one (input.c).
 		 */
 		quic_conn_discard_space(sk, QUIC_CRYPTO_INITIAL);
-	sp = &c->space[QUIC_CRYPTO_APP];
+	sp = c->space.at[QUIC_CRYPTO_APP];
 	if (quic_crypto_ready(&sp->rx) && quic_crypto_ready(&sp->tx)) {
 		err = quic_key_update_ready(sk);
 		if (err)

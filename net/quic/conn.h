@@ -117,6 +117,24 @@ struct quic_pnspace {
 };
 
 /**
+ * struct quic_spaces - the packet-number spaces of a connection
+ * @at: the spaces, by enum quic_crypto_level: the Initial and Handshake
+ *	ones in @hs, allocated with the socket (quic_conn_init()) and freed
+ *	once both are discarded, then a shared read-only space that says
+ *	only that it is discarded; the 1-RTT one is @app
+ * @app: the 1-RTT space, kept to the end
+ * @hs: the Initial and Handshake spaces while either is in use
+ *
+ * A space that is discarded is read for its @discarded only, and never
+ * written.
+ */
+struct quic_spaces {
+	struct quic_pnspace	*at[QUIC_PNSPACE_NUM];
+	struct quic_pnspace	app;
+	struct quic_pnspace	*hs;
+};
+
+/**
  * struct quic_request - a client Initial waiting for accept()
  * @list: link in the listener's request queue
  * @local: the address the client targeted
@@ -226,7 +244,7 @@ struct quic_hs {
 
 /**
  * struct quic_conn - the connection of a QUIC socket
- * @space: the packet-number spaces, by enum quic_crypto_level
+ * @space: the packet-number spaces (conn.c)
  * @local_tp: our transport parameters: the user's settings
  *	(QUIC_SOCKOPT_TRANSPORT_PARAM, or the listener's) and the connection
  *	IDs and preferred address this connection chose; the only copy
@@ -259,7 +277,7 @@ struct quic_hs {
  * @ctrl: control frames waiting to be sent (ctrl.c)
  */
 struct quic_conn {
-	struct quic_pnspace	space[QUIC_PNSPACE_NUM];
+	struct quic_spaces	space;
 	struct quic_tparams	local_tp;
 	struct quic_tparams	peer_tp;
 	struct quic_ids		ids;
@@ -288,6 +306,7 @@ struct quic_conn {
 
 /* conn.c */
 void quic_conn_init(struct sock *sk);
+void quic_conn_spaces_free(struct sock *sk);
 void quic_conn_free(struct sock *sk);
 void quic_conn_inherit(struct sock *nsk, const struct sock *lsk);
 void quic_conn_destroy(struct sock *sk);
@@ -327,8 +346,16 @@ static inline u64 quic_conn_in_flight(const struct quic_conn *c)
 	int i;
 
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++)
-		n += c->space[i].sent.bytes_in_flight;
+		n += c->space.at[i]->sent.bytes_in_flight;
 	return n;
+}
+
+/* Whether the space of @level is the connection's own: false for the
+ * Initial and Handshake ones once freed (then the shared discarded one).
+ */
+static inline bool quic_conn_space_own(const struct quic_conn *c, u8 level)
+{
+	return level == QUIC_CRYPTO_APP || c->space.hs;
 }
 
 /* The role and handshake flags are conn.c's: other files change them only

@@ -49,13 +49,13 @@ void quic_info_get(struct sock *sk, struct quic_info *info)
 	info->qi_quic_version = c->vn.version;
 	/* The newest keys: 1-RTT, else Handshake, else Initial. */
 	for (i = 0; i < ARRAY_SIZE(levels); i++) {
-		key = &c->space[levels[i]].tx;
+		key = &c->space.at[levels[i]]->tx;
 		if (quic_crypto_ready(key)) {
 			info->qi_cipher = key->cipher_type;
 			break;
 		}
 	}
-	info->qi_key_phase = c->space[QUIC_CRYPTO_APP].tx.key_phase;
+	info->qi_key_phase = c->space.at[QUIC_CRYPTO_APP]->tx.key_phase;
 	info->qi_path_validating = c->paths.path && c->paths.path->validating;
 	info->qi_rtt_samples = rtt->has_sample;
 	info->qi_pmtu = c->out.max_dgram;

@@ -116,7 +116,7 @@ static u32 quic_in_crypto_held(struct sock *sk)
 	int i;
 
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++)
-		held += c->space[i].crypto_in.mem;
+		held += c->space.at[i]->crypto_in.mem;
 	return held;
 }
 
@@ -128,7 +128,7 @@ static u32 quic_in_crypto_held(struct sock *sk)
  */
 static bool quic_in_crypto_deliver(struct sock *sk, u8 level)
 {
-	struct quic_reasm *r = &quic_sk(sk)->conn.space[level].crypto_in;
+	struct quic_reasm *r = &quic_sk(sk)->conn.space.at[level]->crypto_in;
 	struct sk_buff *skb;
 	bool queued = false;
 	const u8 *data;
@@ -160,7 +160,7 @@ static bool quic_in_crypto_deliver(struct sock *sk, u8 level)
  */
 static int quic_in_crypto(struct quic_in_pkt *in, const struct quic_frame *f)
 {
-	struct quic_pnspace *s = &quic_sk(in->sk)->conn.space[in->level];
+	struct quic_pnspace *s = quic_sk(in->sk)->conn.space.at[in->level];
 	int err;
 
 	if (in->level == QUIC_CRYPTO_APP) {
@@ -497,6 +497,7 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 	bool park;
 	u64 largest, pn;
 	int level, ret;
+	u8 slot;
 	u8 *pkt;
 
 	lockdep_assert(lockdep_sock_is_held(sk));
@@ -532,12 +533,14 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 				QUIC_DROP(sock_net(sk), sk, QUIC_MIB_DROP_MALFORMED);
 				continue;
 			}
-			s = &c->space[QUIC_CRYPTO_INITIAL];
+			slot = QUIC_CRYPTO_INITIAL;
+			s = c->space.at[slot];
 			key = NULL;
 			park = true;
 		} else if (level == QUIC_CRYPTO_EARLY) {
 			/* 0-RTT numbers in the 1-RTT space. */
-			s = &c->space[QUIC_CRYPTO_APP];
+			slot = QUIC_CRYPTO_APP;
+			s = c->space.at[slot];
 			key = quic_in_early_key(sk, &park);
 			if (!key && !park) {
 				if (!c->is_server)
@@ -545,7 +548,8 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 				continue;
 			}
 		} else {
-			s = &c->space[level];
+			slot = level;
+			s = c->space.at[slot];
 			if (s->discarded)
 				continue;
 			/* RFC 9000 9: servers do not move; a client drops
@@ -560,7 +564,7 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 			park = !quic_crypto_ready(key);
 		}
 		if (park) {
-			struct sk_buff_head *q = &c->in.parked[s - c->space];
+			struct sk_buff_head *q = &c->in.parked[slot];
 
 			if (skb_queue_len(q) >= QUIC_CONN_MAX_PARKED) {
 				if (level == QUIC_CRYPTO_EARLY)
@@ -636,7 +640,7 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 		}
 		if (!in.no_ack && !s->discarded)
 			quic_in_ack_due(s, pn, in.eliciting,
-					s == &c->space[QUIC_CRYPTO_APP] &&
+					s == c->space.at[QUIC_CRYPTO_APP] &&
 					c->in.ackfreq.rx_active ?
 					&c->in.ackfreq : NULL);
 		if (!in.no_ack && in.ack_now)
@@ -658,7 +662,7 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 		 * processes a Handshake packet.
 		 */
 		if (c->is_server && level == QUIC_CRYPTO_HANDSHAKE &&
-		    !c->space[QUIC_CRYPTO_INITIAL].discarded) {
+		    !c->space.at[QUIC_CRYPTO_INITIAL]->discarded) {
 			quic_path_addr_validated(sk);
 			quic_conn_discard_space(sk, QUIC_CRYPTO_INITIAL);
 		}

@@ -37,7 +37,7 @@
 
 static int quic_key_prepare(struct quic_conn *c)
 {
-	struct quic_pnspace *s = &c->space[QUIC_CRYPTO_APP];
+	struct quic_pnspace *s = c->space.at[QUIC_CRYPTO_APP];
 	int err;
 
 	if (!quic_crypto_ready(&s->rx) || !quic_crypto_ready(&s->tx))
@@ -60,10 +60,10 @@ void quic_key_free_discarded(struct sock *sk)
 	int i;
 
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
-		if (!c->space[i].discarded)
+		if (!c->space.at[i]->discarded || !quic_conn_space_own(c, i))
 			continue;
-		quic_crypto_free(&c->space[i].rx);
-		quic_crypto_free(&c->space[i].tx);
+		quic_crypto_free(&c->space.at[i]->rx);
+		quic_crypto_free(&c->space.at[i]->tx);
 	}
 }
 
@@ -105,7 +105,7 @@ int quic_key_update_ready(struct sock *sk)
 int quic_key_update_local(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_pnspace *s = &c->space[QUIC_CRYPTO_APP];
+	struct quic_pnspace *s = c->space.at[QUIC_CRYPTO_APP];
 	int err;
 
 	if (sk->sk_state != TCP_ESTABLISHED)
@@ -137,7 +137,7 @@ int quic_key_update_local(struct sock *sk)
 u32 quic_key_update_peer(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_pnspace *s = &c->space[QUIC_CRYPTO_APP];
+	struct quic_pnspace *s = c->space.at[QUIC_CRYPTO_APP];
 	u8 phase;
 
 	if (s->tx.key_phase != s->rx.key_phase) {

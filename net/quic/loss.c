@@ -45,7 +45,7 @@ static void quic_loss_rec_space(struct sock *sk, u8 level,
 				struct quic_rec_space *sp)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_pnspace *s = &c->space[level];
+	struct quic_pnspace *s = c->space.at[level];
 
 	sp->sent = s->discarded ? NULL : &s->sent;
 	sp->loss_time = &s->loss_time;
@@ -81,7 +81,7 @@ bool quic_loss_pkt_requeue(struct sock *sk, struct quic_sent_pkt *pkt)
 {
 	struct quic_out_pkt *rec = container_of(pkt, struct quic_out_pkt, sent);
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_outq *q = &c->space[rec->level].out;
+	struct quic_outq *q = &c->space.at[rec->level]->out;
 	struct quic_out_iter iter = {};
 	struct quic_out_item *it;
 	struct quic_stream *st;
@@ -156,14 +156,14 @@ static void quic_loss_pkt_retried(void *ctx, struct quic_sent_pkt *pkt)
 void quic_loss_retry(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_pnspace *s = &c->space[QUIC_CRYPTO_INITIAL];
+	struct quic_pnspace *s = c->space.at[QUIC_CRYPTO_INITIAL];
 
 	quic_sent_remove_all(&s->sent, quic_loss_pkt_retried, sk);
 	s->loss_time = 0;
 	/* So are the 0-RTT packets sent before the Retry: the server kept
 	 * nothing. They go again, numbered on (RFC 9000 17.2.5.3).
 	 */
-	s = &c->space[QUIC_CRYPTO_APP];
+	s = c->space.at[QUIC_CRYPTO_APP];
 	if (!quic_crypto_ready(&s->tx)) {
 		quic_sent_remove_all(&s->sent, quic_loss_pkt_retried, sk);
 		s->loss_time = 0;
@@ -208,7 +208,7 @@ static void quic_loss_pkt_lost(void *ctx, struct quic_sent_pkt *pkt)
 	struct quic_loss_batch *b = ctx;
 	struct sock *sk = b->sk;
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	u64 largest = c->space[rec->level].sent.largest_acked;
+	u64 largest = c->space.at[rec->level]->sent.largest_acked;
 
 	if (rec->pmtu_probe) {
 		/* Too large for the path, most likely: not congestion. */
@@ -269,7 +269,7 @@ static void quic_loss_pkt_acked(void *ctx, struct quic_sent_pkt *pkt)
 	struct quic_loss_batch *b = ctx;
 	struct sock *sk = b->sk;
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_outq *q = &c->space[rec->level].out;
+	struct quic_outq *q = &c->space.at[rec->level]->out;
 	struct quic_out_iter iter = {};
 	struct quic_out_item *it;
 
@@ -416,8 +416,8 @@ int quic_loss_ack_rcvd(struct sock *sk, u8 level, bool ecn,
 					   c->peer_tp.ack_delay_exponent,
 					   c->hs.handshake_confirmed,
 					   c->peer_tp.max_ack_delay_us);
-	n = quic_recovery_on_ack(&c->loss.rec, &c->space[level].sent, ranges,
-				 ack->nr_ranges, delay, now,
+	n = quic_recovery_on_ack(&c->loss.rec, &c->space.at[level]->sent,
+				 ranges, ack->nr_ranges, delay, now,
 				 quic_loss_pkt_acked, &b);
 	if (n < 0)
 		return n;
@@ -455,7 +455,7 @@ int quic_loss_ack_rcvd(struct sock *sk, u8 level, bool ecn,
 static void quic_loss_probe(struct sock *sk, u8 level)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_pnspace *s = &c->space[level];
+	struct quic_pnspace *s = c->space.at[level];
 	struct quic_sent_pkt *pkt;
 	u32 probes = 0;
 
@@ -481,17 +481,17 @@ static void quic_loss_probe(struct sock *sk, u8 level)
 static void quic_loss_anti_deadlock_probe(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_pnspace *hs = &c->space[QUIC_CRYPTO_HANDSHAKE];
+	struct quic_pnspace *hs = c->space.at[QUIC_CRYPTO_HANDSHAKE];
 	u8 level = QUIC_CRYPTO_INITIAL;
 
 	if (!hs->discarded && quic_crypto_ready(&hs->tx))
 		level = QUIC_CRYPTO_HANDSHAKE;
-	if (c->space[level].discarded)
+	if (c->space.at[level]->discarded)
 		return;
 	quic_recovery_on_pto(&c->loss.rec);
 	QUIC_INC_STATS(sock_net(sk), QUIC_MIB_PTO);
 	c->loss.ptos++;
-	c->space[level].ping = true;
+	c->space.at[level]->ping = true;
 	quic_out_set_probes(&c->out, 1);
 	quic_output_flush(sk, GFP_ATOMIC);
 	quic_out_set_probes(&c->out, 0);
@@ -545,7 +545,7 @@ static void quic_loss_expire(struct sock *sk)
 	 * back: then a PING is the probe.
 	 */
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
-		struct quic_pnspace *s = &c->space[i];
+		struct quic_pnspace *s = c->space.at[i];
 
 		if (!probe[i] || s->discarded ||
 		    s->sent.last_eliciting_time != before[i])
@@ -571,13 +571,13 @@ static void quic_loss_expire(struct sock *sk)
 static bool quic_loss_anti_deadlock(struct sock *sk)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_pnspace *hs = &c->space[QUIC_CRYPTO_HANDSHAKE];
+	struct quic_pnspace *hs = c->space.at[QUIC_CRYPTO_HANDSHAKE];
 
 	return !c->is_server && sk->sk_state == TCP_SYN_RECV &&
 	       !c->hs.handshake_confirmed && !c->hs.retry_pending &&
 	       !c->vn.resend &&
-	       (c->space[QUIC_CRYPTO_INITIAL].next_pn ||
-		c->space[QUIC_CRYPTO_INITIAL].discarded) &&
+	       (c->space.at[QUIC_CRYPTO_INITIAL]->next_pn ||
+		c->space.at[QUIC_CRYPTO_INITIAL]->discarded) &&
 	       !(quic_crypto_ready(&hs->tx) && hs->sent.any_acked);
 }
 
@@ -589,7 +589,7 @@ static u64 quic_loss_anti_deadlock_at(struct sock *sk)
 	int i;
 
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++)
-		last = max(last, c->space[i].sent.last_eliciting_time);
+		last = max(last, c->space.at[i]->sent.last_eliciting_time);
 	return last + quic_recovery_pto(&c->loss.rec, 0);
 }
 

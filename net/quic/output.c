@@ -294,7 +294,7 @@ static u32 quic_out_data(struct sock *sk, struct quic_outq *q, u8 *buf,
  */
 void quic_output_ack_timeout(struct sock *sk)
 {
-	struct quic_pnspace *s = &quic_sk(sk)->conn.space[QUIC_CRYPTO_APP];
+	struct quic_pnspace *s = quic_sk(sk)->conn.space.at[QUIC_CRYPTO_APP];
 
 	if (sk->sk_state == TCP_CLOSE || !s->ack_pending)
 		return;
@@ -328,7 +328,7 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 			   bool *eliciting)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_pnspace *s = &c->space[level];
+	struct quic_pnspace *s = c->space.at[level];
 	bool ack_later, acked = false, app = level == QUIC_CRYPTO_APP;
 	u32 used = 0;
 	int n;
@@ -407,7 +407,7 @@ static int quic_out_seal(struct sock *sk, u8 level, u8 *p, u32 room,
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	bool early = level == QUIC_CRYPTO_EARLY;
-	struct quic_pnspace *s = &c->space[early ? QUIC_CRYPTO_APP : level];
+	struct quic_pnspace *s = c->space.at[early ? QUIC_CRYPTO_APP : level];
 	struct quic_crypto *key = early ? c->early.key : &s->tx;
 	struct quic_pkt_hdr h = {};
 	u64 pn = s->next_pn, now_ns;
@@ -551,7 +551,7 @@ static u32 quic_out_dgram_limit(struct sock *sk)
 	if (c->out.max_dgram)
 		return c->out.max_dgram;
 	if (sk->sk_state != TCP_ESTABLISHED || !c->hs.peer_tp_set ||
-	    !c->space[QUIC_CRYPTO_INITIAL].discarded)
+	    !c->space.at[QUIC_CRYPTO_INITIAL]->discarded)
 		return QUIC_CONN_MAX_DGRAM;
 	max = min_t(u64, QUIC_CONN_MAX_DGRAM_CAP,
 		    min(c->peer_tp.max_udp_payload_size,
@@ -775,7 +775,7 @@ static struct sk_buff *quic_out_gso_skb(struct sock *sk,
 static u32 quic_out_inplace(struct sock *sk, struct quic_out_plan *pl,
 			    u32 limit, bool data_ok, gfp_t gfp)
 {
-	struct quic_outq *q = &quic_sk(sk)->conn.space[QUIC_CRYPTO_APP].out;
+	struct quic_outq *q = &quic_sk(sk)->conn.space.at[QUIC_CRYPTO_APP]->out;
 	u32 segs, size, ovh, dgram = quic_dgram_unsent(sk);
 	u64 want;
 
@@ -853,9 +853,9 @@ static bool quic_out_long_waiting(const struct quic_conn *c)
 	int i;
 
 	for (i = QUIC_CRYPTO_INITIAL; i <= QUIC_CRYPTO_HANDSHAKE; i++) {
-		const struct quic_outq *q = &c->space[i].out;
+		const struct quic_outq *q = &c->space.at[i]->out;
 
-		if (!c->space[i].discarded &&
+		if (!c->space.at[i]->discarded &&
 		    (q->unsent || !list_empty(&q->lost)))
 			return true;
 	}
@@ -875,8 +875,8 @@ static bool quic_out_early(const struct sock *sk)
 	return unlikely(c->early.key) && !c->early.off && !c->is_server &&
 	       sk->sk_state == TCP_SYN_RECV && c->streams_ready &&
 	       !c->hs.retry_pending && !c->vn.resend &&
-	       (c->space[QUIC_CRYPTO_INITIAL].next_pn ||
-		c->space[QUIC_CRYPTO_INITIAL].discarded);
+	       (c->space.at[QUIC_CRYPTO_INITIAL]->next_pn ||
+		c->space.at[QUIC_CRYPTO_INITIAL]->discarded);
 }
 
 /* The level a packet of space @level is sealed at: 0-RTT in the 1-RTT
@@ -928,7 +928,7 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 
 	for (i = 0; i < ARRAY_SIZE(quic_out_levels); i++) {
 		level = quic_out_levels[i];
-		s = &c->space[level];
+		s = c->space.at[level];
 		if (s->discarded)
 			continue;
 		if (!(level == QUIC_CRYPTO_APP && pl->early) &&
@@ -1067,8 +1067,8 @@ static void quic_out_pace_arm(struct sock *sk, bool again)
 		return;
 	}
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
-		if (!c->space[i].discarded &&
-		    quic_outq_pending(&c->space[i].out)) {
+		if (!c->space.at[i]->discarded &&
+		    quic_outq_pending(&c->space.at[i]->out)) {
 			quic_timer_pace(sk, wait);
 			return;
 		}
@@ -1112,8 +1112,8 @@ void quic_output_exit(void)
 static int quic_out_buffers(struct sock *sk, gfp_t gfp)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	bool long_done = c->space[QUIC_CRYPTO_INITIAL].discarded &&
-			 c->space[QUIC_CRYPTO_HANDSHAKE].discarded;
+	bool long_done = c->space.at[QUIC_CRYPTO_INITIAL]->discarded &&
+			 c->space.at[QUIC_CRYPTO_HANDSHAKE]->discarded;
 
 	if (long_done) {
 		kfree(c->out.long_buf);
@@ -1152,7 +1152,7 @@ static void quic_out_rec_put(struct sock *sk, struct quic_out_pkt *rec,
 	struct quic_conn *c = &quic_sk(sk)->conn;
 
 	quic_out_rec_reset(sk, rec, i);
-	if (c->space[i].discarded || c->out.spare[i]) {
+	if (c->space.at[i]->discarded || c->out.spare[i]) {
 		kfree(rec);
 		return;
 	}
@@ -1288,7 +1288,7 @@ void quic_output_flush(struct sock *sk, gfp_t gfp)
 		c->out.long_buf + QUIC_CONN_MAX_DGRAM : NULL;
 	pl.payload[QUIC_CRYPTO_APP] = c->out.buf;
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
-		if (c->space[i].discarded)
+		if (c->space.at[i]->discarded)
 			continue;
 		pl.rec[i] = quic_out_rec_get(c, i, gfp);
 		if (!pl.rec[i])
@@ -1300,7 +1300,7 @@ void quic_output_flush(struct sock *sk, gfp_t gfp)
 		if (quic_out_dgram(sk, &pl, gfp) <= 0)
 			break;
 		for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
-			if (pl.rec[i] || c->space[i].discarded)
+			if (pl.rec[i] || c->space.at[i]->discarded)
 				continue;
 			pl.rec[i] = quic_out_rec_get(c, i, gfp);
 			if (!pl.rec[i])
@@ -1342,7 +1342,8 @@ static void quic_out_close(struct sock *sk, struct quic_frame *f, gfp_t gfp)
 	for (i = ARRAY_SIZE(quic_out_levels) - 1; i >= 0; i--) {
 		u8 l = quic_out_levels[i];
 
-		if (!c->space[l].discarded && quic_crypto_ready(&c->space[l].tx) &&
+		if (!c->space.at[l]->discarded &&
+		    quic_crypto_ready(&c->space.at[l]->tx) &&
 		    (l != QUIC_CRYPTO_APP || sk->sk_state == TCP_ESTABLISHED)) {
 			level = l;
 			break;
@@ -1450,7 +1451,7 @@ void quic_output_close_app(struct sock *sk, gfp_t gfp)
 void quic_output_discard(struct sock *sk, u8 level)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_pnspace *s = &c->space[level];
+	struct quic_pnspace *s = c->space.at[level];
 	struct quic_outq_chunk *ch, *tmp;
 
 	quic_sent_remove_all(&s->sent, quic_sendq_pkt_free, sk);

@@ -205,7 +205,7 @@ int quic_sendq_chunk_split(struct sock *sk, struct quic_outq *q,
  */
 int quic_sendq_crypto_room(struct sock *sk, u8 level, u32 len)
 {
-	struct quic_outq *q = &quic_sk(sk)->conn.space[level].out;
+	struct quic_outq *q = &quic_sk(sk)->conn.space.at[level]->out;
 
 	if (len > QUIC_SENDQ_CRYPTO_MAX)
 		return -EMSGSIZE;
@@ -229,7 +229,7 @@ int quic_sendq_crypto_room(struct sock *sk, u8 level, u32 len)
 int quic_sendq_crypto(struct sock *sk, u8 level, struct iov_iter *from,
 		      u32 len)
 {
-	struct quic_pnspace *s = &quic_sk(sk)->conn.space[level];
+	struct quic_pnspace *s = quic_sk(sk)->conn.space.at[level];
 	struct quic_outq_chunk *ch, *tmp;
 	u64 off = s->crypto_send_off;
 	LIST_HEAD(chunks);
@@ -348,7 +348,7 @@ static void quic_sendq_stream_queue(struct quic_outq *q, struct quic_stream *st,
 int quic_sendq_stream(struct sock *sk, struct quic_stream *st,
 		      struct iov_iter *from, u32 len, bool fin, u32 room)
 {
-	struct quic_outq *q = &quic_sk(sk)->conn.space[QUIC_CRYPTO_APP].out;
+	struct quic_outq *q = &quic_sk(sk)->conn.space.at[QUIC_CRYPTO_APP]->out;
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_outq_chunk *ch, *tmp, *tail;
 	u32 n, total = len, full, grown = 0;
@@ -449,7 +449,7 @@ int quic_sendq_stream_pages(struct sock *sk, struct quic_stream *st,
 			    struct iov_iter *from, u32 len, bool fin,
 			    u32 room, struct ubuf_info *uarg)
 {
-	struct quic_outq *q = &quic_sk(sk)->conn.space[QUIC_CRYPTO_APP].out;
+	struct quic_outq *q = &quic_sk(sk)->conn.space.at[QUIC_CRYPTO_APP]->out;
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_outq_chunk *ch, *tmp, *tail;
 	u32 total = len, full, grown = 0;
@@ -547,7 +547,7 @@ void quic_sendq_stream_drop(struct sock *sk, s64 id)
 	struct quic_stream *st = quic_stream_find(&c->streams, id);
 
 	if (st && st->out_chunks)
-		quic_outq_drop_stream(&c->space[QUIC_CRYPTO_APP].out, id,
+		quic_outq_drop_stream(&c->space.at[QUIC_CRYPTO_APP]->out, id,
 				      st->out_chunks, quic_sendq_chunk_dropped,
 				      sk);
 }
@@ -560,7 +560,7 @@ void quic_sendq_stream_drop(struct sock *sk, s64 id)
  */
 u64 quic_sendq_unsent(struct sock *sk)
 {
-	return quic_sk(sk)->conn.space[QUIC_CRYPTO_APP].out.unsent;
+	return quic_sk(sk)->conn.space.at[QUIC_CRYPTO_APP]->out.unsent;
 }
 
 /**
@@ -571,5 +571,5 @@ u64 quic_sendq_unsent(struct sock *sk)
  */
 bool quic_sendq_done(struct sock *sk)
 {
-	return quic_outq_empty(&quic_sk(sk)->conn.space[QUIC_CRYPTO_APP].out);
+	return quic_outq_empty(&quic_sk(sk)->conn.space.app.out);
 }

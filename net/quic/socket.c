@@ -708,7 +708,8 @@ static int quic_wait_for_request(struct sock *sk, long timeo)
  */
 static bool quic_accept_valid(struct sock *nsk)
 {
-	struct quic_pnspace *s = &quic_sk(nsk)->conn.space[QUIC_CRYPTO_INITIAL];
+	struct quic_conn *c = &quic_sk(nsk)->conn;
+	struct quic_pnspace *s = c->space.at[QUIC_CRYPTO_INITIAL];
 	u64 largest;
 
 	return quic_ackrange_largest(&s->recv, &largest) &&
@@ -1135,7 +1136,7 @@ static int quic_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		    info.crypto_level != QUIC_CRYPTO_HANDSHAKE &&
 		    info.crypto_level != QUIC_CRYPTO_APP)
 			goto out;
-		s = &quic_sk(sk)->conn.space[info.crypto_level];
+		s = quic_sk(sk)->conn.space.at[info.crypto_level];
 		if (s->discarded || !quic_crypto_ready(&s->tx))
 			goto out;
 		err = -EMSGSIZE;

@@ -314,7 +314,7 @@ static int quic_set_tparams(struct sock *sk, struct quic_sock_opts *o,
 	/* Once the handshake sent ours (its first CRYPTO data went), they
 	 * are what the peer holds us to (RFC 9000 7.4): no more changes.
 	 */
-	sp = &quic_sk(sk)->conn.space[QUIC_CRYPTO_INITIAL];
+	sp = quic_sk(sk)->conn.space.at[QUIC_CRYPTO_INITIAL];
 	if (sk->sk_state == TCP_ESTABLISHED || sp->crypto_send_off ||
 	    sp->discarded)
 		return -EINVAL;

@@ -168,7 +168,7 @@ bool quic_version_rcvd(struct sock *sk, const struct quic_pkt_hdr *h)
 	if (c->is_server || c->vn.changed || c->vn.probe ||
 	    sk->sk_state != TCP_SYN_RECV || h->type != QUIC_PACKET_INITIAL ||
 	    !quic_version_supported(h->version) ||
-	    quic_crypto_ready(&c->space[QUIC_CRYPTO_HANDSHAKE].rx) ||
+	    quic_crypto_ready(&c->space.at[QUIC_CRYPTO_HANDSHAKE]->rx) ||
 	    !quic_version_listed(&c->local_tp, h->version))
 		return false;
 	c->vn.changed = 1;
@@ -207,7 +207,7 @@ static bool quic_version_took(const struct quic_ackrange *r, bool any,
 bool quic_version_apply(struct sock *sk, struct quic_version_move *m)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_ackrange *r = &c->space[QUIC_CRYPTO_INITIAL].recv;
+	struct quic_ackrange *r = &c->space.at[QUIC_CRYPTO_INITIAL]->recv;
 
 	m->flip = c->vn.flip;
 	m->resend = c->vn.resend;
@@ -248,7 +248,7 @@ bool quic_version_apply(struct sock *sk, struct quic_version_move *m)
 void quic_version_settle(struct sock *sk, const struct quic_version_move *m)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct quic_ackrange *r = &c->space[QUIC_CRYPTO_INITIAL].recv;
+	struct quic_ackrange *r = &c->space.at[QUIC_CRYPTO_INITIAL]->recv;
 
 	if (sk->sk_state != TCP_SYN_RECV)
 		return;
