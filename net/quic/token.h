@@ -25,10 +25,14 @@
 /* Lifetimes in seconds. The draft's implementation gives 3 s for
  * a Retry token; a client's Initial with the token can take longer to
  * come back on a loaded host or a lossy path (its Initial keys are
- * derived in process context, its PTO backs off), and a Retry token opens
- * one connection only, so it lives 10 s.
+ * derived in process context, its PTO backs off: 1, 2, 4, 8 and 16 s
+ * from a 333 ms initial RTT), and a Retry token opens one connection
+ * only, from one address and port, so it lives 30 s: four Initials lost
+ * after the Retry still leave the fifth in time. At 10 s, a client whose
+ * Initials a flood dropped at the listener's backlog three times met
+ * INVALID_TOKEN.
  */
-#define QUIC_TOKEN_RETRY_LIFETIME	10
+#define QUIC_TOKEN_RETRY_LIFETIME	30
 #define QUIC_TOKEN_NEW_LIFETIME		600
 /* The MAC key is replaced this often; the one before is kept. */
 #define QUIC_TOKEN_ROTATE		QUIC_TOKEN_NEW_LIFETIME
