@@ -65,9 +65,10 @@ static inline u64 quic_chunk_end(const struct quic_stream_chunk *c)
 	return c->offset + c->len;
 }
 
-static u32 quic_stream_bucket(const struct quic_stream_table *t, s64 id)
+/* The bucket of stream @id in a table of 2^@bits buckets. */
+static u32 quic_stream_bucket(u32 bits, s64 id)
 {
-	return quic_hash_bucket(quic_fast_hash_u64(id), t->bits);
+	return quic_hash_bucket(quic_fast_hash_u64(id), bits);
 }
 
 static inline bool quic_send_done(const struct quic_stream *s)
@@ -252,7 +253,7 @@ struct quic_stream *quic_stream_find(const struct quic_stream_table *t,
 {
 	struct quic_stream *s;
 
-	hlist_for_each_entry(s, &t->buckets[quic_stream_bucket(t, id)], node)
+	hlist_for_each_entry(s, &t->buckets[quic_stream_bucket(t->bits, id)], node)
 		if (s->id == id)
 			return s;
 	return NULL;
@@ -265,7 +266,7 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_find);
  */
 static void quic_stream_table_grow(struct quic_stream_table *t)
 {
-	u32 i, h, bits = t->bits + 1;
+	u32 i, bits = t->bits + 1;
 	struct hlist_head *b;
 	struct hlist_node *tmp;
 	struct quic_stream *s;
@@ -277,9 +278,9 @@ static void quic_stream_table_grow(struct quic_stream_table *t)
 		return;
 	for (i = 0; i < (1U << t->bits); i++) {
 		hlist_for_each_entry_safe(s, tmp, &t->buckets[i], node) {
-			h = quic_hash_bucket(quic_fast_hash_u64(s->id), bits);
 			hlist_del(&s->node);
-			hlist_add_head(&s->node, &b[h]);
+			hlist_add_head(&s->node,
+				       &b[quic_stream_bucket(bits, s->id)]);
 		}
 	}
 	kfree(t->buckets);
@@ -322,7 +323,7 @@ static struct quic_stream *quic_stream_new(struct quic_stream_table *t,
 	s->recv.max = rwin;
 	s->recv.window = rwin;
 	s->recv.window_max = max(rwin, t->stream_window_max);
-	hlist_add_head(&s->node, &t->buckets[quic_stream_bucket(t, id)]);
+	hlist_add_head(&s->node, &t->buckets[quic_stream_bucket(t->bits, id)]);
 	t->kind[id & QUIC_STREAM_TYPE_MASK].live++;
 	t->count++;
 	return s;
