@@ -1106,8 +1106,8 @@ void quic_output_exit(void)
  * straight into GSO skbs (quic_out_inplace()); the 1-RTT buffer, of
  * QUIC_CONN_MAX_DGRAM bytes whatever the datagram size, takes the rest:
  * ACK and control frames, data coalesced after a Handshake packet, data
- * when no batch skb could be had. The Initial and Handshake ones go
- * with those spaces.
+ * when no batch skb could be had. The Initial and Handshake ones go with
+ * those spaces.
  */
 static int quic_out_buffers(struct sock *sk, gfp_t gfp)
 {
