@@ -1150,6 +1150,31 @@ void quic_input_release_cb(struct sock *sk)
 }
 
 /**
+ * quic_input_user_wait() - a user goes to sleep in recvmsg() or sendmsg(),
+ *	or woke up
+ * @sk: the socket, owned by the user
+ * @on: it goes to sleep
+ *
+ * While a user sleeps, datagrams for the socket go to its backlog and
+ * wake it: its release_sock() processes them, on its CPU. A reader then
+ * decrypts in recvmsg(), as kTLS does, and the softirq on the sender's
+ * CPU (on loopback, the sender's own) only queues: the two ends' crypto
+ * runs on two CPUs. A writer waiting for room processes the ACKs that
+ * make it, and sends what they let go from its own CPU: data sent from
+ * a softirq on another CPU would reach the peer out of order with its
+ * own (the loopback queues per CPU), and reordering makes losses that
+ * never were. The user re-takes the lock before it clears the flag, so
+ * its release_sock() drains what the flag sent to the backlog.
+ */
+void quic_input_user_wait(struct sock *sk, bool on)
+{
+	/* Written while the reader owns the socket: quic_in_deliver()
+	 * reads it under the spinlock that release_sock() takes after.
+	 */
+	WRITE_ONCE(quic_sk(sk)->conn.in.user_waits, on);
+}
+
+/**
  * quic_input_accept_skb() - process a datagram parked on a request
  * @sk: the accepted socket, locked
  * @skb: the datagram
@@ -1176,15 +1201,19 @@ static void quic_in_deliver(struct sock *sk, struct sk_buff_head *q)
 
 	bh_lock_sock(sk);
 	while (!skb_queue_empty(q)) {
-		if (sock_owned_by_user(sk)) {
+		if (sock_owned_by_user(sk) || READ_ONCE(c->in.user_waits)) {
 			/* The owner may be draining the backlog as a batch
-			 * right now: c->in is its to change.
+			 * right now: c->in is its to change. A user asleep
+			 * in recvmsg() or sendmsg() is woken to process them
+			 * on its own CPU (quic_input_user_wait()).
 			 */
 			while ((skb = __skb_dequeue(q)))
 				if (sk_add_backlog(sk, skb,
 						   quic_in_backlog_limit(sk)))
 					quic_in_drop(sk, skb,
 						     QUIC_MIB_DROP_BACKLOG);
+			if (!sock_owned_by_user(sk))
+				sk->sk_data_ready(sk);
 			break;
 		}
 		c->in.batch = skb_queue_len(q) > 1;

@@ -49,6 +49,8 @@ struct quic_crypto_cb {
  *	woken at its end
  * @dcid_learned: client: the connection's DCID is the server's SCID
  *	(RFC 9000 7.2)
+ * @user_waits: a user sleeps in recvmsg() or sendmsg(): datagrams go to
+ *	the backlog, for it to process (quic_input_user_wait())
  * @parked: per space, packets received before its receive key was ready
  *	(or, 1-RTT, before the stream table)
  * @parked_ready: bit per space whose @parked can be processed now
@@ -66,6 +68,7 @@ struct quic_in {
 	bool			flush;
 	bool			wake;
 	bool			dcid_learned;
+	bool			user_waits;
 	struct sk_buff_head	parked[QUIC_PNSPACE_NUM];
 	u8			parked_ready;
 	u64			pkts_rcvd;
@@ -131,6 +134,7 @@ static inline void quic_in_data_ready(struct quic_in *q, struct sock *sk)
 int quic_input_udp_rcv(struct sock *udp_sk, struct sk_buff *skb);
 int quic_input_backlog_rcv(struct sock *sk, struct sk_buff *skb);
 void quic_input_release_cb(struct sock *sk);
+void quic_input_user_wait(struct sock *sk, bool on);
 void quic_input_accept_skb(struct sock *sk, struct sk_buff *skb);
 void quic_input_init(struct quic_in *in);
 void quic_input_discard(struct sock *sk, u8 level);

@@ -824,9 +824,11 @@ static void quic_sock_wait(struct sock *sk, long *timeo)
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 
 	add_wait_queue(sk_sleep(sk), &wait);
+	quic_input_user_wait(sk, true);
 	release_sock(sk);
 	*timeo = wait_woken(&wait, TASK_INTERRUPTIBLE, *timeo);
 	lock_sock(sk);
+	quic_input_user_wait(sk, false);
 	remove_wait_queue(sk_sleep(sk), &wait);
 }
 
@@ -1306,12 +1308,14 @@ static int quic_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		if (signal_pending(current))
 			goto out;
 		add_wait_queue(sk_sleep(sk), &wait);
+		quic_input_user_wait(sk, true);
 		sk_wait_event(sk, &timeo,
 			      !skb_queue_empty(&sk->sk_receive_queue) ||
 			      READ_ONCE(quic_sk(sk)->conn.stream_rx) ||
 			      quic_event_pending(sk) ||
 			      quic_dgram_pending(sk) ||
 			      !quic_is_conn(sk), &wait);
+		quic_input_user_wait(sk, false);
 		remove_wait_queue(sk_sleep(sk), &wait);
 	}
 	cb = QUIC_CRYPTO_CB(skb);
