@@ -66,6 +66,7 @@
 #include <crypto/internal/simd.h>
 #include <crypto/sha2.h>
 #include <linux/err.h>
+#include <linux/highmem.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
@@ -893,11 +894,32 @@ void quic_crypto_test_force_soft(bool on)
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_crypto_test_force_soft);
 
-/* AEAD in place over @pkt: @hdr_len bytes of associated data followed by
- * @cryptlen bytes to encrypt or decrypt (with the tag when decrypting).
+/* Gather the @len bytes that @src lists into @pkt, for an AEAD in place:
+ * the entries that are not @pkt's own bytes are copied.
+ */
+static void quic_crypto_gather(struct scatterlist *src, u8 *pkt, u32 len)
+{
+	struct scatterlist *sg;
+	u32 pos = 0, n;
+
+	for (sg = src; sg && pos < len; sg = sg_next(sg)) {
+		n = min(sg->length, len - pos);
+		if (PageHighMem(sg_page(sg)))
+			memcpy_from_page(pkt + pos, sg_page(sg), sg->offset, n);
+		else if (sg_virt(sg) != pkt + pos)
+			memcpy(pkt + pos, sg_virt(sg), n);
+		pos += n;
+	}
+}
+
+/* AEAD over @pkt: @hdr_len bytes of associated data followed by
+ * @cryptlen bytes to encrypt or decrypt (with the tag when decrypting),
+ * in place; or, encrypting with @src, read from @src (which lists the
+ * header in @pkt itself first) and written to @pkt.
  */
 static int quic_crypto_aead(struct quic_crypto *c, struct quic_crypto_key *k,
-			    u8 *pkt, u32 hdr_len, u64 pn, u32 cryptlen, bool enc)
+			    u8 *pkt, struct scatterlist *src, u32 hdr_len,
+			    u64 pn, u32 cryptlen, bool enc)
 {
 	struct aead_request *req = k->req;
 	u8 iv[QUIC_CCM_IV_LEN] = {};
@@ -921,6 +943,8 @@ static int quic_crypto_aead(struct quic_crypto *c, struct quic_crypto_key *k,
 	if (soft) {
 		if (!quic_cipher_is_gcm(c->cipher_type))
 			return -ENOKEY;
+		if (src)
+			quic_crypto_gather(src, pkt, hdr_len + cryptlen);
 		return quic_crypto_aead_soft(c, k, pkt, hdr_len, pn, cryptlen,
 					     enc);
 	}
@@ -936,7 +960,7 @@ static int quic_crypto_aead(struct quic_crypto *c, struct quic_crypto_key *k,
 
 	sg_init_one(&sg, pkt, hdr_len + cryptlen +
 		    (enc ? QUIC_CRYPTO_TAG_LEN : 0));
-	aead_request_set_crypt(req, &sg, &sg, cryptlen, iv);
+	aead_request_set_crypt(req, src ?: &sg, &sg, cryptlen, iv);
 	aead_request_set_ad(req, hdr_len);
 	if (async)
 		aead_request_set_callback(req, CRYPTO_TFM_REQ_MAY_BACKLOG |
@@ -1004,6 +1028,35 @@ static u8 quic_crypto_first_byte_mask(u8 first)
 int quic_crypto_encrypt(struct quic_crypto *c, u8 *pkt, u32 hdr_len,
 			u32 pn_len, u64 pn, u32 payload_len)
 {
+	return quic_crypto_encrypt_sg(c, pkt, NULL, hdr_len, pn_len, pn,
+				      payload_len);
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_crypto_encrypt);
+
+/**
+ * quic_crypto_encrypt_sg() - protect a packet whose plaintext is elsewhere
+ * @c: transmit keys
+ * @pkt: where the packet goes: its header, then room for the payload and
+ *	the tag
+ * @src: the header and the plaintext, @hdr_len + @payload_len bytes;
+ *	the first entry starts at @pkt, so that the Key Phase bit set there
+ *	is authenticated. Entries may be @pkt's own bytes. NULL: the
+ *	plaintext is in @pkt (quic_crypto_encrypt()).
+ * @hdr_len: header length including the packet number
+ * @pn_len: encoded packet number length, 1 to 4
+ * @pn: the full packet number, for the nonce
+ * @payload_len: plaintext length
+ *
+ * As quic_crypto_encrypt(), but the AEAD reads the plaintext from @src and
+ * writes the ciphertext to @pkt: a payload kept elsewhere (data queued on
+ * a stream, to be sent again if lost) is not copied into the packet first.
+ *
+ * Return: as quic_crypto_encrypt().
+ */
+int quic_crypto_encrypt_sg(struct quic_crypto *c, u8 *pkt,
+			   struct scatterlist *src, u32 hdr_len, u32 pn_len,
+			   u64 pn, u32 payload_len)
+{
 	u8 mask[QUIC_HP_MASK_LEN];
 	u32 pn_offset, i;
 	int err;
@@ -1023,7 +1076,7 @@ int quic_crypto_encrypt(struct quic_crypto *c, u8 *pkt, u32 hdr_len,
 		if (c->key_phase)
 			pkt[0] |= QUIC_CRYPTO_KEY_PHASE_BIT;
 	}
-	err = quic_crypto_aead(c, &c->key[c->cur], pkt, hdr_len, pn,
+	err = quic_crypto_aead(c, &c->key[c->cur], pkt, src, hdr_len, pn,
 			       payload_len, true);
 	if (err)
 		return err;
@@ -1034,7 +1087,7 @@ int quic_crypto_encrypt(struct quic_crypto *c, u8 *pkt, u32 hdr_len,
 		pkt[pn_offset + i] ^= mask[1 + i];
 	return 0;
 }
-EXPORT_SYMBOL_IF_QUIC_TEST(quic_crypto_encrypt);
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_crypto_encrypt_sg);
 
 /**
  * quic_crypto_hp_remove() - remove header protection in place
@@ -1128,7 +1181,8 @@ int quic_crypto_aead_decrypt(struct quic_crypto *c, u8 *pkt, u32 hdr_len,
 	}
 	if (!k->ready)
 		return -ENOKEY;
-	err = quic_crypto_aead(c, k, pkt, hdr_len, pn, len - hdr_len, false);
+	err = quic_crypto_aead(c, k, pkt, NULL, hdr_len, pn, len - hdr_len,
+			       false);
 	if (err) {
 		memset(pkt + hdr_len, 0, len - hdr_len);
 		return err;

@@ -54,6 +54,7 @@
 struct crypto_aead;
 struct crypto_shash;
 struct aead_request;
+struct scatterlist;
 union quic_crypto_hp;
 
 /**
@@ -162,6 +163,9 @@ void quic_crypto_free(struct quic_crypto *c);
 
 int quic_crypto_encrypt(struct quic_crypto *c, u8 *pkt, u32 hdr_len,
 			u32 pn_len, u64 pn, u32 payload_len);
+int quic_crypto_encrypt_sg(struct quic_crypto *c, u8 *pkt,
+			   struct scatterlist *src, u32 hdr_len, u32 pn_len,
+			   u64 pn, u32 payload_len);
 int quic_crypto_hp_remove(struct quic_crypto *c, u8 *pkt, u32 len,
 			  u32 pn_offset, u32 *pn_len, u32 *truncated_pn);
 int quic_crypto_aead_decrypt(struct quic_crypto *c, u8 *pkt, u32 hdr_len,

@@ -90,6 +90,7 @@ static const u8 quic_out_levels[] = {
  */
 struct quic_out_plan {
 	u8		*payload[QUIC_PNSPACE_NUM];
+	struct quic_outq_src src;
 	u32		len[QUIC_PNSPACE_NUM];
 	struct quic_out_pkt *rec[QUIC_PNSPACE_NUM];
 	bool		used[QUIC_PNSPACE_NUM];
@@ -242,12 +243,14 @@ static bool quic_out_chunk_cut(struct sock *sk, struct quic_outq *q,
  * data, for the same count of packets.
  */
 static u32 quic_out_data(struct sock *sk, struct quic_outq *q, u8 *buf,
-			 u32 room, struct quic_out_pkt *rec)
+			 u32 room, struct quic_out_pkt *rec,
+			 struct quic_outq_src *src)
 {
 	struct quic_outq_chunk *ch;
 	struct quic_out_item *it;
 	struct quic_frame f;
 	u32 used = 0;
+	u8 *at;
 	int n;
 
 	while ((ch = quic_outq_peek(q))) {
@@ -266,19 +269,19 @@ static u32 quic_out_data(struct sock *sk, struct quic_outq *q, u8 *buf,
 			 quic_frame_stream_type(ch->offset, true, ch->fin);
 		f.data.id = ch->id;
 		f.data.offset = ch->offset;
-		/* A paged chunk (sendfile(), splice(), MSG_ZEROCOPY) copies
-		 * its bytes from its pages, into the end of the frame.
+		/* The bytes, at the end of the frame, are left to the AEAD
+		 * to read from the chunk (@src), or copied.
 		 */
-		f.data.data = ch->paged ? NULL : ch->data;
 		f.data.len = ch->len;
 		n = quic_frame_encode(buf + used, room - used, &f);
 		if (n < 0)
 			break;
-		if (ch->paged)
-			quic_outq_chunk_copy(ch, buf + used + n - ch->len);
 		it = quic_sendq_item_add(rec);
 		if (!it)
 			break;
+		at = buf + used + n - ch->len;
+		if (ch->len && !(src && quic_outq_src_add(src, ch, at)))
+			quic_outq_chunk_copy(ch, at);
 		it->kind = QUIC_OUT_CHUNK;
 		it->chunk = ch;
 		used += n;
@@ -325,7 +328,7 @@ static void quic_out_rotate(u8 *buf, u32 a, u32 b)
  */
 static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 			   struct quic_out_pkt *rec, bool data_ok,
-			   bool *eliciting)
+			   bool *eliciting, struct quic_outq_src *src)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_pnspace *s = c->space.at[level];
@@ -333,6 +336,8 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 	u32 used = 0;
 	int n;
 
+	if (src)
+		quic_outq_src_init(src, buf);
 	ack_later = s->ack_pending && !quic_ackfreq_ack_now(sk, level);
 	if (s->ack_pending && !ack_later) {
 		n = quic_out_ack(s, &c->ecn, level, buf, room);
@@ -361,7 +366,7 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 	}
 	if (data_ok)
 		used += quic_out_data(sk, &s->out, buf + used, room - used,
-				      rec);
+				      rec, src);
 	*eliciting = rec->nr;
 	/* A probe asks the peer to acknowledge it at once, past any delay
 	 * our ACK_FREQUENCY allowed (draft-ietf-quic-ack-frequency 5).
@@ -389,6 +394,8 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 		n = quic_out_ack(s, &c->ecn, level, buf + used, room - used);
 		if (n) {
 			quic_out_rotate(buf, used, n);
+			if (src)
+				quic_outq_src_shift(src, n);
 			used += n;
 			s->ack_pending = false;
 			s->ack_eliciting = 0;
@@ -403,8 +410,9 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
  */
 static int quic_out_seal(struct sock *sk, u8 level, u8 *p, u32 room,
 			 const u8 *payload, u32 len, struct quic_out_pkt *rec,
-			 bool eliciting)
+			 bool eliciting, const struct quic_outq_src *src)
 {
+	struct scatterlist sg[QUIC_OUTQ_SRC_SG];
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	bool early = level == QUIC_CRYPTO_EARLY;
 	struct quic_pnspace *s = c->space.at[early ? QUIC_CRYPTO_APP : level];
@@ -443,7 +451,10 @@ static int quic_out_seal(struct sock *sk, u8 level, u8 *p, u32 room,
 		trace_quic_packet_sent(sk, early ? QUIC_CRYPTO_EARLY : level, pn,
 				       hlen + len + QUIC_PACKET_TAG_LEN,
 				       quic_frame_types(p + hlen, len));
-	err = quic_crypto_encrypt(key, p, hlen, QUIC_OUT_PN_LEN, pn, len);
+	if (src && src->nr)	/* data read from its chunks */
+		quic_outq_src_sg(src, p, hlen, len, sg);
+	err = quic_crypto_encrypt_sg(key, p, src && src->nr ? sg : NULL, hlen,
+				     QUIC_OUT_PN_LEN, pn, len);
 	if (err)
 		return err;
 	s->next_pn++;
@@ -637,7 +648,7 @@ static void quic_out_pmtu_probe(struct sock *sk, gfp_t gfp)
 	buf[0] = QUIC_FRAME_PING;
 	rec->pmtu_probe = true;
 	n = quic_out_seal(sk, QUIC_CRYPTO_APP, skb_tail_pointer(skb),
-			  skb_tailroom(skb), buf, len, rec, true);
+			  skb_tailroom(skb), buf, len, rec, true, NULL);
 	if (n < 0)
 		goto err;
 	skb_put(skb, n);
@@ -833,7 +844,7 @@ static u32 quic_out_plan_app(struct sock *sk, struct quic_out_plan *pl,
 		}
 		quic_out_rec_reset(sk, rec, QUIC_CRYPTO_APP);
 		n = quic_out_frames(sk, QUIC_CRYPTO_APP, *buf, n, rec, data_ok,
-				    &pl->eliciting[QUIC_CRYPTO_APP]);
+				    &pl->eliciting[QUIC_CRYPTO_APP], &pl->src);
 		/* Nothing fit the batch's segment size (the next chunk is
 		 * a few bytes longer than its first datagram's): the batch
 		 * goes, and the datagram is planned again in a new one.
@@ -956,7 +967,7 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 			quic_out_rec_reset(sk, pl->rec[level], level);
 			n = quic_out_frames(sk, level, buf[level], room,
 					    pl->rec[level], data_ok,
-					    &pl->eliciting[level]);
+					    &pl->eliciting[level], NULL);
 		}
 		if (!n)
 			continue;
@@ -1015,7 +1026,8 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 				  skb_tail_pointer(skb), skb_tailroom(skb),
 				  buf[level],
 				  pl->len[level], pl->rec[level],
-				  pl->eliciting[level]);
+				  pl->eliciting[level],
+				  level == QUIC_CRYPTO_APP ? &pl->src : NULL);
 		if (n < 0) {
 			err = n;
 			break;
@@ -1234,7 +1246,7 @@ static void quic_out_path_one(struct sock *sk, bool response, gfp_t gfp)
 		return;
 	}
 	n = quic_out_seal(sk, QUIC_CRYPTO_APP, skb_tail_pointer(skb),
-			  skb_tailroom(skb), c->out.buf, len, rec, true);
+			  skb_tailroom(skb), c->out.buf, len, rec, true, NULL);
 	if (n < 0) {
 		kfree_skb(skb);
 		quic_out_rec_put(sk, rec, QUIC_CRYPTO_APP);
@@ -1381,11 +1393,11 @@ static void quic_out_close(struct sock *sk, struct quic_frame *f, gfp_t gfp)
 		}
 		memcpy(big, payload, n);
 		n = quic_out_seal(sk, level, skb->data, skb_tailroom(skb), big,
-				  len, NULL, false);
+				  len, NULL, false, NULL);
 		kfree(big);
 	} else {
 		n = quic_out_seal(sk, level, skb->data, skb_tailroom(skb),
-				  payload, n, NULL, false);
+				  payload, n, NULL, false, NULL);
 	}
 	if (n < 0) {
 		kfree_skb(skb);

@@ -6,6 +6,7 @@
 
 #include <linux/highmem.h>
 #include <linux/overflow.h>
+#include <linux/scatterlist.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include "export.h"
@@ -176,7 +177,7 @@ void quic_outq_chunk_free(struct quic_outq_chunk *ch)
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_outq_chunk_free);
 
 /**
- * quic_outq_chunk_copy() - copy the bytes of a paged chunk
+ * quic_outq_chunk_copy() - copy the bytes of a chunk
  * @ch: the chunk
  * @to: room for &quic_outq_chunk.len bytes
  */
@@ -186,6 +187,10 @@ void quic_outq_chunk_copy(struct quic_outq_chunk *ch, u8 *to)
 	u32 left = ch->len, n;
 	struct bio_vec *bv;
 
+	if (!ch->paged) {
+		memcpy(to, ch->data, ch->len);
+		return;
+	}
 	for (bv = fr->bv; left; bv++) {
 		n = min(left, bv->bv_len);
 		memcpy_from_page(to, bv->bv_page, bv->bv_offset, n);
@@ -194,6 +199,129 @@ void quic_outq_chunk_copy(struct quic_outq_chunk *ch, u8 *to)
 	}
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_outq_chunk_copy);
+
+/* The scatterlist entries of a chunk's bytes: 1 at its data, else the
+ * fragments they span.
+ */
+static u32 quic_outq_chunk_nsg(struct quic_outq_chunk *ch)
+{
+	struct quic_outq_frags *fr;
+	u32 left = ch->len, i;
+
+	if (!ch->paged)
+		return 1;
+	fr = quic_outq_frags(ch);
+	for (i = 0; left; i++)
+		left -= min(left, fr->bv[i].bv_len);
+	return i;
+}
+
+/* Set quic_outq_chunk_nsg() entries at @sg to the bytes of @ch; return
+ * the entry after them.
+ */
+static struct scatterlist *quic_outq_chunk_sg(struct quic_outq_chunk *ch,
+					      struct scatterlist *sg)
+{
+	struct quic_outq_frags *fr;
+	u32 left = ch->len, n, i;
+
+	if (!ch->paged) {
+		sg_set_buf(sg, ch->data, ch->len);
+		return sg + 1;
+	}
+	fr = quic_outq_frags(ch);
+	for (i = 0; left; i++, sg++) {
+		n = min(left, fr->bv[i].bv_len);
+		sg_set_page(sg, fr->bv[i].bv_page, n, fr->bv[i].bv_offset);
+		left -= n;
+	}
+	return sg;
+}
+
+/**
+ * quic_outq_src_init() - no frame of the packet reads from a chunk yet
+ * @src: the packet's sources
+ * @base: where its frames are planned
+ */
+void quic_outq_src_init(struct quic_outq_src *src, u8 *base)
+{
+	src->base = base;
+	src->nr = 0;
+	src->nsg = 0;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_outq_src_init);
+
+/**
+ * quic_outq_src_add() - leave a frame's bytes in their chunk
+ * @src: the packet's sources
+ * @ch: the chunk, all of whose bytes the frame carries, not empty
+ * @at: where they go, after the frames planned before
+ *
+ * Return: true if the AEAD is to read them from @ch; false if the packet
+ * has no room for one more source: the caller copies them to @at.
+ */
+bool quic_outq_src_add(struct quic_outq_src *src, struct quic_outq_chunk *ch,
+		       u8 *at)
+{
+	u32 nsg = quic_outq_chunk_nsg(ch);
+
+	/* Each chunk may need one entry for the bytes before it, and the
+	 * packet one for those after the last.
+	 */
+	if (src->nr == QUIC_OUTQ_SRC_MAX ||
+	    src->nsg + src->nr + nsg + 2 > QUIC_OUTQ_SRC_SG)
+		return false;
+	src->off[src->nr] = at - src->base;
+	src->ch[src->nr++] = ch;
+	src->nsg += nsg;
+	return true;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_outq_src_add);
+
+/**
+ * quic_outq_src_shift() - the frames planned moved @n bytes on
+ * @src: the packet's sources
+ * @n: bytes put in front of them
+ */
+void quic_outq_src_shift(struct quic_outq_src *src, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < src->nr; i++)
+		src->off[i] += n;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_outq_src_shift);
+
+/**
+ * quic_outq_src_sg() - the scatterlist the AEAD reads a packet from
+ * @src: the packet's sources, at least one
+ * @pkt: the packet, its frames planned at @pkt + @hlen
+ * @hlen: its header length
+ * @len: the length of its frames
+ * @sg: %QUIC_OUTQ_SRC_SG entries
+ *
+ * The header and the frames' own bytes are read from @pkt, the chunks'
+ * bytes from the chunks.
+ */
+void quic_outq_src_sg(const struct quic_outq_src *src, u8 *pkt, u32 hlen,
+		      u32 len, struct scatterlist *sg)
+{
+	struct scatterlist *e = sg;
+	u32 i, pos = 0, at;
+
+	sg_init_table(sg, QUIC_OUTQ_SRC_SG);
+	for (i = 0; i < src->nr; i++) {
+		at = hlen + src->off[i];
+		if (at > pos)
+			sg_set_buf(e++, pkt + pos, at - pos);
+		e = quic_outq_chunk_sg(src->ch[i], e);
+		pos = at + src->ch[i]->len;
+	}
+	if (hlen + len > pos)
+		sg_set_buf(e++, pkt + pos, hlen + len - pos);
+	sg_mark_end(e - 1);
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_outq_src_sg);
 
 /**
  * quic_outq_add() - queue a chunk at the tail

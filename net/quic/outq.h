@@ -24,6 +24,7 @@
 #include <linux/overflow.h>
 #include <linux/types.h>
 
+struct scatterlist;
 struct ubuf_info;
 
 /* The stream ID of CRYPTO data. */
@@ -112,6 +113,30 @@ struct quic_outq {
 	u64			crypto;
 };
 
+/* Chunks a packet reads its data from at most, and scatterlist entries
+ * the packet takes then: its own bytes between them and the chunks'.
+ */
+#define QUIC_OUTQ_SRC_MAX	4
+#define QUIC_OUTQ_SRC_SG	16
+
+/**
+ * struct quic_outq_src - the CRYPTO and STREAM frames of a packet being
+ *	planned whose bytes are not copied into it: the AEAD reads them
+ *	from their chunks as it writes the packet
+ * @base: where the packet's frames are planned
+ * @nr: chunks
+ * @nsg: scatterlist entries of their bytes
+ * @off: where each chunk's bytes go, from @base
+ * @ch: the chunks, referenced by the packet's record
+ */
+struct quic_outq_src {
+	u8			*base;
+	u32			nr;
+	u32			nsg;
+	u32			off[QUIC_OUTQ_SRC_MAX];
+	struct quic_outq_chunk	*ch[QUIC_OUTQ_SRC_MAX];
+};
+
 /**
  * typedef quic_outq_cb - called for a chunk about to leave the queue
  * @ctx: the caller's context
@@ -143,6 +168,12 @@ bool quic_outq_frag_add(struct quic_outq_chunk *ch, struct page *page,
 void quic_outq_frags_trim(struct quic_outq_chunk *ch, u16 nr);
 void quic_outq_chunk_free(struct quic_outq_chunk *ch);
 void quic_outq_chunk_copy(struct quic_outq_chunk *ch, u8 *to);
+void quic_outq_src_init(struct quic_outq_src *src, u8 *base);
+bool quic_outq_src_add(struct quic_outq_src *src, struct quic_outq_chunk *ch,
+		       u8 *at);
+void quic_outq_src_shift(struct quic_outq_src *src, u32 n);
+void quic_outq_src_sg(const struct quic_outq_src *src, u8 *pkt, u32 hlen,
+		      u32 len, struct scatterlist *sg);
 void quic_outq_add(struct quic_outq *q, struct quic_outq_chunk *ch);
 struct quic_outq_chunk *quic_outq_tail(struct quic_outq *q, s64 id);
 void quic_outq_grow(struct quic_outq *q, struct quic_outq_chunk *ch,

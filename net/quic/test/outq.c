@@ -12,6 +12,7 @@
 #include <linux/gfp.h>
 #include <linux/list.h>
 #include <linux/mm.h>
+#include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include "../outq.h"
 
@@ -653,6 +654,88 @@ out:
 	return err;
 }
 
+/* A packet whose frames read from a chunk with its bytes at its data and
+ * from a paged one: the scatterlist lists the header and the frames' own
+ * bytes from the packet, the chunks' bytes from the chunks, in order;
+ * a fifth chunk finds no room, and a shift moves the chunks' places.
+ */
+static int outq_src_sg(struct quic_test *t)
+{
+	struct page *pg[2] = { alloc_page(GFP_KERNEL), alloc_page(GFP_KERNEL) };
+	struct quic_outq_chunk *lin = quic_outq_chunk_alloc(4, 0, 300, 300,
+							    GFP_KERNEL);
+	struct quic_outq_chunk *pgd = quic_outq_chunk_alloc_paged(4, 300, 4096,
+								  GFP_KERNEL);
+	u8 *pkt = kzalloc(1024, GFP_KERNEL), *want = kzalloc(1024, GFP_KERNEL);
+	u8 *got = kzalloc(1024, GFP_KERNEL);
+	struct scatterlist *sg = kcalloc(QUIC_OUTQ_SRC_SG, sizeof(*sg),
+					 GFP_KERNEL);
+	struct quic_outq_src src;
+	const u32 hlen = 13, len = 20 + 300 + 5 + 350 + 10;
+	int err = -ENOMEM;
+	u32 i;
+
+	if (!pg[0] || !pg[1] || !lin || !pgd || !pkt || !want || !got || !sg)
+		goto out;
+	for (i = 0; i < PAGE_SIZE; i++) {
+		((u8 *)page_address(pg[0]))[i] = (u8)(i * 13 + 1);
+		((u8 *)page_address(pg[1]))[i] = (u8)(i * 7 + 5);
+	}
+	for (i = 0; i < 300; i++)
+		lin->data[i] = (u8)(i * 3 + 2);
+	get_page(pg[0]);
+	quic_outq_frag_add(pgd, pg[0], 100, 200);
+	get_page(pg[1]);
+	quic_outq_frag_add(pgd, pg[1], 0, 150);
+	pgd->len = 350;
+	for (i = 0; i < hlen + len; i++)
+		pkt[i] = (u8)(i + 100);
+	memcpy(want, pkt, hlen + len);
+	memcpy(want + hlen + 20, lin->data, 300);
+	memcpy(want + hlen + 325, (u8 *)page_address(pg[0]) + 100, 200);
+	memcpy(want + hlen + 525, page_address(pg[1]), 150);
+
+	/* Planned 7 bytes early, then moved by an ACK put in front. */
+	quic_outq_src_init(&src, pkt + hlen);
+	err = -EINVAL;
+	if (!quic_outq_src_add(&src, lin, pkt + hlen + 13) ||
+	    !quic_outq_src_add(&src, pgd, pkt + hlen + 318)) {
+		quic_test_fail(t, "no room for two chunks");
+		goto out;
+	}
+	quic_outq_src_shift(&src, 7);
+	quic_outq_src_sg(&src, pkt, hlen, len, sg);
+	if (sg_nents(sg) != 6) {
+		quic_test_fail(t, "%d entries, want 6", sg_nents(sg));
+		goto out;
+	}
+	if (sg_copy_to_buffer(sg, sg_nents(sg), got, 1024) != hlen + len ||
+	    memcmp(got, want, hlen + len)) {
+		quic_test_fail(t, "the scatterlist's bytes differ");
+		goto out;
+	}
+	if (!quic_outq_src_add(&src, lin, pkt + hlen + 700) ||
+	    !quic_outq_src_add(&src, lin, pkt + hlen + 800) ||
+	    quic_outq_src_add(&src, lin, pkt + hlen + 900)) {
+		quic_test_fail(t, "room for %u chunks, want %u", src.nr,
+			       QUIC_OUTQ_SRC_MAX);
+		goto out;
+	}
+	err = 0;
+out:
+	if (pgd)
+		quic_outq_chunk_free(pgd);
+	kfree(lin);
+	for (i = 0; i < ARRAY_SIZE(pg); i++)
+		if (pg[i])
+			__free_page(pg[i]);
+	kfree(pkt);
+	kfree(want);
+	kfree(got);
+	kfree(sg);
+	return err;
+}
+
 static int outq_cursor(struct quic_test *t)
 {
 	return run(t, cursor);
@@ -701,6 +784,7 @@ static const struct quic_test_case quic_outq_cases[] = {
 	QUIC_TEST_CASE(outq_split_new),
 	QUIC_TEST_CASE(outq_split_lost),
 	QUIC_TEST_CASE(outq_split_paged),
+	QUIC_TEST_CASE(outq_src_sg),
 	QUIC_TEST_CASE(outq_tail_grow),
 	QUIC_TEST_CASE(outq_drop_stream),
 	QUIC_TEST_CASE(outq_stream_room),
