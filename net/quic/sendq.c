@@ -439,9 +439,9 @@ static ssize_t quic_sendq_chunk_pages(struct quic_outq_chunk *ch,
  *	acknowledged or dropped
  *
  * As quic_sendq_stream(), but the chunks reference the pages instead of
- * holding a copy: the packetizer copies the bytes into the packet it
- * seals, the one copy they take. Bytes join the last chunk of the
- * stream if it is paged, was not sent yet, has room and the same @uarg.
+ * holding a copy: the AEAD reads the bytes from them as it seals the
+ * packet, no copy at all. Bytes join the last chunk of the stream if it
+ * is paged, was not sent yet, has room and the same @uarg.
  *
  * Return: 0 or a negative errno (nothing queued then).
  */

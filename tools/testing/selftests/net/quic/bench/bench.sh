@@ -104,33 +104,46 @@ iperf_tcp() {
 
 # ngtcp2 (user-space QUIC over GnuTLS, Debian's ngtcp2-server/-client):
 # its default cipher list puts AES-128-GCM first.
-# ngtcp2_get [QLOG_DIR]: gtlsclient downloads one file of $mib MiB from
-# gtlsserver over HTTP/3, writing its qlog into QLOG_DIR if given.
-ngtcp2_get() {
-	local w=/tmp/bench-ngtcp2 t0 t1 rc port=4499 qlog=${1:+--qlog-dir=$1}
+# h3_get SERVER CLIENT [QLOG_DIR]: CLIENT downloads one file of $mib MiB
+# from SERVER over HTTP/3 on loopback. SERVER is gtlsserver or our
+# h3server (kernel QUIC, AES-128-GCM), CLIENT gtlsclient (writing its
+# qlog into QLOG_DIR if given) or our h3client (kernel QUIC).
+h3_get() {
+	local srv=$1 cli=$2 w=/tmp/bench-h3 t0 t1 rc port=4499
+	local qlog=${3:+--qlog-dir=$3} h3=$dir/../../../../../quic/http3
 	rm -rf "$w" && mkdir -p "$w/www" "$w/dl" || return 1
 	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 \
 		-nodes -keyout "$w/key.pem" -out "$w/cert.pem" -days 1 \
-		-subj /CN=localhost >/dev/null 2>&1 || return 1
+		-subj /CN=localhost -addext "subjectAltName=IP:127.0.0.1" \
+		>/dev/null 2>&1 || return 1
 	head -c "$((mib << 20))" /dev/zero >"$w/www/blob"
-	gtlsserver -q -d "$w/www" 127.0.0.1 "$port" "$w/key.pem" \
-		"$w/cert.pem" >/dev/null 2>&1 &
+	case $srv in
+	h3server) "$h3/h3server" -c AES-128-GCM -d "$w/www" 127.0.0.1 \
+			"$port" "$w/key.pem" "$w/cert.pem" ;;
+	*) gtlsserver -q -d "$w/www" 127.0.0.1 "$port" "$w/key.pem" \
+			"$w/cert.pem" ;;
+	esac >/dev/null 2>&1 &
 	sleep 1
 	t0=$(date +%s.%N)
 	# shellcheck disable=SC2086 # $qlog: one word or none
-	timeout 600 gtlsclient -q --exit-on-all-streams-close $qlog \
-		--max-data=64M --max-stream-data-bidi-local=64M \
-		--download "$w/dl" 127.0.0.1 "$port" \
-		"https://127.0.0.1:$port/blob" >/dev/null 2>&1
+	case $cli in
+	h3client) timeout 600 "$h3/h3client" -c AES-128-GCM \
+			--ca "$w/cert.pem" -o "$w/dl/blob" \
+			"https://127.0.0.1:$port/blob" ;;
+	*) timeout 600 gtlsclient -q --exit-on-all-streams-close $qlog \
+			--max-data=64M --max-stream-data-bidi-local=64M \
+			--download "$w/dl" 127.0.0.1 "$port" \
+			"https://127.0.0.1:$port/blob" ;;
+	esac >/dev/null 2>&1
 	rc=$?
 	t1=$(date +%s.%N)
 	kill %1 2>/dev/null
 	wait
 	[ $rc = 0 ] && [ "$(stat -c %s "$w/dl/blob" 2>/dev/null)" = "$((mib << 20))" ] ||
-		{ echo "gtlsclient failed ($rc)"; rm -rf "$w"; return 1; }
+		{ echo "$cli from $srv failed ($rc)"; rm -rf "$w"; return 1; }
 	rm -rf "$w"
 	awk -v b="$((mib << 20))" -v t="$(echo "$t1 - $t0" | bc -l)" \
-		'BEGIN { printf "ngtcp2 %.2f MB/s\n", b / t / 1e6 }'
+		-v n="$cli from $srv" 'BEGIN { printf "%s %.2f MB/s\n", n, b / t / 1e6 }'
 }
 
 echo "== throughput, ${mib} MiB over loopback (MB/s, 10^6 bytes; higher is faster)"
@@ -150,8 +163,13 @@ if [ -w "$async" ]; then
 	best quic-aes128-sync "$dir/quic_perf" -c aes128 -m "$mib"
 	echo 1 >"$async"
 fi
-command -v gtlsserver >/dev/null && command -v gtlsclient >/dev/null &&
-	best ngtcp2-aes128 ngtcp2_get
+# ngtcp2 against itself, and against kernel QUIC: our h3client receiving
+# from gtlsserver, gtlsclient receiving from our h3server.
+if command -v gtlsserver >/dev/null && command -v gtlsclient >/dev/null; then
+	best ngtcp2-aes128 h3_get gtlsserver gtlsclient
+	best quic-from-ngtcp2 h3_get gtlsserver h3client
+	best ngtcp2-from-quic h3_get h3server gtlsclient
+fi
 # The same at an Ethernet MTU on lo: QUIC datagrams and TCP segments of
 # about 1500 bytes instead of 64 KiB (GSO and GRO still batch them).
 lo_mtu=$(cat /sys/class/net/lo/mtu)
@@ -194,6 +212,8 @@ awk 'FILENAME == ARGV[1] { v[$1] = $2; next }
 	r("ktls-aes128", "tcp"); r("ktls-aes128", "ktls-tcp")
 	r("quic-aes128", "quic-aes128-sync")
 	r("quic-aes128", "ngtcp2-aes128")
+	r("quic-from-ngtcp2", "ngtcp2-aes128")
+	r("ngtcp2-from-quic", "ngtcp2-aes128")
 	r("quic-aes128-mtu1500", "ktls-aes128-mtu1500")
 	r("ktls-aes128-mtu1500", "ktls-tcp-mtu1500")
      }' "$tput" "$cpu"
@@ -331,7 +351,7 @@ ack_quic() {
 ack_ngtcp2() {
 	local q=/tmp/bench-qlog
 	rm -rf "$q" && mkdir -p "$q" || return
-	if ! mib=$ack_mib ngtcp2_get "$q" >/dev/null; then
+	if ! mib=$ack_mib h3_get gtlsserver gtlsclient "$q" >/dev/null; then
 		echo "  ngtcp2: gtlsclient failed"
 		rm -rf "$q"
 		return
