@@ -1184,6 +1184,21 @@ void quic_input_accept_skb(struct sock *sk, struct sk_buff *skb)
 	quic_in_conn_rcv(sk, skb);
 }
 
+/* Wake the user asleep in recvmsg() or sendmsg() to process its backlog:
+ * its wait queue only. Nothing is readable yet, so no SIGIO; and a
+ * kernel user that replaced sk_data_ready() still sleeps there.
+ */
+static void quic_in_wake_user(struct sock *sk)
+{
+	struct socket_wq *wq;
+
+	rcu_read_lock();
+	wq = rcu_dereference(sk->sk_wq);
+	if (skwq_has_sleeper(wq))
+		wake_up_interruptible_all(&wq->wait);
+	rcu_read_unlock();
+}
+
 /* Process datagrams of @q, all for @sk (referenced, dropped here), under
  * one lock: what they ask to send (an ACK, new data) is sent, and the
  * reader woken, once at the end when there are several.
@@ -1213,7 +1228,7 @@ static void quic_in_deliver(struct sock *sk, struct sk_buff_head *q)
 					quic_in_drop(sk, skb,
 						     QUIC_MIB_DROP_BACKLOG);
 			if (!sock_owned_by_user(sk))
-				sk->sk_data_ready(sk);
+				quic_in_wake_user(sk);
 			break;
 		}
 		c->in.batch = skb_queue_len(q) > 1;

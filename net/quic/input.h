@@ -135,6 +135,24 @@ int quic_input_udp_rcv(struct sock *udp_sk, struct sk_buff *skb);
 int quic_input_backlog_rcv(struct sock *sk, struct sk_buff *skb);
 void quic_input_release_cb(struct sock *sk);
 void quic_input_user_wait(struct sock *sk, bool on);
+
+/**
+ * quic_input_backlog_waits() - datagrams wait in the backlog of a socket
+ *	nobody owns, for a user asleep in recvmsg() or sendmsg()
+ * @in: the socket's receive side
+ * @sk: the socket, its spinlock held
+ *
+ * Its timers then wait too (timer.c): they run after those datagrams,
+ * from the user's release_sock(), as while the user owns the socket.
+ *
+ * Return: true if they do.
+ */
+static inline bool quic_input_backlog_waits(const struct quic_in *in,
+					    const struct sock *sk)
+{
+	return READ_ONCE(in->user_waits) && READ_ONCE(sk->sk_backlog.tail);
+}
+
 void quic_input_accept_skb(struct sock *sk, struct sk_buff *skb);
 void quic_input_init(struct quic_in *in);
 void quic_input_discard(struct sock *sk, u8 level);

@@ -29,6 +29,7 @@
 #include <linux/ktime.h>
 #include <linux/prandom_siphash.h>
 #include <linux/slab.h>
+#include <linux/tls.h>
 #include <linux/udp.h>
 #include <linux/uio.h>
 #include <net/ip.h>
@@ -337,7 +338,8 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 	int n;
 
 	if (src)
-		quic_outq_src_init(src, buf);
+		quic_outq_src_init(src, buf, s->tx.cipher_type ==
+					     TLS_CIPHER_AES_CCM_128);
 	ack_later = s->ack_pending && !quic_ackfreq_ack_now(sk, level);
 	if (s->ack_pending && !ack_later) {
 		n = quic_out_ack(s, &c->ecn, level, buf, room);

@@ -242,10 +242,12 @@ static struct scatterlist *quic_outq_chunk_sg(struct quic_outq_chunk *ch,
  * quic_outq_src_init() - no frame of the packet reads from a chunk yet
  * @src: the packet's sources
  * @base: where its frames are planned
+ * @copy_paged: copy the bytes of paged chunks
  */
-void quic_outq_src_init(struct quic_outq_src *src, u8 *base)
+void quic_outq_src_init(struct quic_outq_src *src, u8 *base, bool copy_paged)
 {
 	src->base = base;
+	src->copy_paged = copy_paged;
 	src->nr = 0;
 	src->nsg = 0;
 }
@@ -258,7 +260,8 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_outq_src_init);
  * @at: where they go, after the frames planned before
  *
  * Return: true if the AEAD is to read them from @ch; false if the packet
- * has no room for one more source: the caller copies them to @at.
+ * has no room for one more source, or @ch is paged and @src copies those:
+ * the caller copies them to @at.
  */
 bool quic_outq_src_add(struct quic_outq_src *src, struct quic_outq_chunk *ch,
 		       u8 *at)
@@ -268,7 +271,7 @@ bool quic_outq_src_add(struct quic_outq_src *src, struct quic_outq_chunk *ch,
 	/* Each chunk may need one entry for the bytes before it, and the
 	 * packet one for those after the last.
 	 */
-	if (src->nr == QUIC_OUTQ_SRC_MAX ||
+	if (src->nr == QUIC_OUTQ_SRC_MAX || (ch->paged && src->copy_paged) ||
 	    src->nsg + src->nr + nsg + 2 > QUIC_OUTQ_SRC_SG)
 		return false;
 	src->off[src->nr] = at - src->base;

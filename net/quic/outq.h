@@ -124,6 +124,9 @@ struct quic_outq {
  *	planned whose bytes are not copied into it: the AEAD reads them
  *	from their chunks as it writes the packet
  * @base: where the packet's frames are planned
+ * @copy_paged: the bytes of paged chunks are copied, not read by the AEAD
+ *	(AES-CCM reads its source twice: a page of a file that changes in
+ *	between would make the packet fail its tag)
  * @nr: chunks
  * @nsg: scatterlist entries of their bytes
  * @off: where each chunk's bytes go, from @base
@@ -131,6 +134,7 @@ struct quic_outq {
  */
 struct quic_outq_src {
 	u8			*base;
+	bool			copy_paged;
 	u32			nr;
 	u32			nsg;
 	u32			off[QUIC_OUTQ_SRC_MAX];
@@ -168,7 +172,7 @@ bool quic_outq_frag_add(struct quic_outq_chunk *ch, struct page *page,
 void quic_outq_frags_trim(struct quic_outq_chunk *ch, u16 nr);
 void quic_outq_chunk_free(struct quic_outq_chunk *ch);
 void quic_outq_chunk_copy(struct quic_outq_chunk *ch, u8 *to);
-void quic_outq_src_init(struct quic_outq_src *src, u8 *base);
+void quic_outq_src_init(struct quic_outq_src *src, u8 *base, bool copy_paged);
 bool quic_outq_src_add(struct quic_outq_src *src, struct quic_outq_chunk *ch,
 		       u8 *at);
 void quic_outq_src_shift(struct quic_outq_src *src, u32 n);

@@ -3,7 +3,8 @@
  * QUIC: the timers of a connection, in one place (see timer.h).
  *
  * A timer holds a socket reference while pending (sk_reset_timer()).
- * When it fires while a user owns the socket, its bit in
+ * When it fires while a user owns the socket, or while datagrams wait in
+ * the backlog for a sleeping user (quic_input_backlog_waits()), its bit in
  * quic_timers.deferred is set, under the socket spinlock, and takes a
  * reference of its own; quic_timer_release_cb(), called by
  * release_sock() with that spinlock held, runs the handler and drops it.
@@ -18,6 +19,7 @@
 #include <net/sock.h>
 #include <linux/workqueue.h>
 #include "conn.h"
+#include "input.h"
 #include "socket.h"
 #include "timer.h"
 
@@ -31,7 +33,9 @@ static void quic_timer_fire(struct sock *sk, enum quic_timer_id id)
 	struct quic_timers *ts = quic_timers(sk);
 
 	bh_lock_sock(sk);
-	if (!sock_owned_by_user(sk))
+	/* Datagrams queued for a sleeping user (an ACK, say) go first. */
+	if (!sock_owned_by_user(sk) &&
+	    !quic_input_backlog_waits(&quic_sk(sk)->conn.in, sk))
 		ts->ops->fire[id](sk);
 	else if (!test_and_set_bit(id, &ts->deferred))
 		sock_hold(sk);

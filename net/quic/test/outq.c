@@ -696,7 +696,7 @@ static int outq_src_sg(struct quic_test *t)
 	memcpy(want + hlen + 525, page_address(pg[1]), 150);
 
 	/* Planned 7 bytes early, then moved by an ACK put in front. */
-	quic_outq_src_init(&src, pkt + hlen);
+	quic_outq_src_init(&src, pkt + hlen, false);
 	err = -EINVAL;
 	if (!quic_outq_src_add(&src, lin, pkt + hlen + 13) ||
 	    !quic_outq_src_add(&src, pgd, pkt + hlen + 318)) {
@@ -719,6 +719,13 @@ static int outq_src_sg(struct quic_test *t)
 	    quic_outq_src_add(&src, lin, pkt + hlen + 900)) {
 		quic_test_fail(t, "room for %u chunks, want %u", src.nr,
 			       QUIC_OUTQ_SRC_MAX);
+		goto out;
+	}
+	/* AES-CCM's sources: a paged chunk is copied, not read. */
+	quic_outq_src_init(&src, pkt + hlen, true);
+	if (quic_outq_src_add(&src, pgd, pkt + hlen + 318) ||
+	    !quic_outq_src_add(&src, lin, pkt + hlen + 13)) {
+		quic_test_fail(t, "AES-CCM: paged chunk read, or linear copied");
 		goto out;
 	}
 	err = 0;
