@@ -490,6 +490,7 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	u32 pn_len, tpn, hdr_len, plen, pos, err;
 	struct quic_in_pkt in = { .sk = sk, .skb = skb };
+	u8 *data = quic_udp_payload(skb);
 	struct quic_packet_iter it;
 	struct quic_crypto *key;
 	struct quic_pkt_hdr h;
@@ -501,12 +502,12 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 	u8 *pkt;
 
 	lockdep_assert(lockdep_sock_is_held(sk));
-	quic_packet_iter_init(&it, skb->data, skb->len, QUIC_CONN_CID_LEN, 0);
+	quic_packet_iter_init(&it, data, skb->len, QUIC_CONN_CID_LEN, 0);
 	while ((ret = quic_packet_next(&it, &h)) > 0) {
 		if (sk->sk_state == TCP_CLOSE)
 			break;
 		pos = it.pos;
-		pkt = skb->data + pos;
+		pkt = data + pos;
 		if (h.type == QUIC_PACKET_RETRY) {
 			/* Alone in its datagram: it has no Length. */
 			if (quic_conn_retry_rcvd(sk, pkt, &h) == -EBADMSG)
@@ -590,7 +591,7 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 		if (ret < 0) {
 			QUIC_DROP(sock_net(sk), sk, QUIC_MIB_DROP_DECRYPT);
 			if (!h.long_header &&
-			    quic_close_reset_check(sk, skb->data, skb->len))
+			    quic_close_reset_check(sk, data, skb->len))
 				break;
 			continue;
 		}
@@ -933,7 +934,7 @@ static bool quic_in_listen_hello(struct sock *sk, const struct sk_buff *skb,
 	u8 *copy;
 	int ret;
 
-	copy = kmemdup(skb->data, h->pkt_len, GFP_ATOMIC | __GFP_NOWARN);
+	copy = kmemdup(quic_udp_payload(skb), h->pkt_len, GFP_ATOMIC | __GFP_NOWARN);
 	if (!copy) {
 		QUIC_DROP(net, sk, QUIC_MIB_DROP_BACKLOG);
 		return false;
@@ -973,8 +974,8 @@ static void quic_in_listen(struct sock *sk, struct sk_buff *skb)
 	struct sock *child;
 	int kind;
 
-	if (quic_packet_parse_header(skb->data, skb->len, QUIC_CONN_CID_LEN, 0,
-				     &h) ||
+	if (quic_packet_parse_header(quic_udp_payload(skb), skb->len,
+				     QUIC_CONN_CID_LEN, 0, &h) ||
 	    (h.type != QUIC_PACKET_INITIAL && h.type != QUIC_PACKET_0RTT) ||
 	    h.dcid_len < QUIC_CONN_CID_LEN || h.dcid_len > QUIC_CID_MAX_LEN ||
 	    h.scid_len > QUIC_CID_MAX_LEN ||
@@ -1081,7 +1082,7 @@ static void quic_in_listen(struct sock *sk, struct sk_buff *skb)
  */
 static void quic_in_reset(struct sock *sk, struct sk_buff *skb)
 {
-	if (quic_close_reset_check(sk, skb->data, skb->len))
+	if (quic_close_reset_check(sk, quic_udp_payload(skb), skb->len))
 		consume_skb(skb);
 	else
 		quic_in_drop(sk, skb, QUIC_MIB_DROP_NOCONN);
@@ -1279,6 +1280,31 @@ static void quic_in_batch_end(struct quic_in_batch *b)
 	quic_in_deliver(sk, &b->q);
 }
 
+/* RFC 8999, section 5.1: header form bit; a long header has the first
+ * byte, a 32-bit version and the two connection ID length bytes.
+ */
+#define QUIC_IN_HDR_FORM_LONG	0x80
+#define QUIC_IN_LONG_HDR_MIN	7
+
+/* Make the datagram, at its payload, writable for decryption in place.
+ * A 1-RTT datagram that lies in one page fragment (a GSO batch of ours
+ * cut by the UDP core on lo or veth, or a NIC's page) is opened where it
+ * lies, as ESP does, when no clone shares its data and its pages are not
+ * someone else's (a file's, spliced); anything else is made linear, as
+ * are the long header datagrams, which listeners and requests keep.
+ */
+static bool quic_in_writable(struct sk_buff *skb)
+{
+	const struct skb_shared_info *si = skb_shinfo(skb);
+
+	if (!skb_headlen(skb) && si->nr_frags == 1 && !skb_has_frag_list(skb) &&
+	    !skb_cloned(skb) && !skb_has_shared_frag(skb) &&
+	    !PageHighMem(skb_frag_page(&si->frags[0])) &&
+	    !(*(u8 *)skb_frag_address(&si->frags[0]) & QUIC_IN_HDR_FORM_LONG))
+		return true;
+	return !skb_ensure_writable(skb, skb->len);
+}
+
 /**
  * quic_in_rcv() - dispatch a datagram to its socket
  * @net: the namespace
@@ -1301,14 +1327,16 @@ static int quic_in_rcv(struct net *net, struct quic_udp_sock *us,
 	union quic_addr local, peer;
 	struct quic_pkt_hdr h;
 	struct sock *sk;
+	u8 *data;
 	int err;
 
 	quic_in_addrs(skb, &local, &peer);
-	if (skb_ensure_writable(skb, skb->len)) {
+	__skb_pull(skb, sizeof(struct udphdr));
+	if (!quic_in_writable(skb)) {
 		kfree_skb(skb);
 		return -ENOMEM;
 	}
-	__skb_pull(skb, sizeof(struct udphdr));
+	data = quic_udp_payload(skb);
 	memset(skb->cb, 0, sizeof(skb->cb));
 	QUIC_IN_CB(skb)->peer = peer;
 	QUIC_IN_CB(skb)->us = us;
@@ -1319,7 +1347,7 @@ static int quic_in_rcv(struct net *net, struct quic_udp_sock *us,
 	/* udp.c checked the invariants: what does not parse as a packet
 	 * of ours is for no connection.
 	 */
-	err = quic_packet_parse_header(skb->data, skb->len, QUIC_CONN_CID_LEN,
+	err = quic_packet_parse_header(data, skb->len, QUIC_CONN_CID_LEN,
 				       0, &h);
 	sk = NULL;
 	if (!err) {
@@ -1333,7 +1361,7 @@ static int quic_in_rcv(struct net *net, struct quic_udp_sock *us,
 							  local.v4.sin_port,
 							  &peer,
 							  h.type == QUIC_PACKET_INITIAL ?
-							  skb->data : NULL, &h);
+							  data : NULL, &h);
 	}
 	/* A Stateless Reset goes to its connection as any datagram does,
 	 * to be processed under its lock, or from its backlog while a user
@@ -1364,12 +1392,6 @@ static int quic_in_rcv(struct net *net, struct quic_udp_sock *us,
 	__skb_queue_tail(&b->q, skb);
 	return 0;
 }
-
-/* RFC 8999, section 5.1: header form bit; a long header has the first
- * byte, a 32-bit version and the two connection ID length bytes.
- */
-#define QUIC_IN_HDR_FORM_LONG	0x80
-#define QUIC_IN_LONG_HDR_MIN	7
 
 /* RFC 8999 invariants, and no more: a packet has a first byte; a long
  * header has its version and both connection IDs within the datagram.

@@ -44,6 +44,7 @@
 #include "datagram.h"
 #include "event.h"
 #include "frame.h"
+#include "gso.h"
 #include "input.h"
 #include "loss.h"
 #include "mib.h"
@@ -97,6 +98,7 @@ struct quic_out_plan {
 	bool		used[QUIC_PNSPACE_NUM];
 	bool		eliciting[QUIC_PNSPACE_NUM];
 	struct sk_buff	*gso;
+	u32		gso_max;
 	u32		gso_size;
 	u16		gso_segs;
 	bool		paced;
@@ -670,7 +672,7 @@ err:
 static int quic_out_gso_send(struct sock *sk, struct quic_out_plan *pl)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
-	struct sk_buff *skb = pl->gso, *nskb;
+	struct sk_buff *skb = pl->gso;
 
 	pl->gso = NULL;
 	if (!skb)
@@ -679,30 +681,8 @@ static int quic_out_gso_send(struct sock *sk, struct quic_out_plan *pl)
 		kfree_skb(skb);
 		return 0;
 	}
-	if (pl->gso_segs <= 1 && skb_tailroom(skb) > skb->len) {
-		/* Alone in a batch's skb, mostly empty: sent in one of its
-		 * size, so that no queue on the way charges it a batch's
-		 * memory.
-		 */
-		nskb = quic_udp_alloc_skb(skb->len, GFP_ATOMIC | __GFP_NOWARN);
-		if (nskb) {
-			skb_put_data(nskb, skb->data, skb->len);
-			consume_skb(skb);
-			skb = nskb;
-		}
-	}
-	if (pl->gso_segs > 1) {
-		skb_shinfo(skb)->gso_size = pl->gso_size;
-		skb_shinfo(skb)->gso_type = SKB_GSO_UDP_L4;
-		skb_shinfo(skb)->gso_segs = pl->gso_segs;
-		/* The UDP checksum, over each segment, where the UDP
-		 * header will be pushed (udp_set_csum() of a GSO skb only
-		 * seeds it with the pseudo header).
-		 */
-		skb->ip_summed = CHECKSUM_PARTIAL;
-		skb->csum_start = skb_headroom(skb) - sizeof(struct udphdr);
-		skb->csum_offset = offsetof(struct udphdr, check);
-	}
+	if (pl->gso_segs > 1)
+		quic_gso_finish(skb, pl->gso_size, pl->gso_segs);
 	/* Only 1-RTT datagrams are batched: marked as the plan said. */
 	return quic_udp_xmit(quic_sk(sk)->udp, skb, &c->paths.local, &c->paths.peer,
 			     quic_ecn_tos(&c->ecn), &c->out.dst_cache);
@@ -722,16 +702,22 @@ static void quic_out_rec_reset(struct sock *sk, struct quic_out_pkt *rec,
 	rec->level = level;
 }
 
-/* Start a GSO batch in an skb of @size bytes, its segment size @seg (0:
- * that of its first datagram). Return false if no skb could be had.
+/* Start a GSO batch of at most @size bytes, its segment size @seg (0:
+ * that of its first datagram), with room for @first bytes. Return false
+ * if no skb or page could be had.
  */
-static bool quic_out_gso_start(struct quic_out_plan *pl, u32 size, u32 seg,
-			       gfp_t gfp)
+static bool quic_out_gso_start(struct sock *sk, struct quic_out_plan *pl,
+			       u32 size, u32 seg, u32 first, gfp_t gfp)
 {
-	pl->gso = quic_udp_alloc_skb(size, gfp | __GFP_NOWARN);
+	pl->gso = quic_gso_alloc(gfp);
+	pl->gso_max = size;
 	pl->gso_size = seg;
 	pl->gso_segs = 0;
-	return pl->gso;
+	if (pl->gso && quic_gso_reserve(sk, pl->gso, first, size, gfp))
+		return true;
+	kfree_skb(pl->gso);
+	pl->gso = NULL;
+	return false;
 }
 
 /* A 1-RTT datagram of the datagram size in use, to a few bytes: a full
@@ -759,7 +745,8 @@ static struct sk_buff *quic_out_gso_skb(struct sock *sk,
 	bool full = app_only && quic_out_full(total, limit);
 	u32 segs;
 
-	if (pl->gso && app_only && skb_tailroom(pl->gso) >= total) {
+	if (pl->gso && app_only &&
+	    quic_gso_reserve(sk, pl->gso, total, pl->gso_max, gfp)) {
 		if (pl->gso_size && total <= pl->gso_size)
 			return pl->gso;
 		if (!pl->gso_size && full) {	/* its first datagram */
@@ -771,7 +758,7 @@ static struct sk_buff *quic_out_gso_skb(struct sock *sk,
 		quic_out_gso_send(sk, pl);
 	segs = min_t(u32, QUIC_OUT_GSO_SEGS, QUIC_OUT_GSO_BYTES / limit);
 	if (!pl->gso && full && segs > 1 &&
-	    quic_out_gso_start(pl, segs * total, total, gfp))
+	    quic_out_gso_start(sk, pl, segs * total, total, total, gfp))
 		return pl->gso;
 	return quic_udp_alloc_skb(total, gfp);
 }
@@ -794,7 +781,7 @@ static u32 quic_out_inplace(struct sock *sk, struct quic_out_plan *pl,
 
 	if (pl->gso) {
 		size = pl->gso_size ?: limit;
-		if (skb_tailroom(pl->gso) >= size)
+		if (quic_gso_reserve(sk, pl->gso, size, pl->gso_max, gfp))
 			return size;
 		quic_out_gso_send(sk, pl);
 	}
@@ -816,7 +803,7 @@ static u32 quic_out_inplace(struct sock *sk, struct quic_out_plan *pl,
 				   div64_u64(want, limit - ovh) + 1) : 1;
 	segs = min(segs, QUIC_OUT_GSO_BYTES / limit);
 	size = segs > 1 ? segs * limit : min_t(u64, want, limit);
-	if (!quic_out_gso_start(pl, size, 0, gfp))
+	if (!quic_out_gso_start(sk, pl, size, 0, min(size, limit), gfp))
 		return 0;
 	return min(size, limit);
 }
@@ -830,7 +817,7 @@ static u32 quic_out_plan_app(struct sock *sk, struct quic_out_plan *pl,
 			     u32 limit, u32 total, u32 hl, bool data_ok,
 			     u8 **buf, gfp_t gfp)
 {
-	u32 room = limit - total - hl - QUIC_PACKET_TAG_LEN, cap = 0, n;
+	u32 room = limit - total - hl - QUIC_PACKET_TAG_LEN, cap = 0, n, r;
 	struct quic_out_pkt *rec = pl->rec[QUIC_CRYPTO_APP];
 	int tries;
 
@@ -838,7 +825,7 @@ static u32 quic_out_plan_app(struct sock *sk, struct quic_out_plan *pl,
 		if (!total && !pl->early)
 			cap = quic_out_inplace(sk, pl, limit, data_ok, gfp);
 		if (cap) {
-			*buf = skb_tail_pointer(pl->gso) + hl;
+			*buf = quic_gso_tail(sk, &r) + hl;
 			n = min(room, cap - hl - QUIC_PACKET_TAG_LEN);
 		} else {
 			*buf = pl->payload[QUIC_CRYPTO_APP];
@@ -910,7 +897,7 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 	u32 total = 0, room, hl, pad, i, last = 0, start;
 	u32 limit = quic_out_dgram_limit(sk);
 	bool initial = false, data_ok, any = false, app_only;
-	u8 *buf[QUIC_PNSPACE_NUM];
+	u8 *buf[QUIC_PNSPACE_NUM], *dst;
 	struct quic_pnspace *s;
 	struct sk_buff *skb;
 	int n, err = 0;
@@ -1024,10 +1011,14 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 		if (!pl->used[level])
 			continue;
 		pl->rec[level]->ect = app_only && quic_ecn_tos(&c->ecn);
-		n = quic_out_seal(sk, quic_out_pkt_level(pl, level),
-				  skb_tail_pointer(skb), skb_tailroom(skb),
-				  buf[level],
-				  pl->len[level], pl->rec[level],
+		if (skb == pl->gso) {
+			dst = quic_gso_tail(sk, &room);
+		} else {
+			dst = skb_tail_pointer(skb);
+			room = skb_tailroom(skb);
+		}
+		n = quic_out_seal(sk, quic_out_pkt_level(pl, level), dst, room,
+				  buf[level], pl->len[level], pl->rec[level],
 				  pl->eliciting[level],
 				  level == QUIC_CRYPTO_APP ? &pl->src : NULL);
 		if (n < 0) {
@@ -1035,7 +1026,10 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 			break;
 		}
 		pl->rec[level] = NULL;	/* owned by the sent store */
-		skb_put(skb, n);
+		if (skb == pl->gso)
+			quic_gso_put(sk, skb, n);
+		else
+			skb_put(skb, n);
 	}
 	if (skb == pl->gso) {
 		if (err)
@@ -1046,7 +1040,7 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 		 * quic_out_gso_skb()).
 		 */
 		if (total < pl->gso_size || pl->gso_segs == QUIC_OUT_GSO_SEGS ||
-		    skb_tailroom(skb) < pl->gso_size)
+		    pl->gso_max - skb->len < pl->gso_size)
 			return quic_out_gso_send(sk, pl) ?: 1;
 		return 1;
 	}
@@ -1323,6 +1317,9 @@ void quic_output_flush(struct sock *sk, gfp_t gfp)
 	}
 out:
 	quic_out_gso_send(sk, &pl);
+	if (!quic_outq_pending(&c->space.at[QUIC_CRYPTO_APP]->out) &&
+	    !quic_dgram_unsent(sk))
+		quic_gso_idle(sk);
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
 		if (pl.rec[i])
 			quic_out_rec_put(sk, pl.rec[i], i);

@@ -372,8 +372,8 @@ struct sock *quic_stateless_reset_sk(struct net *net,
 	const u8 *token;
 	struct sock *sk;
 
-	if (!quic_packet_is_stateless_reset_candidate(skb->data, skb->len,
-						      &token))
+	if (!quic_packet_is_stateless_reset_candidate(quic_udp_payload(skb),
+						      skb->len, &token))
 		return NULL;
 	sk = quic_lookup_reset_find(net, token);
 	if (sk && refcount_inc_not_zero(&sk->sk_refcnt))

@@ -77,6 +77,20 @@ static inline struct sk_buff *quic_udp_alloc_skb(u32 len, gfp_t gfp)
 	return skb;
 }
 
+/**
+ * quic_udp_payload() - the bytes of a received datagram
+ * @skb: a datagram as the receive path keeps it (input.c): linear, or all
+ *	of it in one page fragment
+ *
+ * Return: its first byte; @skb->len bytes follow.
+ */
+static inline u8 *quic_udp_payload(const struct sk_buff *skb)
+{
+	if (!skb_headlen(skb))
+		return skb_frag_address(&skb_shinfo(skb)->frags[0]);
+	return skb->data;
+}
+
 /* Buckets of a namespace's table of UDP sockets: 2^bits. */
 #define QUIC_UDP_HASH_BITS	6
 

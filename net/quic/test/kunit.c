@@ -68,6 +68,7 @@ QUIC_KUNIT_SUITE(frame);
 QUIC_KUNIT_SUITE(ackrange);
 QUIC_KUNIT_SUITE(sent);
 QUIC_KUNIT_SUITE(udp);
+QUIC_KUNIT_SUITE(gso);
 QUIC_KUNIT_SUITE(crypto);
 QUIC_KUNIT_SUITE(connid);
 QUIC_KUNIT_SUITE(lookup);
@@ -84,7 +85,8 @@ QUIC_KUNIT_SUITE(ecn);
 
 kunit_test_suites(&quic_kunit_hash, &quic_kunit_tparam, &quic_kunit_packet,
 		  &quic_kunit_varint, &quic_kunit_frame, &quic_kunit_ackrange,
-		  &quic_kunit_sent, &quic_kunit_udp, &quic_kunit_crypto,
+		  &quic_kunit_sent, &quic_kunit_udp, &quic_kunit_gso,
+		  &quic_kunit_crypto,
 		  &quic_kunit_connid, &quic_kunit_lookup, &quic_kunit_stream,
 		  &quic_kunit_conn, &quic_kunit_recovery, &quic_kunit_cong,
 		  &quic_kunit_pmtu, &quic_kunit_outq, &quic_kunit_reasm,

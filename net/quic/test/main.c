@@ -43,6 +43,7 @@ static const struct quic_test_suite *const quic_test_suites[] = {
 	&quic_ackrange_suite,
 	&quic_sent_suite,
 	&quic_udp_suite,
+	&quic_gso_suite,
 	&quic_crypto_suite,
 	&quic_connid_suite,
 	&quic_lookup_suite,

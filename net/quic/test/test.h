@@ -55,6 +55,15 @@ __printf(2, 3) int quic_test_skip(struct quic_test *t, const char *fmt, ...);
 void quic_test_bench_time(const char *what, u64 ns, u64 ops);
 void quic_test_bench_ratio(const char *what, u64 num, u64 den);
 
+/* Loopback helpers of udp.c, for the tests that send datagrams. */
+union quic_addr;
+struct quic_udp_key;
+struct socket;
+bool quic_test_lo_up(void);
+void quic_test_loopback(struct quic_udp_key *key, int family);
+void quic_test_addr(union quic_addr *a, int family, __be16 port);
+int quic_test_receiver(int family, struct socket **sockp, __be16 *port);
+
 extern const struct quic_test_suite quic_hash_suite;
 extern const struct quic_test_suite quic_tparam_suite;
 extern const struct quic_test_suite quic_packet_suite;
@@ -63,6 +72,7 @@ extern const struct quic_test_suite quic_frame_suite;
 extern const struct quic_test_suite quic_ackrange_suite;
 extern const struct quic_test_suite quic_sent_suite;
 extern const struct quic_test_suite quic_udp_suite;
+extern const struct quic_test_suite quic_gso_suite;
 extern const struct quic_test_suite quic_crypto_suite;
 extern const struct quic_test_suite quic_connid_suite;
 extern const struct quic_test_suite quic_lookup_suite;

@@ -74,7 +74,7 @@ static int quic_test_autobind(struct quic_test *t)
 	       quic_test_autobind_one(t, AF_INET, AF_UNIX, -EAFNOSUPPORT);
 }
 
-static void quic_test_loopback(struct quic_udp_key *key, int family)
+void quic_test_loopback(struct quic_udp_key *key, int family)
 {
 	if (family == AF_INET) {
 		struct in_addr a = { .s_addr = htonl(INADDR_LOOPBACK) };
@@ -89,7 +89,7 @@ static void quic_test_loopback(struct quic_udp_key *key, int family)
 /* The cases below bind loopback addresses: without lo up (KUnit built
  * in runs before user space brings it up) they cannot run.
  */
-static bool quic_test_lo_up(void)
+bool quic_test_lo_up(void)
 {
 	return init_net.loopback_dev &&
 	       (READ_ONCE(init_net.loopback_dev->flags) & IFF_UP);
@@ -130,8 +130,7 @@ static int quic_test_share(struct quic_test *t)
 }
 
 /* A plain kernel UDP socket on loopback that receives what we send. */
-static int quic_test_receiver(int family, struct socket **sockp,
-			      __be16 *port)
+int quic_test_receiver(int family, struct socket **sockp, __be16 *port)
 {
 	struct udp_port_cfg cfg = {};
 	int err;
@@ -148,7 +147,7 @@ static int quic_test_receiver(int family, struct socket **sockp,
 	return err;
 }
 
-static void quic_test_addr(union quic_addr *a, int family, __be16 port)
+void quic_test_addr(union quic_addr *a, int family, __be16 port)
 {
 	memset(a, 0, sizeof(*a));
 	a->sa.sa_family = family;
