@@ -5,8 +5,10 @@
  * The table keys streams by ID with the fast unkeyed hash: a peer can only
  * use IDs below the limits we advertise, so it cannot pick colliding keys
  * beyond that small set.  The reassembly buffer of a stream is an rb-tree
- * of kmalloc'd chunks that never overlap: a new frame stores only the bytes
- * that fill gaps, so retransmitted and overlapping data costs no memory.
+ * of chunks that never overlap: a new frame stores only the bytes that
+ * fill gaps, so retransmitted and overlapping data costs no memory. A
+ * chunk holds its bytes, kmalloc'd, or references the decrypted packet
+ * they lie in, when they are most of it (quic_stream_recv_skb()).
  */
 
 #include <linux/errno.h>
@@ -17,6 +19,7 @@
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
+#include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
 #include "export.h"
@@ -36,8 +39,17 @@ struct quic_stream_chunk {
 	struct rb_node node;
 	u64 offset;
 	u32 len;
-	u32 size;	/* bytes charged */
+	u32 size:31;	/* bytes charged */
+	u32 ref:1;	/* @data holds a struct quic_stream_ref */
 	u8 data[];
+};
+
+/* What a chunk that references a packet holds: the packet's skb and
+ * where the bytes are in it.
+ */
+struct quic_stream_ref {
+	struct sk_buff *skb;
+	const u8 *bytes;
 };
 
 #define QUIC_CHUNK_HDR		offsetof(struct quic_stream_chunk, data)
@@ -63,6 +75,24 @@ static u32 quic_chunk_piece(u64 len)
 static inline u64 quic_chunk_end(const struct quic_stream_chunk *c)
 {
 	return c->offset + c->len;
+}
+
+static inline const u8 *quic_chunk_bytes(const struct quic_stream_chunk *c)
+{
+	return c->ref ? ((const struct quic_stream_ref *)c->data)->bytes :
+			c->data;
+}
+
+/* Free @c, giving back what it was charged. */
+static void quic_chunk_free(struct quic_stream_table *t,
+			    struct quic_stream_chunk *c)
+{
+	t->mem -= c->size;
+	if (t->charge)
+		t->charge(t->charge_ctx, -(int)c->size);
+	if (c->ref)
+		consume_skb(((struct quic_stream_ref *)c->data)->skb);
+	kfree(c);
 }
 
 /* The bucket of stream @id in a table of 2^@bits buckets. */
@@ -152,12 +182,8 @@ static void quic_stream_purge(struct quic_stream_table *t,
 {
 	struct quic_stream_chunk *c, *tmp;
 
-	rbtree_postorder_for_each_entry_safe(c, tmp, &s->chunks, node) {
-		t->mem -= c->size;
-		if (t->charge)
-			t->charge(t->charge_ctx, -(int)c->size);
-		kfree(c);
-	}
+	rbtree_postorder_for_each_entry_safe(c, tmp, &s->chunks, node)
+		quic_chunk_free(t, c);
 	s->chunks = RB_ROOT;
 }
 
@@ -886,21 +912,30 @@ static struct rb_node *quic_stream_chunk_after(struct quic_stream *s,
 	return best;
 }
 
+/* Store [@offset, @offset + @len) of @data in a new chunk: a copy, or
+ * with @skb a reference to it, which holds @data. The chunk is charged
+ * its slab size, and @skb's truesize when it references it.
+ */
 static int quic_stream_chunk_add(struct quic_stream_table *t,
 				 struct quic_stream *s, u64 offset,
-				 const u8 *data, u32 len)
+				 const u8 *data, u32 len, struct sk_buff *skb)
 {
 	struct rb_node **p = &s->chunks.rb_node, *parent = NULL;
+	size_t n = skb ? sizeof(struct quic_stream_ref) : len;
 	struct quic_stream_chunk *c;
-	u32 size = kmalloc_size_roundup(struct_size(c, data, len));
+	struct quic_stream_ref *r;
+	u32 size;
 	int ret;
 
+	size = kmalloc_size_roundup(struct_size(c, data, n));
+	if (skb)
+		size += skb->truesize;
 	if (t->charge) {
 		ret = t->charge(t->charge_ctx, size);
 		if (ret)
 			return ret;
 	}
-	c = kmalloc(size, GFP_ATOMIC | __GFP_NOWARN);
+	c = kmalloc(struct_size(c, data, n), GFP_ATOMIC | __GFP_NOWARN);
 	if (!c) {
 		if (t->charge)
 			t->charge(t->charge_ctx, -(int)size);
@@ -909,7 +944,14 @@ static int quic_stream_chunk_add(struct quic_stream_table *t,
 	c->offset = offset;
 	c->len = len;
 	c->size = size;
-	memcpy(c->data, data, len);
+	c->ref = !!skb;
+	if (skb) {
+		r = (struct quic_stream_ref *)c->data;
+		r->skb = skb_get(skb);
+		r->bytes = data;
+	} else {
+		memcpy(c->data, data, len);
+	}
 	t->mem += size;
 	while (*p) {
 		parent = *p;
@@ -924,12 +966,18 @@ static int quic_stream_chunk_add(struct quic_stream_table *t,
 	return 0;
 }
 
-/* Store the bytes of [@start, @end) that no chunk holds yet. */
+/* Store the bytes of [@start, @end) that no chunk holds yet. A gap that
+ * is more than half of @skb's truesize references @skb (at most one gap
+ * of a packet can be); other gaps are copied, in pieces of at most a
+ * page.
+ */
 static int quic_stream_store(struct quic_stream_table *t,
 			     struct quic_stream *s, u64 offset,
-			     const u8 *data, u64 start, u64 end)
+			     const u8 *data, u64 start, u64 end,
+			     struct sk_buff *skb)
 {
 	struct rb_node *n = quic_stream_chunk_after(s, start);
+	struct sk_buff *ref;
 	int ret;
 
 	while (start < end) {
@@ -943,9 +991,11 @@ static int quic_stream_store(struct quic_stream_table *t,
 			continue;
 		}
 		gap_end = c ? min(end, c->offset) : end;
-		gap_end = start + quic_chunk_piece(gap_end - start);
+		ref = skb && 2 * (gap_end - start) > skb->truesize ? skb : NULL;
+		if (!ref)
+			gap_end = start + quic_chunk_piece(gap_end - start);
 		ret = quic_stream_chunk_add(t, s, start, data + (start - offset),
-					    gap_end - start);
+					    gap_end - start, ref);
 		if (ret)
 			return ret;
 		start = gap_end;
@@ -973,7 +1023,7 @@ static void quic_stream_advance_contig(struct quic_stream *s)
 static int __quic_stream_recv_data(struct quic_stream_table *t,
 				   struct quic_stream *s, u64 offset,
 				   const void *data, u64 len, bool fin,
-				   u64 *err)
+				   struct sk_buff *skb, u64 *err)
 {
 	bool bad;
 	u64 end;
@@ -1008,7 +1058,7 @@ static int __quic_stream_recv_data(struct quic_stream_table *t,
 		return 0;
 	if (end > s->recv.read) {
 		ret = quic_stream_store(t, s, offset, data,
-					max(offset, s->recv.read), end);
+					max(offset, s->recv.read), end, skb);
 		quic_stream_advance_contig(s);
 		if (ret)
 			return ret;
@@ -1019,17 +1069,22 @@ static int __quic_stream_recv_data(struct quic_stream_table *t,
 }
 
 /**
- * quic_stream_recv_data() - a STREAM frame was received
+ * quic_stream_recv_skb() - a STREAM frame was received in a packet
  * @t: the table
  * @s: the stream, from quic_stream_recv_get() without @send_part
  * @offset: the frame's offset
  * @data: its data
  * @len: its length
  * @fin: it carries the FIN bit
+ * @skb: the decrypted packet's skb that holds @data and stays as it is,
+ *	or NULL: the bytes kept are copied
  * @err: transport error code on -EPROTO
  *
  * Checks the final size (RFC 9000, section 4.5) and both receive limits,
- * then stores the bytes not already held, charging them.  Moves the
+ * then stores the bytes not already held, charging them.  Bytes that are
+ * more than half of @skb's truesize are not copied: the chunk references
+ * @skb and is charged its truesize (as a TCP receive queue would be), so
+ * the charge bounds the memory pinned whatever the peer sends.  Moves the
  * receiving part to Size Known on a FIN and to Data Recvd once every byte
  * up to the final size is held.  Data on a reset stream is ignored.
  *
@@ -1037,14 +1092,38 @@ static int __quic_stream_recv_data(struct quic_stream_table *t,
  * STREAM_STATE_ERROR; -ENOBUFS or -ENOMEM (drop the packet; bytes already
  * stored stay, so the retransmission costs nothing twice).
  */
+int quic_stream_recv_skb(struct quic_stream_table *t, struct quic_stream *s,
+			 u64 offset, const void *data, u64 len, bool fin,
+			 struct sk_buff *skb, u64 *err)
+{
+	int ret = __quic_stream_recv_data(t, s, offset, data, len, fin, skb,
+					  err);
+
+	quic_stream_rx_update(t, s);
+	return ret;
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_recv_skb);
+
+/**
+ * quic_stream_recv_data() - a STREAM frame was received; its bytes kept
+ *	are copied
+ * @t: the table
+ * @s: the stream
+ * @offset: the frame's offset
+ * @data: its data
+ * @len: its length
+ * @fin: it carries the FIN bit
+ * @err: transport error code on -EPROTO
+ *
+ * quic_stream_recv_skb() without an skb.
+ *
+ * Return: as quic_stream_recv_skb().
+ */
 int quic_stream_recv_data(struct quic_stream_table *t, struct quic_stream *s,
 			  u64 offset, const void *data, u64 len, bool fin,
 			  u64 *err)
 {
-	int ret = __quic_stream_recv_data(t, s, offset, data, len, fin, err);
-
-	quic_stream_rx_update(t, s);
-	return ret;
+	return quic_stream_recv_skb(t, s, offset, data, len, fin, NULL, err);
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_stream_recv_data);
 
@@ -1138,15 +1217,12 @@ ssize_t quic_stream_read(struct quic_stream_table *t, struct quic_stream *s,
 		want = min_t(size_t, c->len - skip, iov_iter_count(to));
 		if (!want)
 			break;
-		got = copy_to_iter(c->data + skip, want, to);
+		got = copy_to_iter(quic_chunk_bytes(c) + skip, want, to);
 		s->recv.read += got;
 		copied += got;
 		if (skip + got == c->len) {
 			rb_erase(n, &s->chunks);
-			t->mem -= c->size;
-			if (t->charge)
-				t->charge(t->charge_ctx, -(int)c->size);
-			kfree(c);
+			quic_chunk_free(t, c);
 		}
 		if (got < want) {
 			if (!copied)
@@ -1206,7 +1282,7 @@ ssize_t quic_stream_peek(const struct quic_stream_table *t,
 		want = min_t(size_t, c->len - skip, iov_iter_count(to));
 		if (!want)
 			break;
-		got = copy_to_iter(c->data + skip, want, to);
+		got = copy_to_iter(quic_chunk_bytes(c) + skip, want, to);
 		pos += got;
 		copied += got;
 		if (got < want) {

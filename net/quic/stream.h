@@ -35,6 +35,8 @@
 #include <linux/uio.h>
 #include <linux/quic.h>
 
+struct sk_buff;
+
 /* Largest stream offset and stream count (RFC 9000, sections 4.5, 4.6). */
 #define QUIC_STREAM_MAX_OFFSET	(BIT_ULL(62) - 1)
 #define QUIC_STREAM_MAX_COUNT	BIT_ULL(60)
@@ -304,6 +306,9 @@ int quic_stream_reset(struct quic_stream *s, u64 errcode);
 int quic_stream_peer_stop_sending(struct quic_stream *s, u64 errcode);
 
 /* Receiving. */
+int quic_stream_recv_skb(struct quic_stream_table *t, struct quic_stream *s,
+			 u64 offset, const void *data, u64 len, bool fin,
+			 struct sk_buff *skb, u64 *err);
 int quic_stream_recv_data(struct quic_stream_table *t, struct quic_stream *s,
 			  u64 offset, const void *data, u64 len, bool fin,
 			  u64 *err);

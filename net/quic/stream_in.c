@@ -266,9 +266,9 @@ int quic_stream_in_data(struct quic_in_pkt *in, const struct quic_frame *f)
 		return ret;
 	first = !st->recv.highest;
 	old_state = st->recv_state;
-	ret = quic_stream_recv_data(t, st, f->data.offset, f->data.data,
-				    f->data.len, f->type & QUIC_STREAM_BIT_FIN,
-				    &err);
+	ret = quic_stream_recv_skb(t, st, f->data.offset, f->data.data,
+				   f->data.len, f->type & QUIC_STREAM_BIT_FIN,
+				   in->skb, &err);
 	if (!ret) {
 		if (opens)
 			quic_sock_active_set(c, st->id);

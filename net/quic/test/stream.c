@@ -9,6 +9,7 @@
 #include <linux/err.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
+#include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uio.h>
@@ -994,6 +995,93 @@ out:
 	return ret;
 }
 
+/* A packet's skb holding the bytes [@off, @off + @len) of the pattern. */
+static struct sk_buff *pattern_skb(u32 off, u32 len)
+{
+	struct sk_buff *skb = alloc_skb(len, GFP_KERNEL);
+	u32 i;
+
+	if (skb)
+		for (i = 0; i < len; i++)
+			skb_put_u8(skb, pattern(off + i));
+	return skb;
+}
+
+/* Most of a packet is kept by reference to its skb, charged its
+ * truesize; a smaller part, or what fills a small gap, is copied; a
+ * duplicate takes nothing. Reading, or a reset, drops the reference.
+ */
+static int reasm_skb(struct quic_test *t)
+{
+	struct fixture *f = fx_new(true, NULL);
+	struct sk_buff *a = NULL, *b = NULL, *c = NULL;
+	u8 *src = pattern_buf(3000);
+	struct quic_stream *s;
+	u32 big;
+	u64 err;
+	int ret = -ENOMEM;
+
+	a = pattern_skb(0, 1500);
+	b = pattern_skb(0, 1500);
+	if (!f || !src || !a || !b)
+		goto out;
+	big = a->truesize / 2 + 1;
+	ret = quic_test_fail(t, "skb reference");
+	s = quic_stream_recv_get(&f->t, 0, false, &err);
+	if (IS_ERR_OR_NULL(s) || big + 100 > a->len ||
+	    quic_stream_recv_skb(&f->t, s, 0, a->data, big, false, a, &err) ||
+	    refcount_read(&a->users) != 2 || f->t.mem < a->truesize ||
+	    f->m.mem != f->t.mem)
+		goto out;
+	/* The rest of the packet: copied. */
+	if (quic_stream_recv_skb(&f->t, s, big, a->data + big, 100, false, a,
+				 &err) ||
+	    refcount_read(&a->users) != 2)
+		goto out;
+	/* A retransmission of both: nothing new, no reference. */
+	if (quic_stream_recv_skb(&f->t, s, 0, b->data, big + 100, false, b,
+				 &err) ||
+	    refcount_read(&b->users) != 1)
+		goto out;
+	/* Overlapping the end, 100 new bytes: copied. */
+	c = pattern_skb(big, 1500);
+	if (!c || quic_stream_recv_skb(&f->t, s, big, c->data, 200, false, c,
+				       &err) ||
+	    refcount_read(&c->users) != 1)
+		goto out;
+	/* A packet of new bytes, the stream's end: referenced. */
+	kfree_skb(c);
+	c = pattern_skb(big + 200, 1500);
+	if (!c || quic_stream_recv_skb(&f->t, s, big + 200, c->data, c->len,
+				       true, c, &err) ||
+	    refcount_read(&c->users) != 2)
+		goto out;
+	ret = check_read(t, f, s, src, big + 200 + 1500);
+	if (!ret && (refcount_read(&a->users) != 1 ||
+		     refcount_read(&c->users) != 1))
+		ret = quic_test_fail(t, "reference kept after reading");
+	if (ret)
+		goto out;
+	/* Data of a stream that is reset goes with its reference. */
+	s = quic_stream_recv_get(&f->t, 4, false, &err);
+	ret = quic_test_fail(t, "skb reference of a reset stream");
+	if (IS_ERR_OR_NULL(s) ||
+	    quic_stream_recv_skb(&f->t, s, 10, a->data, big, false, a, &err) ||
+	    refcount_read(&a->users) != 2 ||
+	    quic_stream_recv_reset(&f->t, s, 1, 2000, &err) != 1 ||
+	    refcount_read(&a->users) != 1 || f->t.mem || f->m.mem)
+		goto out;
+	ret = 0;
+out:
+	if (f)
+		fx_free(f);
+	kfree_skb(a);
+	kfree_skb(b);
+	kfree_skb(c);
+	vfree(src);
+	return ret;
+}
+
 static int reasm_gaps(struct quic_test *t)
 {
 	struct fixture *f = fx_new(true, NULL);
@@ -1517,6 +1605,7 @@ static const struct quic_test_case quic_stream_cases[] = {
 	QUIC_TEST_CASE(reasm_overlap),
 	QUIC_TEST_CASE(reasm_duplicate),
 	QUIC_TEST_CASE(reasm_gaps),
+	QUIC_TEST_CASE(reasm_skb),
 	QUIC_TEST_CASE(reasm_limits),
 	QUIC_TEST_CASE(reasm_charge),
 	QUIC_TEST_CASE(reasm_random_1000),
