@@ -102,9 +102,14 @@ u8 *quic_gso_reserve(struct sock *sk, struct sk_buff *skb, u32 len, u32 max,
 		return NULL;
 	if (!skb_page_frag_refill(len, pf, gfp))
 		return NULL;
-	/* The fallback of the refill is a single page. */
 	p = quic_gso_tail(sk, &room);
-	return room >= len && !PageHighMem(pf->page) ? p : NULL;
+	if (room >= len && !PageHighMem(pf->page))
+		return p;
+	/* The refill's fallback, a single page, is too small: give it back,
+	 * or every refill after would find it unused and reuse it.
+	 */
+	quic_gso_idle(sk);
+	return NULL;
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_gso_reserve);
 
