@@ -914,8 +914,8 @@ static void quic_crypto_gather(struct scatterlist *src, u8 *pkt, u32 len)
 
 /* AEAD over @pkt: @hdr_len bytes of associated data followed by
  * @cryptlen bytes to encrypt or decrypt (with the tag when decrypting),
- * in place; or, encrypting with @src, read from @src (which lists the
- * header in @pkt itself first) and written to @pkt.
+ * in place; or, with @src, read from @src (which lists the header in
+ * @pkt itself first) and written to @pkt.
  */
 static int quic_crypto_aead(struct quic_crypto *c, struct quic_crypto_key *k,
 			    u8 *pkt, struct scatterlist *src, u32 hdr_len,
@@ -1135,6 +1135,47 @@ int quic_crypto_hp_remove(struct quic_crypto *c, u8 *pkt, u32 len,
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_crypto_hp_remove);
 
+/* The body of quic_crypto_aead_decrypt() and _sg(). */
+static int __quic_crypto_aead_decrypt(struct quic_crypto *c, u8 *pkt,
+				      struct scatterlist *src, u32 hdr_len,
+				      u64 pn, u32 len)
+{
+	struct quic_crypto_key *k;
+	bool update = false;
+	int err;
+
+	if (!quic_crypto_ready(c))
+		return -ENOKEY;
+	if (!hdr_len || (u64)hdr_len + QUIC_CRYPTO_TAG_LEN > len)
+		return -EINVAL;
+	k = &c->key[c->cur];
+	if (!(pkt[0] & 0x80) &&
+	    !!(pkt[0] & QUIC_CRYPTO_KEY_PHASE_BIT) != c->key_phase) {
+		if (pn < c->phase_min_pn) {
+			k = &c->key[c->prev];
+		} else {
+			k = &c->key[c->next];
+			update = true;
+		}
+	}
+	if (!k->ready)
+		return -ENOKEY;
+	err = quic_crypto_aead(c, k, pkt, src, hdr_len, pn, len - hdr_len,
+			       false);
+	if (err) {
+		memset(pkt + hdr_len, 0, len - hdr_len);
+		return err;
+	}
+	if (update) {
+		quic_crypto_key_update(c);
+		c->phase_min_pn = pn;
+		return QUIC_CRYPTO_KEY_UPDATED;
+	}
+	if (k == &c->key[c->cur] && pn < c->phase_min_pn)
+		c->phase_min_pn = pn;
+	return 0;
+}
+
 /**
  * quic_crypto_aead_decrypt() - authenticate and decrypt a payload in place
  * @c: receive keys
@@ -1161,42 +1202,35 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_crypto_hp_remove);
 int quic_crypto_aead_decrypt(struct quic_crypto *c, u8 *pkt, u32 hdr_len,
 			     u64 pn, u32 len)
 {
-	struct quic_crypto_key *k;
-	bool update = false;
-	int err;
-
-	if (!quic_crypto_ready(c))
-		return -ENOKEY;
-	if (!hdr_len || (u64)hdr_len + QUIC_CRYPTO_TAG_LEN > len)
-		return -EINVAL;
-	k = &c->key[c->cur];
-	if (!(pkt[0] & 0x80) &&
-	    !!(pkt[0] & QUIC_CRYPTO_KEY_PHASE_BIT) != c->key_phase) {
-		if (pn < c->phase_min_pn) {
-			k = &c->key[c->prev];
-		} else {
-			k = &c->key[c->next];
-			update = true;
-		}
-	}
-	if (!k->ready)
-		return -ENOKEY;
-	err = quic_crypto_aead(c, k, pkt, NULL, hdr_len, pn, len - hdr_len,
-			       false);
-	if (err) {
-		memset(pkt + hdr_len, 0, len - hdr_len);
-		return err;
-	}
-	if (update) {
-		quic_crypto_key_update(c);
-		c->phase_min_pn = pn;
-		return QUIC_CRYPTO_KEY_UPDATED;
-	}
-	if (k == &c->key[c->cur] && pn < c->phase_min_pn)
-		c->phase_min_pn = pn;
-	return 0;
+	return __quic_crypto_aead_decrypt(c, pkt, NULL, hdr_len, pn, len);
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_crypto_aead_decrypt);
+
+/**
+ * quic_crypto_aead_decrypt_sg() - authenticate and decrypt a payload read
+ *	from elsewhere
+ * @c: receive keys
+ * @pkt: where the packet is written: its header, protection removed, is
+ *	there already, and @len bytes fit
+ * @src: the packet to read: @hdr_len bytes of header (@pkt itself) then
+ *	the ciphertext and tag, wherever they lie (a page fragment that
+ *	others may share: it is only read)
+ * @hdr_len: header length including the packet number
+ * @pn: the full packet number
+ * @len: packet length: header, ciphertext and the 16-byte tag
+ *
+ * As quic_crypto_aead_decrypt(), the plaintext written after the header
+ * in @pkt, and wiped there if the tag does not match.
+ *
+ * Return: as quic_crypto_aead_decrypt().
+ */
+int quic_crypto_aead_decrypt_sg(struct quic_crypto *c, u8 *pkt,
+				struct scatterlist *src, u32 hdr_len, u64 pn,
+				u32 len)
+{
+	return __quic_crypto_aead_decrypt(c, pkt, src, hdr_len, pn, len);
+}
+EXPORT_SYMBOL_IF_QUIC_TEST(quic_crypto_aead_decrypt_sg);
 
 /* The Retry integrity transforms, v1 and v2: keyed once with the fixed
  * keys and only read after, so every socket shares them, in any context.

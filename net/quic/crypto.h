@@ -170,6 +170,9 @@ int quic_crypto_hp_remove(struct quic_crypto *c, u8 *pkt, u32 len,
 			  u32 pn_offset, u32 *pn_len, u32 *truncated_pn);
 int quic_crypto_aead_decrypt(struct quic_crypto *c, u8 *pkt, u32 hdr_len,
 			     u64 pn, u32 len);
+int quic_crypto_aead_decrypt_sg(struct quic_crypto *c, u8 *pkt,
+				struct scatterlist *src, u32 hdr_len, u64 pn,
+				u32 len);
 
 void quic_crypto_test_force_soft(bool on);
 

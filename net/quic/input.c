@@ -484,13 +484,64 @@ static void quic_in_peer_moved(struct sock *sk, struct sk_buff *skb)
 	quic_conn_path_changed(sk, what);
 }
 
+/* A buffer of ours for the 1-RTT packet @h at @pkt, which lies read-only
+ * in @skb's page fragment (quic_in_writable()): its header and header
+ * protection sample copied, for the protection to be removed there and
+ * the plaintext written after it. NULL if none could be had.
+ */
+static u8 *quic_in_paged_buf(const u8 *pkt, const struct quic_pkt_hdr *h)
+{
+	u8 *buf = netdev_alloc_frag(h->pkt_len);
+
+	if (buf)
+		memcpy(buf, pkt, min_t(u32, h->pkt_len,
+				       h->pn_offset + QUIC_CRYPTO_SAMPLE_OFFSET +
+				       QUIC_CRYPTO_SAMPLE_LEN));
+	return buf;
+}
+
+/* Decrypt the @len-byte packet of @skb's page fragment into @buf, where
+ * its header is, reading the ciphertext where it lies: the fragment,
+ * which others may share, is never written.
+ */
+static int quic_in_paged_open(struct sk_buff *skb, struct quic_crypto *key,
+			      u8 *buf, u32 hdr_len, u64 pn, u32 len)
+{
+	skb_frag_t *f = &skb_shinfo(skb)->frags[0];
+	struct scatterlist sg[2];
+
+	sg_init_table(sg, 2);
+	sg_set_buf(&sg[0], buf, hdr_len);
+	sg_set_page(&sg[1], skb_frag_page(f), len - hdr_len,
+		    skb_frag_off(f) + hdr_len);
+	return quic_crypto_aead_decrypt_sg(key, buf, sg, hdr_len, pn, len);
+}
+
+/* The packet opened into @buf is done with: @buf takes the place of the
+ * fragment in @skb, so that what the frames left referenced (stream.c)
+ * is ours alone, and goes with @skb. Not before: the header parsed
+ * (its DCID) pointed into the fragment until now.
+ */
+static void quic_in_paged_keep(struct sk_buff *skb, u8 *buf)
+{
+	skb_frag_t *f = &skb_shinfo(skb)->frags[0];
+	struct page *page = virt_to_head_page(buf);
+
+	/* A page pool's skb keeps pp_recycle: our page is not the pool's,
+	 * and goes back with put_page().
+	 */
+	skb_frag_unref(skb, 0);
+	__skb_frag_set_page(f, page);
+	skb_frag_off_set(f, buf - (u8 *)page_address(page));
+}
+
 /* One datagram for a connection, socket locked. Consumes @skb. */
 static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	u32 pn_len, tpn, hdr_len, plen, pos, err;
 	struct quic_in_pkt in = { .sk = sk, .skb = skb };
-	u8 *data = quic_udp_payload(skb);
+	u8 *data = quic_udp_payload(skb), *own, *opened = NULL;
 	struct quic_packet_iter it;
 	struct quic_crypto *key;
 	struct quic_pkt_hdr h;
@@ -577,24 +628,43 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 			skb_queue_tail(q, skb);
 			goto out;
 		}
+		own = NULL;
+		if (!skb_headlen(skb)) {
+			/* In a page fragment, read-only: quic_in_writable(). */
+			own = quic_in_paged_buf(pkt, &h);
+			if (!own) {
+				QUIC_DROP(sock_net(sk), sk, QUIC_MIB_DROP_BACKLOG);
+				break;
+			}
+			pkt = own;
+		}
 		if (quic_crypto_hp_remove(key, pkt, h.pkt_len, h.pn_offset,
 					  &pn_len, &tpn)) {
 			QUIC_DROP(sock_net(sk), sk, QUIC_MIB_DROP_DECRYPT);
+			if (own)
+				skb_free_frag(own);
 			continue;
 		}
 		if (!quic_ackrange_largest(&s->recv, &largest))
 			largest = QUIC_PN_NONE;
 		pn = quic_pn_decode(largest, tpn, pn_len * 8);
 		hdr_len = h.pn_offset + pn_len;
-		ret = quic_crypto_aead_decrypt(key, pkt, hdr_len, pn,
-					       h.pkt_len);
+		if (own)
+			ret = quic_in_paged_open(skb, key, own, hdr_len, pn,
+						 h.pkt_len);
+		else
+			ret = quic_crypto_aead_decrypt(key, pkt, hdr_len, pn,
+						       h.pkt_len);
 		if (ret < 0) {
 			QUIC_DROP(sock_net(sk), sk, QUIC_MIB_DROP_DECRYPT);
+			if (own)
+				skb_free_frag(own);
 			if (!h.long_header &&
 			    quic_close_reset_check(sk, data, skb->len))
 				break;
 			continue;
 		}
+		opened = own;
 		/* The peer's key update, or its answer to ours. */
 		if (ret == QUIC_CRYPTO_KEY_UPDATED) {
 			err = quic_key_update_peer(sk);
@@ -668,6 +738,8 @@ static void quic_in_conn(struct sock *sk, struct sk_buff *skb)
 			quic_conn_discard_space(sk, QUIC_CRYPTO_INITIAL);
 		}
 	}
+	if (opened)
+		quic_in_paged_keep(skb, opened);
 	if (ret < 0 && sk->sk_state != TCP_CLOSE)
 		QUIC_DROP(sock_net(sk), sk, QUIC_MIB_DROP_MALFORMED);
 	kfree_skb(skb);
@@ -1286,19 +1358,26 @@ static void quic_in_batch_end(struct quic_in_batch *b)
 #define QUIC_IN_HDR_FORM_LONG	0x80
 #define QUIC_IN_LONG_HDR_MIN	7
 
-/* Make the datagram, at its payload, writable for decryption in place.
- * A 1-RTT datagram that lies in one page fragment (a GSO batch of ours
- * cut by the UDP core on lo or veth, or a NIC's page) is opened where it
- * lies, as ESP does, when no clone shares its data and its pages are not
- * someone else's (a file's, spliced); anything else is made linear, as
- * are the long header datagrams, which listeners and requests keep.
+/* Largest 1-RTT datagram left in its page fragment: what a page fragment
+ * cache hands out for its private copy (quic_in_paged_buf()).
+ */
+#define QUIC_IN_PAGED_MAX	32768
+
+/* Make the datagram, at its payload, ready to be opened. A 1-RTT datagram
+ * that lies in one page fragment (a GSO batch of ours cut by the UDP core
+ * on lo or veth, or a NIC's page) stays there, read-only: the fragment
+ * may be shared with a clone made before the batch was cut (a tap, netem
+ * duplicate, a mirror), so it is opened out of place, into a buffer of
+ * ours (quic_in_paged_open()), the AEAD's pass being the only copy.
+ * Anything else is made linear and writable, and opened in place, as are
+ * the long header datagrams, which listeners and requests keep.
  */
 static bool quic_in_writable(struct sk_buff *skb)
 {
 	const struct skb_shared_info *si = skb_shinfo(skb);
 
 	if (!skb_headlen(skb) && si->nr_frags == 1 && !skb_has_frag_list(skb) &&
-	    !skb_cloned(skb) && !skb_has_shared_frag(skb) &&
+	    !skb_has_shared_frag(skb) && skb->len <= QUIC_IN_PAGED_MAX &&
 	    !PageHighMem(skb_frag_page(&si->frags[0])) &&
 	    !(*(u8 *)skb_frag_address(&si->frags[0]) & QUIC_IN_HDR_FORM_LONG))
 		return true;
@@ -1318,7 +1397,8 @@ static bool quic_in_writable(struct sk_buff *skb)
  * wait to be processed together (quic_in_deliver()): when one for another
  * socket comes, and at quic_in_batch_end().
  *
- * Return: 0 if a socket took it, -ENOENT if none did (@skb freed).
+ * Return: 0 if a socket took it, -ENOENT if none did, -ENOMEM if it could
+ * not be made ready (@skb freed either way).
  */
 static int quic_in_rcv(struct net *net, struct quic_udp_sock *us,
 		       struct sk_buff *skb, struct quic_in_batch *b)
@@ -1434,6 +1514,7 @@ static void quic_in_rcv_one(struct sock *udp_sk, struct sk_buff *skb,
 	struct net *net = sock_net(udp_sk);
 	struct quic_udp_sock *us;
 	u32 len = 0;
+	int err;
 
 	PRANDOM_SIPHASH_ADD_NOISE(skb->len, skb, skb->tstamp, jiffies);
 	QUIC_INC_STATS(net, QUIC_MIB_PKT_IN);
@@ -1449,8 +1530,11 @@ static void quic_in_rcv_one(struct sock *udp_sk, struct sk_buff *skb,
 	if (!us) {
 		QUIC_DROP(net, NULL, QUIC_MIB_DROP_NOCONN);
 		kfree_skb_reason(skb, SKB_DROP_REASON_NO_SOCKET);
-	} else if (quic_in_rcv(net, us, skb, b)) {
-		QUIC_DROP(net, NULL, QUIC_MIB_DROP_NOCONN);
+	} else {
+		err = quic_in_rcv(net, us, skb, b);
+		if (err)
+			QUIC_DROP(net, NULL, err == -ENOMEM ?
+				  QUIC_MIB_DROP_BACKLOG : QUIC_MIB_DROP_NOCONN);
 	}
 }
 

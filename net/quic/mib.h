@@ -21,7 +21,8 @@
  * @QUIC_MIB_DROP_BACKLOG: received datagrams dropped because the queue
  *	that was to take them was full (the socket backlog while the user
  *	holds the socket, or a listener's pending request), or could not
- *	grow (no memory for a new request)
+ *	grow (no memory for a new request, or for the private copy of a
+ *	datagram that lies in a page fragment)
  * @QUIC_MIB_LISTEN_OVERFLOW: client Initials dropped because the
  *	listener's accept queue was full (TCP's ListenOverflows)
  * @QUIC_MIB_DROP_DECRYPT: received packets dropped because they failed to

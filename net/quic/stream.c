@@ -966,10 +966,13 @@ static int quic_stream_chunk_add(struct quic_stream_table *t,
 	return 0;
 }
 
-/* Store the bytes of [@start, @end) that no chunk holds yet. A gap that
- * is more than half of @skb's truesize references @skb (at most one gap
- * of a packet can be); other gaps are copied, in pieces of at most a
- * page.
+/* Store the bytes of [@start, @end) that no chunk holds yet. The gap at
+ * the front, which makes data readable, references @skb when it is more
+ * than half of its truesize (at most one gap of a packet can be); other
+ * gaps are copied, in pieces of at most a page. Out-of-order data is
+ * thus never kept by reference: a peer that leaves the front gap open
+ * cannot make packets pin more than they are charged (an skb's truesize
+ * does not count the rest of a page fragment it shares).
  */
 static int quic_stream_store(struct quic_stream_table *t,
 			     struct quic_stream *s, u64 offset,
@@ -991,7 +994,8 @@ static int quic_stream_store(struct quic_stream_table *t,
 			continue;
 		}
 		gap_end = c ? min(end, c->offset) : end;
-		ref = skb && 2 * (gap_end - start) > skb->truesize ? skb : NULL;
+		ref = skb && start == s->contig &&
+		      2 * (gap_end - start) > skb->truesize ? skb : NULL;
 		if (!ref)
 			gap_end = start + quic_chunk_piece(gap_end - start);
 		ret = quic_stream_chunk_add(t, s, start, data + (start - offset),
@@ -1081,10 +1085,10 @@ static int __quic_stream_recv_data(struct quic_stream_table *t,
  * @err: transport error code on -EPROTO
  *
  * Checks the final size (RFC 9000, section 4.5) and both receive limits,
- * then stores the bytes not already held, charging them.  Bytes that are
- * more than half of @skb's truesize are not copied: the chunk references
- * @skb and is charged its truesize (as a TCP receive queue would be), so
- * the charge bounds the memory pinned whatever the peer sends.  Moves the
+ * then stores the bytes not already held, charging them.  In-order bytes
+ * that are more than half of @skb's truesize are not copied: the chunk
+ * references @skb and is charged its truesize (as a TCP receive queue
+ * would be); out-of-order bytes are always copied.  Moves the
  * receiving part to Size Known on a FIN and to Data Recvd once every byte
  * up to the final size is held.  Data on a reset stream is ignored.
  *

@@ -1816,6 +1816,89 @@ static int encrypt_sg(struct quic_test *t)
 	       encrypt_sg_one(t, TLS_CIPHER_CHACHA20_POLY1305, 32);
 }
 
+/* A packet opened from a page it lies in, read-only, into a buffer of
+ * its own: the plaintext is the packet's, the page is left as it was,
+ * and a bad tag is refused without writing it either.
+ */
+static int decrypt_sg_one(struct quic_test *t, u32 type, u32 secret_len)
+{
+	u8 secret[QUIC_CRYPTO_SECRET_MAX_LEN], *plain, *pkt, *out, *pg;
+	struct page *page = alloc_page(GFP_KERNEL);
+	struct quic_crypto *c;
+	struct scatterlist sg[2];
+	u32 pn_len, tpn, i;
+	int err = -ENOMEM;
+
+	get_random_bytes(secret, sizeof(secret));
+	c = kcalloc(2, sizeof(*c), GFP_KERNEL);
+	plain = kmalloc(RT_LEN, GFP_KERNEL);
+	pkt = kmalloc(RT_LEN, GFP_KERNEL);
+	out = kmalloc(RT_LEN, GFP_KERNEL);
+	if (!c || !plain || !pkt || !out || !page)
+		goto out;
+	pg = page_address(page);
+	get_random_bytes(plain, RT_LEN);
+	plain[0] = 0x43;
+	memcpy(pkt, plain, RT_LEN);
+	err = quic_crypto_set_secret(&c[0], type, secret, secret_len,
+				     QUIC_VERSION_V1) ?:
+	      quic_crypto_set_secret(&c[1], type, secret, secret_len,
+				     QUIC_VERSION_V1) ?:
+	      quic_crypto_encrypt(&c[0], pkt, RT_HDR_LEN, 4, 9,
+				  RT_PAYLOAD_LEN);
+	if (err) {
+		err = quic_test_fail(t, "seal: %d", err);
+		goto out;
+	}
+	for (i = 0; i < 2 && !err; i++) {
+		memcpy(pg + 64, pkt, RT_LEN);
+		if (i)	/* a bit of the tag flipped */
+			pg[64 + RT_LEN - 1] ^= 1;
+		memcpy(out, pg + 64, RT_HDR_LEN + QUIC_CRYPTO_SAMPLE_LEN);
+		err = quic_crypto_hp_remove(&c[1], out, RT_LEN, RT_HDR_LEN - 4,
+					    &pn_len, &tpn);
+		if (err) {
+			err = quic_test_fail(t, "hp_remove: %d", err);
+			break;
+		}
+		sg_init_table(sg, 2);
+		sg_set_buf(&sg[0], out, RT_HDR_LEN);
+		sg_set_page(&sg[1], page, RT_LEN - RT_HDR_LEN, 64 + RT_HDR_LEN);
+		err = quic_crypto_aead_decrypt_sg(&c[1], out, sg, RT_HDR_LEN, 9,
+						  RT_LEN);
+		if (err != (i ? -EBADMSG : 0))
+			err = quic_test_fail(t, "open %u: %d", i, err);
+		else if (!i && memcmp(out + RT_HDR_LEN, plain + RT_HDR_LEN,
+				      RT_PAYLOAD_LEN))
+			err = quic_test_fail(t, "plaintext differs");
+		else if (memcmp(pg + 64, pkt, RT_LEN - 1) ||
+			 pg[64 + RT_LEN - 1] != (pkt[RT_LEN - 1] ^ i))
+			err = quic_test_fail(t, "source written (%u)", i);
+		else
+			err = 0;
+	}
+out:
+	if (c) {
+		quic_crypto_free(&c[0]);
+		quic_crypto_free(&c[1]);
+	}
+	kfree(c);
+	kfree(plain);
+	kfree(pkt);
+	kfree(out);
+	if (page)
+		__free_page(page);
+	return err;
+}
+
+static int decrypt_sg(struct quic_test *t)
+{
+	return decrypt_sg_one(t, TLS_CIPHER_AES_GCM_128, 32) ?:
+	       decrypt_sg_one(t, TLS_CIPHER_AES_GCM_256, 48) ?:
+	       decrypt_sg_one(t, TLS_CIPHER_AES_CCM_128, 32) ?:
+	       decrypt_sg_one(t, TLS_CIPHER_CHACHA20_POLY1305, 32);
+}
+
 static const struct quic_test_case quic_crypto_cases[] = {
 	QUIC_TEST_CASE(v1_keys),
 	QUIC_TEST_CASE(v1_client_initial),
@@ -1838,6 +1921,7 @@ static const struct quic_test_case quic_crypto_cases[] = {
 	QUIC_TEST_CASE(initial_soft),
 	QUIC_TEST_CASE(soft_gcm),
 	QUIC_TEST_CASE(encrypt_sg),
+	QUIC_TEST_CASE(decrypt_sg),
 };
 
 #define BENCH_OPS	2000

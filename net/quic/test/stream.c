@@ -1007,9 +1007,10 @@ static struct sk_buff *pattern_skb(u32 off, u32 len)
 	return skb;
 }
 
-/* Most of a packet is kept by reference to its skb, charged its
- * truesize; a smaller part, or what fills a small gap, is copied; a
- * duplicate takes nothing. Reading, or a reset, drops the reference.
+/* Most of a packet, in order, is kept by reference to its skb, charged
+ * its truesize; a smaller part, what fills a small gap, or anything out
+ * of order is copied; a duplicate takes nothing. Reading, or a reset,
+ * drops the reference.
  */
 static int reasm_skb(struct quic_test *t)
 {
@@ -1062,13 +1063,18 @@ static int reasm_skb(struct quic_test *t)
 		ret = quic_test_fail(t, "reference kept after reading");
 	if (ret)
 		goto out;
-	/* Data of a stream that is reset goes with its reference. */
+	/* Out of order: copied, however large. In order, referenced; and
+	 * data of a stream that is reset goes with its reference.
+	 */
 	s = quic_stream_recv_get(&f->t, 4, false, &err);
 	ret = quic_test_fail(t, "skb reference of a reset stream");
 	if (IS_ERR_OR_NULL(s) ||
-	    quic_stream_recv_skb(&f->t, s, 10, a->data, big, false, a, &err) ||
+	    quic_stream_recv_skb(&f->t, s, 1500, a->data, big, false, a,
+				 &err) ||
+	    refcount_read(&a->users) != 1 ||
+	    quic_stream_recv_skb(&f->t, s, 0, a->data, big, false, a, &err) ||
 	    refcount_read(&a->users) != 2 ||
-	    quic_stream_recv_reset(&f->t, s, 1, 2000, &err) != 1 ||
+	    quic_stream_recv_reset(&f->t, s, 1, 4000, &err) != 1 ||
 	    refcount_read(&a->users) != 1 || f->t.mem || f->m.mem)
 		goto out;
 	ret = 0;
