@@ -1808,12 +1808,19 @@ out:
 	return err;
 }
 
+/* @fn over the four cipher suites, with their secret lengths. */
+static int each_suite(struct quic_test *t,
+		      int (*fn)(struct quic_test *t, u32 type, u32 len))
+{
+	return fn(t, TLS_CIPHER_AES_GCM_128, 32) ?:
+	       fn(t, TLS_CIPHER_AES_GCM_256, 48) ?:
+	       fn(t, TLS_CIPHER_AES_CCM_128, 32) ?:
+	       fn(t, TLS_CIPHER_CHACHA20_POLY1305, 32);
+}
+
 static int encrypt_sg(struct quic_test *t)
 {
-	return encrypt_sg_one(t, TLS_CIPHER_AES_GCM_128, 32) ?:
-	       encrypt_sg_one(t, TLS_CIPHER_AES_GCM_256, 48) ?:
-	       encrypt_sg_one(t, TLS_CIPHER_AES_CCM_128, 32) ?:
-	       encrypt_sg_one(t, TLS_CIPHER_CHACHA20_POLY1305, 32);
+	return each_suite(t, encrypt_sg_one);
 }
 
 /* A packet opened from a page it lies in, read-only, into a buffer of
@@ -1893,10 +1900,7 @@ out:
 
 static int decrypt_sg(struct quic_test *t)
 {
-	return decrypt_sg_one(t, TLS_CIPHER_AES_GCM_128, 32) ?:
-	       decrypt_sg_one(t, TLS_CIPHER_AES_GCM_256, 48) ?:
-	       decrypt_sg_one(t, TLS_CIPHER_AES_CCM_128, 32) ?:
-	       decrypt_sg_one(t, TLS_CIPHER_CHACHA20_POLY1305, 32);
+	return each_suite(t, decrypt_sg_one);
 }
 
 static const struct quic_test_case quic_crypto_cases[] = {
