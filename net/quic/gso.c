@@ -131,9 +131,7 @@ void quic_gso_put(struct sock *sk, struct sk_buff *skb, u32 len)
 		skb_fill_page_desc(skb, i, pf->page, pf->offset, len);
 	}
 	pf->offset += len;
-	skb->len += len;
-	skb->data_len += len;
-	skb->truesize += len;
+	skb_len_add(skb, len);
 }
 EXPORT_SYMBOL_IF_QUIC_TEST(quic_gso_put);
 
