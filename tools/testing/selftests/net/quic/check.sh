@@ -116,6 +116,7 @@ run_debug() {
 		return
 	fi
 	dtree=$("$dir/vm/debug-kernel.sh" --tree)
+	echo "# debug kernel $dkver ready after $SECONDS s"
 	record ok debug "the series applies to linux-source-6.1 and builds ($dkver)"
 	# W=1 and sparse on our files, out of tree against the same kernel
 	# (the tree's own build does not use W=1: the rest of the kernel is
@@ -221,6 +222,7 @@ run_uml() {
 # make check runs "stock debug"; make check-all adds the other three.
 run_results=
 for run in ${QUIC_CHECK_RUNS:-stock debug}; do
+	run_start=$SECONDS
 	case "$run" in
 	stock)
 		vm_run vm "$out"
@@ -231,6 +233,7 @@ for run in ${QUIC_CHECK_RUNS:-stock debug}; do
 	uml) run_uml ;;
 	*) record "not ok" host "known kernel run ($run)" ;;
 	esac
+	echo "# run $run: $((SECONDS - run_start)) s (make check so far: $SECONDS s)"
 done
 
 # failure_log "SUITE: TEST": what the kselftest harness printed about a

@@ -135,9 +135,10 @@ run_kselftest() {
 		result "not ok" "$suite" "built"
 		return
 	fi
-	local rc=0
+	local rc=0 start=$SECONDS
 	"$@" >"$OUT/$suite.tap" 2>&1 || rc=$?
 	grep -E '^(ok|not ok) ' "$OUT/$suite.tap"
+	echo "# $suite: $((SECONDS - start)) s"
 	tap_to_results "$suite" <"$OUT/$suite.tap"
 	if [ "$rc" -ne 0 ] && ! grep -q '^not ok' "$OUT/$suite.tap"; then
 		result "not ok" "$suite" "exits 0 (status $rc)"

@@ -69,17 +69,24 @@ fi
 # The shell suites exit 1 when one of their results failed (4 when all
 # were skipped), as kselftests do; their results are in $RESULTS already,
 # and the run goes on whatever they exit with (no set -e here).
+# timed SCRIPT: run a shell suite and say how long it took (for the CI
+# log: the time of make check is a budget, not a test).
+timed() {
+	local start=$SECONDS
+	"$@"
+	echo "# $(basename "$1"): $((SECONDS - start)) s"
+}
 # HTTP/3 with ngtcp2's gtlsserver and gtlsclient (interop.sh).
-"$dir/interop.sh"
-"$dir/flood.sh"	# junk, Initials, spoofed Initials, replays at h3server
+timed "$dir/interop.sh"
+timed "$dir/flood.sh"	# junk, Initials, spoofed Initials, replays at h3server
 # Transfers across a router namespace: delay, loss, a smaller MTU.
-"$dir/paths.sh"
+timed "$dir/paths.sh"
 # A client whose port or address changes mid-transfer (path validation).
-"$dir/migrate.sh"
+timed "$dir/migrate.sh"
 # ECN: CE marks counted and reacted to, bleached marks detected.
-"$dir/ecn.sh"
+timed "$dir/ecn.sh"
 # The quic:* tracepoints of a transfer with loss against its quic_info.
-"$dir/trace.sh"
+timed "$dir/trace.sh"
 # The directory the kselftest way (README, "Running one test"): lib.mk's
 # run_tests and its runner over one harness program, with this run's
 # results kept apart; then the exit status quic_lib.sh gives a suite
