@@ -1163,7 +1163,10 @@ static int __quic_crypto_aead_decrypt(struct quic_crypto *c, u8 *pkt,
 	err = quic_crypto_aead(c, k, pkt, src, hdr_len, pn, len - hdr_len,
 			       false);
 	if (err) {
-		memset(pkt + hdr_len, 0, len - hdr_len);
+		/* The tag stays: it may be a Stateless Reset's token
+		 * (quic_close_reset_check()).
+		 */
+		memset(pkt + hdr_len, 0, len - hdr_len - QUIC_CRYPTO_TAG_LEN);
 		return err;
 	}
 	if (update) {
@@ -1192,7 +1195,8 @@ static int __quic_crypto_aead_decrypt(struct quic_crypto *c, u8 *pkt,
  * must update its send keys and prepare the next keys of both directions.
  *
  * The plaintext is left at @pkt + @hdr_len, @len - @hdr_len - 16 bytes
- * long.  When the tag does not match, the payload is wiped.  Does not
+ * long.  When the tag does not match, the payload is wiped and the tag
+ * left as it came (a Stateless Reset ends in its token).  Does not
  * sleep or allocate; callable in softirq context.
  *
  * Return: 0; QUIC_CRYPTO_KEY_UPDATED when the packet started the next key
@@ -1220,7 +1224,8 @@ EXPORT_SYMBOL_IF_QUIC_TEST(quic_crypto_aead_decrypt);
  * @len: packet length: header, ciphertext and the 16-byte tag
  *
  * As quic_crypto_aead_decrypt(), the plaintext written after the header
- * in @pkt, and wiped there if the tag does not match.
+ * in @pkt, and wiped there if the tag does not match (the tag is not
+ * copied to @pkt then).
  *
  * Return: as quic_crypto_aead_decrypt().
  */

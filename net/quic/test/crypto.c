@@ -1159,11 +1159,13 @@ static void protected_free(struct protected *x)
 
 /* Unprotect @x->pkt after flipping bit 0 of byte @corrupt (none when it is
  * past the end), before or after header protection is removed, with packet
- * number @pn; expect -EBADMSG and a wiped payload.
+ * number @pn; expect -EBADMSG, a wiped payload and the tag as it came (a
+ * Stateless Reset's token is read from there after).
  */
 static int expect_bad_tag(struct quic_test *t, struct protected *x,
 			  u32 corrupt, bool before_hp, u64 pn)
 {
+	u8 tag[QUIC_CRYPTO_TAG_LEN];
 	u32 pn_len, tpn, i;
 	int err;
 
@@ -1176,15 +1178,18 @@ static int expect_bad_tag(struct quic_test *t, struct protected *x,
 		return quic_test_fail(t, "hp_remove: %d", err);
 	if (!before_hp && corrupt < x->len)
 		x->pkt[corrupt] ^= 1;
+	memcpy(tag, x->pkt + x->len - sizeof(tag), sizeof(tag));
 	err = quic_crypto_aead_decrypt(&x->p->server_rx, x->pkt, x->hdr_len,
 				       pn, x->len);
 	if (err != -EBADMSG)
 		return quic_test_fail(t, "byte %u flipped: got %d", corrupt,
 				      err);
-	for (i = x->hdr_len; i < x->len; i++)
+	for (i = x->hdr_len; i < x->len - sizeof(tag); i++)
 		if (x->pkt[i])
 			return quic_test_fail(t, "payload byte %u left: %02x",
 					      i, x->pkt[i]);
+	if (memcmp(tag, x->pkt + x->len - sizeof(tag), sizeof(tag)))
+		return quic_test_fail(t, "the tag was not left as it came");
 	return 0;
 }
 
