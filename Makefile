@@ -58,12 +58,12 @@ check: provision
 	$(MAKE) all
 	$(SELFTESTS)/check.sh
 
-# make check, then the same tests on Debian's 6.12 kernel, the in-kernel
-# tests on its PREEMPT_RT flavour, and the KUnit suites under user-mode
-# Linux with QUIC built in (kunit.py).
+# make check with every suite on the debug kernel, then the same tests on
+# Debian's 6.12 kernel, the in-kernel tests on its PREEMPT_RT flavour, and
+# the KUnit suites under user-mode Linux with QUIC built in (kunit.py).
 check-all: provision
 	$(MAKE) all
-	QUIC_CHECK_RUNS="stock debug 6.12 6.12-rt uml" $(SELFTESTS)/check.sh
+	QUIC_CHECK_RUNS="stock debug-full 6.12 6.12-rt uml" $(SELFTESTS)/check.sh
 	$(MAKE) series-check
 
 run: provision
