@@ -123,8 +123,10 @@ debug_suites="socket sockopt test_handshake test_socket udp handshake hostile
 # run_debug [full]: every suite with "full", else $debug_suites.
 run_debug() {
 	local dout=$out/debug dbuild=$out/debug/build dkver dtree only
+	local ciphers=AES-128-GCM
 	only=$(echo ${QUIC_DEBUG_SUITES:-$debug_suites})
-	[ "${1:-}" = full ] || [ "$only" = all ] && only=
+	# Every suite, and interop with every cipher (empty: all of them).
+	[ "${1:-}" = full ] || [ "$only" = all ] && only= ciphers=
 	mkdir -p "$dout"
 	if ! dkver=$("$dir/vm/debug-kernel.sh" 2>"$dout.kernel.log"); then
 		record "not ok" debug "the series applies to linux-source-6.1 and builds"
@@ -160,7 +162,7 @@ run_debug() {
 		QUIC_PATHS_SIZE=524288 QUIC_PATHS_FAMS=4 QUIC_PATHS_CLIENTS=h3 \
 		QUIC_PATHS_HS_RUNS=2 QUIC_PATHS_HS_TIMEOUT=60 \
 		QUIC_FLOOD_RATE=300 QUIC_MIGRATE_FAMS=4 QUIC_ECN_FAMS=4 \
-		QUIC_TRACE_SIZE=1048576 QUIC_INTEROP_CIPHERS=AES-128-GCM \
+		QUIC_TRACE_SIZE=1048576 QUIC_INTEROP_CIPHERS="$ciphers" \
 		QUIC_RUN_ONLY="$only"
 	run_results+=$(prefixed_results debug "$dout/results")$'\n'
 }
