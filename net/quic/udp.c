@@ -293,6 +293,13 @@ static struct quic_udp_sock *quic_udp_sock_create(struct net *net,
 	tcfg.encap_type = QUIC_UDP_ENCAP_TYPE;
 	tcfg.encap_rcv = quic_udp_encap_rcv;
 	setup_udp_tunnel_sock(net, sock, &tcfg);
+	/* A tunnel asks for its checksums converted to CHECKSUM_COMPLETE,
+	 * for the packets it carries; QUIC carries none. Without it the UDP
+	 * core cuts a GSO skb (udp_rcv_segment()) with the checksums left
+	 * partial, instead of summing every byte of every datagram again.
+	 * The UDP checksum is still verified before our encap_rcv.
+	 */
+	inet_dec_convert_csum(sock->sk);
 	/* UDP GRO: devices coalesce the datagrams of a flow; those skbs, and
 	 * GSO skbs looped back whole (lo, veth), come to the receive path as
 	 * they are, so that their datagrams are processed in a row.
