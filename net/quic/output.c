@@ -101,6 +101,7 @@ struct quic_out_plan {
 	u32		gso_max;
 	u32		gso_size;
 	u16		gso_segs;
+	u64		now_ns;
 	bool		paced;
 	bool		early;
 };
@@ -410,11 +411,14 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 
 /* Header, encryption and send bookkeeping of one planned packet; @level
  * is the packet's: a 0-RTT one (QUIC_CRYPTO_EARLY) numbers in the 1-RTT
- * space (RFC 9000 12.3) and takes the 0-RTT key.
+ * space (RFC 9000 12.3) and takes the 0-RTT key. @now_ns is its send
+ * time (ktime_get_ns()), read once per datagram by the caller; unused
+ * without @rec.
  */
 static int quic_out_seal(struct sock *sk, u8 level, u8 *p, u32 room,
 			 const u8 *payload, u32 len, struct quic_out_pkt *rec,
-			 bool eliciting, const struct quic_outq_src *src)
+			 bool eliciting, const struct quic_outq_src *src,
+			 u64 now_ns)
 {
 	struct scatterlist sg[QUIC_OUTQ_SRC_SG];
 	struct quic_conn *c = &quic_sk(sk)->conn;
@@ -422,7 +426,7 @@ static int quic_out_seal(struct sock *sk, u8 level, u8 *p, u32 room,
 	struct quic_pnspace *s = c->space.at[early ? QUIC_CRYPTO_APP : level];
 	struct quic_crypto *key = early ? c->early.key : &s->tx;
 	struct quic_pkt_hdr h = {};
-	u64 pn = s->next_pn, now_ns;
+	u64 pn = s->next_pn;
 	int hlen, err;
 
 	h.dcid = c->ids.dcid.data;
@@ -478,7 +482,6 @@ static int quic_out_seal(struct sock *sk, u8 level, u8 *p, u32 room,
 			return -EINVAL;
 		quic_sendq_pkt_free(sk, &rec->sent);
 	} else if (rec) {
-		now_ns = ktime_get_ns();
 		rec->level = early ? QUIC_CRYPTO_APP : level;
 		rec->sent.pn = pn;
 		rec->sent.sent_time = div_u64(now_ns, NSEC_PER_USEC);
@@ -652,7 +655,7 @@ static void quic_out_pmtu_probe(struct sock *sk, gfp_t gfp)
 	buf[0] = QUIC_FRAME_PING;
 	rec->pmtu_probe = true;
 	n = quic_out_seal(sk, QUIC_CRYPTO_APP, skb_tail_pointer(skb),
-			  skb_tailroom(skb), buf, len, rec, true, NULL);
+			  skb_tailroom(skb), buf, len, rec, true, NULL, now_ns);
 	if (n < 0)
 		goto err;
 	skb_put(skb, n);
@@ -920,7 +923,11 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 	}
 	pl->paced = false;
 	pl->early = quic_out_early(sk);
-	data_ok = quic_out_data_ok(c, ktime_get_ns(), &pl->paced);
+	/* One clock read per datagram: the pacer's now is its packets'
+	 * send time.
+	 */
+	pl->now_ns = ktime_get_ns();
+	data_ok = quic_out_data_ok(c, pl->now_ns, &pl->paced);
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
 		pl->used[i] = false;
 		pl->len[i] = 0;
@@ -1020,7 +1027,8 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 		n = quic_out_seal(sk, quic_out_pkt_level(pl, level), dst, room,
 				  buf[level], pl->len[level], pl->rec[level],
 				  pl->eliciting[level],
-				  level == QUIC_CRYPTO_APP ? &pl->src : NULL);
+				  level == QUIC_CRYPTO_APP ? &pl->src : NULL,
+				  pl->now_ns);
 		if (n < 0) {
 			err = n;
 			break;
@@ -1242,7 +1250,8 @@ static void quic_out_path_one(struct sock *sk, bool response, gfp_t gfp)
 		return;
 	}
 	n = quic_out_seal(sk, QUIC_CRYPTO_APP, skb_tail_pointer(skb),
-			  skb_tailroom(skb), c->out.buf, len, rec, true, NULL);
+			  skb_tailroom(skb), c->out.buf, len, rec, true, NULL,
+			  ktime_get_ns());
 	if (n < 0) {
 		kfree_skb(skb);
 		quic_out_rec_put(sk, rec, QUIC_CRYPTO_APP);
@@ -1392,11 +1401,11 @@ static void quic_out_close(struct sock *sk, struct quic_frame *f, gfp_t gfp)
 		}
 		memcpy(big, payload, n);
 		n = quic_out_seal(sk, level, skb->data, skb_tailroom(skb), big,
-				  len, NULL, false, NULL);
+				  len, NULL, false, NULL, 0);
 		kfree(big);
 	} else {
 		n = quic_out_seal(sk, level, skb->data, skb_tailroom(skb),
-				  payload, n, NULL, false, NULL);
+				  payload, n, NULL, false, NULL, 0);
 	}
 	if (n < 0) {
 		kfree_skb(skb);
