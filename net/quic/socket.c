@@ -1435,7 +1435,8 @@ static int quic_getsockopt(struct sock *sk, int level, int optname,
 			   char __user *optval, int __user *optlen)
 {
 	if (level == SOL_QUIC)
-		return quic_sockopt_get(sk, optname, optval, optlen);
+		return quic_sockopt_get(sk, optname, USER_SOCKPTR(optval),
+					USER_SOCKPTR(optlen));
 
 	if (sk->sk_family == AF_INET6 && level == SOL_IPV6)
 		return ipv6_getsockopt(sk, level, optname, optval, optlen);

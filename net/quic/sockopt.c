@@ -147,11 +147,21 @@ static int quic_opt_copy_in(void *dst, size_t size, sockptr_t optval,
 }
 
 /* Read the input part of a struct getsockopt argument. */
-static int quic_opt_get_in(void *dst, size_t size, char __user *optval,
+static int quic_opt_get_in(void *dst, size_t size, sockptr_t optval,
 			   int len)
 {
 	memset(dst, 0, size);
-	if (copy_from_user(dst, optval, min_t(size_t, len, size)))
+	if (copy_from_sockptr(dst, optval, min_t(size_t, len, size)))
+		return -EFAULT;
+	return 0;
+}
+
+/* Return @len bytes of @src and their number: getsockopt()'s output. */
+static int quic_opt_put(const void *src, int len, sockptr_t optval,
+			sockptr_t optlen)
+{
+	if (copy_to_sockptr(optlen, &len, sizeof(len)) ||
+	    copy_to_sockptr(optval, src, len))
 		return -EFAULT;
 	return 0;
 }
@@ -161,25 +171,20 @@ static int quic_opt_get_in(void *dst, size_t size, char __user *optval,
  * kmalloc() memory), never copied straight out of struct quic_sock.
  */
 static int quic_opt_put_struct(const void *src, size_t size,
-			       char __user *optval, int __user *optlen,
+			       sockptr_t optval, sockptr_t optlen,
 			       int len)
 {
-	len = min_t(size_t, len, size);
-	if (put_user(len, optlen) || copy_to_user(optval, src, len))
-		return -EFAULT;
-	return 0;
+	return quic_opt_put(src, min_t(size_t, len, size), optval, optlen);
 }
 
 /* Return a byte string; a buffer smaller than @room is -EINVAL. */
 static int quic_opt_put_bytes(const void *src, u32 size, u32 room,
-			      char __user *optval, int __user *optlen,
+			      sockptr_t optval, sockptr_t optlen,
 			      int len)
 {
 	if ((u32)len < room)
 		return -EINVAL;
-	if (put_user(size, optlen) || copy_to_user(optval, src, size))
-		return -EFAULT;
-	return 0;
+	return quic_opt_put(src, size, optval, optlen);
 }
 
 static bool quic_opt_bad(u64 v, u64 lo, u64 hi)
@@ -205,8 +210,8 @@ static int quic_set_event(struct quic_sock_opts *o, sockptr_t optval,
 	return 0;
 }
 
-static int quic_get_event(struct quic_sock_opts *o, char __user *optval,
-			  int __user *optlen, int len)
+static int quic_get_event(struct quic_sock_opts *o, sockptr_t optval,
+			  sockptr_t optlen, int len)
 {
 	struct quic_event_option ev;
 	int err;
@@ -272,7 +277,7 @@ static int quic_set_config(struct sock *sk, struct quic_sock_opts *o,
 }
 
 static int quic_get_config(struct sock *sk, struct quic_sock_opts *o,
-			   char __user *optval, int __user *optlen, int len)
+			   sockptr_t optval, sockptr_t optlen, int len)
 {
 	struct quic_config c = o->config;
 	u32 version = quic_version_wire(sk);
@@ -325,7 +330,7 @@ static int quic_set_tparams(struct sock *sk, struct quic_sock_opts *o,
  * 6), else those remembered, else zero.
  */
 static int quic_get_tparams(struct sock *sk, struct quic_sock_opts *o,
-			    char __user *optval, int __user *optlen, int len)
+			    sockptr_t optval, sockptr_t optlen, int len)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	struct quic_transport_param p;
@@ -396,8 +401,8 @@ static int quic_set_alpn(struct sock *sk, struct quic_sock_opts *o,
 	return 0;
 }
 
-static int quic_get_alpn(struct quic_sock_opts *o, char __user *optval,
-			 int __user *optlen, int len)
+static int quic_get_alpn(struct quic_sock_opts *o, sockptr_t optval,
+			 sockptr_t optlen, int len)
 {
 	char s[QUIC_ALPN_MAX_LEN];
 	u32 i = 0, n = 0, elen;
@@ -433,8 +438,8 @@ static int quic_set_close(struct quic_sock_opts *o, sockptr_t optval,
 	return 0;
 }
 
-static int quic_get_close(struct quic_sock_opts *o, char __user *optval,
-			  int __user *optlen, int len)
+static int quic_get_close(struct quic_sock_opts *o, sockptr_t optval,
+			  sockptr_t optlen, int len)
 {
 	struct quic_connection_close c = o->close;
 
@@ -459,7 +464,7 @@ static int quic_set_token(struct sock *sk, struct quic_sock_opts *o,
 }
 
 static int quic_get_token(struct sock *sk, struct quic_sock_opts *o,
-			  char __user *optval, int __user *optlen, int len)
+			  sockptr_t optval, sockptr_t optlen, int len)
 {
 	/* libquic tells the roles apart by this failing (section 7.1). */
 	u8 token[QUIC_TOKEN_MAX_LEN];
@@ -492,7 +497,7 @@ static int quic_set_ticket(struct quic_sock_opts *o, sockptr_t optval,
  * data set while establishing, then the NewSessionTicket captured.
  */
 static int quic_get_ticket(struct sock *sk, struct quic_sock_opts *o,
-			   char __user *optval, int __user *optlen, int len)
+			   sockptr_t optval, sockptr_t optlen, int len)
 {
 	struct quic_conn *c = &quic_sk(sk)->conn;
 	u8 key[QUIC_TICKET_KEY_LEN];
@@ -623,14 +628,14 @@ static int quic_stream_open_wait(struct sock *sk, struct quic_stream_info *si)
 	return 0;
 }
 
-static int quic_get_stream_open(struct sock *sk, char __user *optval,
-				int __user *optlen, int len)
+static int quic_get_stream_open(struct sock *sk, sockptr_t optval,
+				sockptr_t optlen, int len)
 {
 	struct quic_stream_info si = {};
 	int err;
 
 	len = min_t(int, len, sizeof(si));
-	if (copy_from_user(&si, optval, len))
+	if (copy_from_sockptr(&si, optval, len))
 		return -EFAULT;
 	if (si.stream_flags & ~QUIC_STREAM_FLAGS)
 		return -EINVAL;
@@ -653,15 +658,15 @@ static int quic_set_cid(struct sock *sk, sockptr_t optval,
 	return quic_conn_set_cid(sk, &info);
 }
 
-static int quic_get_cid(struct sock *sk, char __user *optval,
-			int __user *optlen, int len)
+static int quic_get_cid(struct sock *sk, sockptr_t optval,
+			sockptr_t optlen, int len)
 {
 	struct quic_connection_id_info info;
 	int err;
 
 	if (len < (int)sizeof(info))
 		return -EINVAL;
-	if (copy_from_user(&info, optval, sizeof(info)))
+	if (copy_from_sockptr(&info, optval, sizeof(info)))
 		return -EFAULT;
 	err = quic_conn_get_cid(sk, &info);
 	if (err)
@@ -717,8 +722,8 @@ static int quic_set_tp_ext(struct sock *sk, sockptr_t optval,
 	return err;
 }
 
-static int quic_get_tp_ext(struct sock *sk, char __user *optval,
-			   int __user *optlen, int len)
+static int quic_get_tp_ext(struct sock *sk, sockptr_t optval,
+			   sockptr_t optlen, int len)
 {
 	u8 *buf;
 	int err;
@@ -728,27 +733,21 @@ static int quic_get_tp_ext(struct sock *sk, char __user *optval,
 	if (!buf)
 		return -ENOMEM;
 	err = quic_conn_get_local_tp(sk, buf, len);
-	if (err >= 0) {
-		len = err;
-		err = 0;
-		if (put_user(len, optlen) || copy_to_user(optval, buf, len))
-			err = -EFAULT;
-	}
+	if (err >= 0)
+		err = quic_opt_put(buf, err, optval, optlen);
 	kfree(buf);
 	return err;
 }
 
 /* QUIC_SOCKOPT_INFO: as TCP_INFO, the first @len bytes of the layout. */
-static int quic_get_info(struct sock *sk, char __user *optval,
-			 int __user *optlen, int len)
+static int quic_get_info(struct sock *sk, sockptr_t optval,
+			 sockptr_t optlen, int len)
 {
 	struct quic_info info;
 
 	quic_info_get(sk, &info);
-	len = min_t(int, len, sizeof(info));
-	if (put_user(len, optlen) || copy_to_user(optval, &info, len))
-		return -EFAULT;
-	return 0;
+	return quic_opt_put(&info, min_t(int, len, sizeof(info)), optval,
+			    optlen);
 }
 
 #define QUIC_OPT_SET	BIT(0)
@@ -858,23 +857,23 @@ int quic_sockopt_set(struct sock *sk, int optname, sockptr_t optval,
  * quic_sockopt_get - getsockopt(SOL_QUIC)
  * @sk: the socket
  * @optname: the option
- * @optval: the user's buffer
- * @optlen: the user's buffer length, updated on success
+ * @optval: the caller's buffer, user or kernel memory
+ * @optlen: its length, updated on success
  *
  * Every SOL_QUIC option, under one hold of the socket lock.
  *
  * Return: 0 or a negative errno: -ENOPROTOOPT for an option number that
  * does not exist or has no get direction.
  */
-int quic_sockopt_get(struct sock *sk, int optname, char __user *optval,
-		     int __user *optlen)
+int quic_sockopt_get(struct sock *sk, int optname, sockptr_t optval,
+		     sockptr_t optlen)
 {
 	struct quic_sock_opts *o = &quic_sk(sk)->opts;
 	int len, err;
 
 	if (!quic_sockopt_exists(optname, QUIC_OPT_GET))
 		return -ENOPROTOOPT;
-	if (get_user(len, optlen))
+	if (copy_from_sockptr(&len, optlen, sizeof(len)))
 		return -EFAULT;
 	if (len < 0)
 		return -EINVAL;

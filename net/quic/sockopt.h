@@ -82,8 +82,8 @@ bool quic_sock_opts_is_server(const struct sock *sk);
 
 int quic_sockopt_set(struct sock *sk, int optname, sockptr_t optval,
 		     unsigned int optlen);
-int quic_sockopt_get(struct sock *sk, int optname, char __user *optval,
-		     int __user *optlen);
+int quic_sockopt_get(struct sock *sk, int optname, sockptr_t optval,
+		     sockptr_t optlen);
 
 /**
  * quic_sock_opts_event_on - whether an event type is enabled
