@@ -57,6 +57,7 @@ static const struct quic_test_suite *const quic_test_suites[] = {
 	&quic_token_suite,
 	&quic_alpn_suite,
 	&quic_ecn_suite,
+	&quic_kernel_suite,
 };
 
 static void quic_test_run_suite(const struct quic_test_suite *s)
