@@ -83,6 +83,7 @@ QUIC_KUNIT_SUITE(token);
 QUIC_KUNIT_SUITE(alpn);
 QUIC_KUNIT_SUITE(ecn);
 QUIC_KUNIT_SUITE(kernel);
+QUIC_KUNIT_SUITE(kconn);
 
 kunit_test_suites(&quic_kunit_hash, &quic_kunit_tparam, &quic_kunit_packet,
 		  &quic_kunit_varint, &quic_kunit_frame, &quic_kunit_ackrange,
@@ -92,7 +93,7 @@ kunit_test_suites(&quic_kunit_hash, &quic_kunit_tparam, &quic_kunit_packet,
 		  &quic_kunit_conn, &quic_kunit_recovery, &quic_kunit_cong,
 		  &quic_kunit_pmtu, &quic_kunit_outq, &quic_kunit_reasm,
 		  &quic_kunit_token, &quic_kunit_alpn, &quic_kunit_ecn,
-		  &quic_kunit_kernel);
+		  &quic_kunit_kernel, &quic_kunit_kconn);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit tests of the QUIC transport");

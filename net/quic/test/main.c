@@ -58,6 +58,7 @@ static const struct quic_test_suite *const quic_test_suites[] = {
 	&quic_alpn_suite,
 	&quic_ecn_suite,
 	&quic_kernel_suite,
+	&quic_kconn_suite,
 };
 
 static void quic_test_run_suite(const struct quic_test_suite *s)

@@ -87,5 +87,6 @@ extern const struct quic_test_suite quic_token_suite;
 extern const struct quic_test_suite quic_alpn_suite;
 extern const struct quic_test_suite quic_ecn_suite;
 extern const struct quic_test_suite quic_kernel_suite;
+extern const struct quic_test_suite quic_kconn_suite;
 
 #endif /* _NET_QUIC_TEST_TEST_H */
