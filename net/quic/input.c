@@ -23,6 +23,9 @@
 #include <linux/nospec.h>
 #include <linux/prandom_siphash.h>
 #include <linux/slab.h>
+#ifdef QUIC_HAVE_SKBUFF_REF	/* skb_frag_unref() there since 6.10 */
+#include <linux/skbuff_ref.h>
+#endif
 #include <linux/udp.h>
 #include <net/inet_ecn.h>
 #include <net/ipv6.h>
@@ -531,8 +534,9 @@ static void quic_in_paged_keep(struct sk_buff *skb, u8 *buf)
 	 * and goes back with put_page().
 	 */
 	skb_frag_unref(skb, 0);
-	__skb_frag_set_page(f, page);
-	skb_frag_off_set(f, buf - (u8 *)page_address(page));
+	__skb_fill_page_desc_noacc(skb_shinfo(skb), 0, page,
+				   buf - (u8 *)page_address(page),
+				   skb_frag_size(f));
 }
 
 /* One datagram for a connection, socket locked. Consumes @skb. */
