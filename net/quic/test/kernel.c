@@ -3,9 +3,11 @@
  * Tests of net/quic/kernel.c: the SOL_QUIC options of a socket made with
  * sock_create_kern(), values in kernel memory, as an application sees
  * them; and the errors a kernel user gets for a socket that is not
- * QUIC, an option that does not exist, or a buffer too small.
+ * QUIC, an option that does not exist, or a buffer too small. And of
+ * net/quic/handshake.c, as far as it runs without an agent: its errors.
  */
 
+#include <linux/file.h>
 #include <linux/in.h>
 #include <linux/net.h>
 #include <linux/quic.h>
@@ -184,9 +186,72 @@ out:
 	return err;
 }
 
+/* The handshake upcall without an agent: a clean error at once, never
+ * a wait. Without net/handshake (Linux 6.1) every call is -EOPNOTSUPP;
+ * with it, a socket needs a file for the agent to be handed, and with
+ * one, no agent listens here.
+ */
+static int quic_test_kernel_handshake(struct quic_test *t)
+{
+	struct quic_handshake_args args = { .timeout_ms = 2000 };
+	struct socket *sock, *udp;
+	struct file *file;
+	int err;
+
+	err = sock_create_kern(&init_net, AF_INET, SOCK_DGRAM, IPPROTO_QUIC,
+			       &sock);
+	if (err)
+		return quic_test_fail(t, "sock_create_kern: %d", err);
+	err = sock_create_kern(&init_net, AF_INET, SOCK_DGRAM, IPPROTO_UDP,
+			       &udp);
+	if (err) {
+		sock_release(sock);
+		return quic_test_fail(t, "udp socket: %d", err);
+	}
+	err = quic_test_kernel_err(t, "no socket",
+				   quic_handshake_client(NULL, &args),
+				   -EINVAL) ?:
+	      quic_test_kernel_err(t, "no arguments",
+				   quic_handshake_client(sock, NULL),
+				   -EINVAL) ?:
+	      quic_test_kernel_err(t, "a udp socket",
+				   quic_handshake_server(udp, &args),
+				   -EINVAL);
+	sock_release(udp);
+	if (err)
+		goto out;
+	if (!IS_ENABLED(CONFIG_NET_HANDSHAKE)) {
+		err = quic_test_kernel_err(t, "client, no net/handshake",
+					   quic_handshake_client(sock, &args),
+					   -EOPNOTSUPP) ?:
+		      quic_test_kernel_err(t, "server, no net/handshake",
+					   quic_handshake_server(sock, &args),
+					   -EOPNOTSUPP);
+		goto out;
+	}
+	err = quic_test_kernel_err(t, "no file",
+				   quic_handshake_client(sock, &args), -EBADF);
+	if (err)
+		goto out;
+	file = sock_alloc_file(sock, 0, NULL);	/* releases it on failure */
+	if (IS_ERR(file))
+		return quic_test_fail(t, "sock_alloc_file: %ld", PTR_ERR(file));
+	err = quic_handshake_client(sock, &args);
+	if (err >= 0)
+		err = quic_test_fail(t, "no agent: %d", err);
+	else
+		err = 0;
+	fput(file);
+	return err;
+out:
+	sock_release(sock);
+	return err;
+}
+
 static const struct quic_test_case quic_kernel_cases[] = {
 	QUIC_TEST_CASE(quic_test_kernel_options),
 	QUIC_TEST_CASE(quic_test_kernel_errors),
+	QUIC_TEST_CASE(quic_test_kernel_handshake),
 };
 
 const struct quic_test_suite quic_kernel_suite = {
