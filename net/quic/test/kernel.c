@@ -110,6 +110,25 @@ static int quic_test_kernel_err(struct quic_test *t, const char *what,
 	return quic_test_fail(t, "%s: %d, want %d", what, got, want);
 }
 
+/* A QUIC and a UDP kernel socket, IPv4. */
+static int quic_test_kernel_socks(struct quic_test *t, struct socket **sock,
+				  struct socket **udp)
+{
+	int err;
+
+	err = sock_create_kern(&init_net, AF_INET, SOCK_DGRAM, IPPROTO_QUIC,
+			       sock);
+	if (err)
+		return quic_test_fail(t, "sock_create_kern: %d", err);
+	err = sock_create_kern(&init_net, AF_INET, SOCK_DGRAM, IPPROTO_UDP,
+			       udp);
+	if (err) {
+		sock_release(*sock);
+		return quic_test_fail(t, "udp socket: %d", err);
+	}
+	return 0;
+}
+
 static int quic_test_kernel_errors(struct quic_test *t)
 {
 	struct quic_crypto_secret secret = {};
@@ -118,16 +137,9 @@ static int quic_test_kernel_errors(struct quic_test *t)
 	u8 buf[16];
 	int err;
 
-	err = sock_create_kern(&init_net, AF_INET, SOCK_DGRAM, IPPROTO_QUIC,
-			       &sock);
+	err = quic_test_kernel_socks(t, &sock, &udp);
 	if (err)
-		return quic_test_fail(t, "sock_create_kern: %d", err);
-	err = sock_create_kern(&init_net, AF_INET, SOCK_DGRAM, IPPROTO_UDP,
-			       &udp);
-	if (err) {
-		sock_release(sock);
-		return quic_test_fail(t, "udp socket: %d", err);
-	}
+		return err;
 	len = sizeof(buf);
 	err = quic_test_kernel_err(t, "set on udp",
 				   quic_kernel_setsockopt(udp->sk,
@@ -198,16 +210,9 @@ static int quic_test_kernel_handshake(struct quic_test *t)
 	struct file *file;
 	int err;
 
-	err = sock_create_kern(&init_net, AF_INET, SOCK_DGRAM, IPPROTO_QUIC,
-			       &sock);
+	err = quic_test_kernel_socks(t, &sock, &udp);
 	if (err)
-		return quic_test_fail(t, "sock_create_kern: %d", err);
-	err = sock_create_kern(&init_net, AF_INET, SOCK_DGRAM, IPPROTO_UDP,
-			       &udp);
-	if (err) {
-		sock_release(sock);
-		return quic_test_fail(t, "udp socket: %d", err);
-	}
+		return err;
 	err = quic_test_kernel_err(t, "no socket",
 				   quic_handshake_client(NULL, &args),
 				   -EINVAL) ?:
