@@ -273,9 +273,7 @@ static u32 quic_out_data(struct sock *sk, struct quic_outq *q, u8 *buf,
 			 quic_frame_stream_type(ch->offset, true, ch->fin);
 		f.data.id = ch->id;
 		f.data.offset = ch->offset;
-		/* The bytes, at the end of the frame, are left to the AEAD
-		 * to read from the chunk (@src), or copied.
-		 */
+		/* The AEAD reads the bytes from @src, or they are copied. */
 		f.data.len = ch->len;
 		n = quic_frame_encode(buf + used, room - used, &f);
 		if (n < 0)
@@ -411,9 +409,8 @@ static u32 quic_out_frames(struct sock *sk, u8 level, u8 *buf, u32 room,
 
 /* Header, encryption and send bookkeeping of one planned packet; @level
  * is the packet's: a 0-RTT one (QUIC_CRYPTO_EARLY) numbers in the 1-RTT
- * space (RFC 9000 12.3) and takes the 0-RTT key. @now_ns is its send
- * time (ktime_get_ns()), read once per datagram by the caller; unused
- * without @rec.
+ * space (RFC 9000 12.3) and takes the 0-RTT key. @now_ns: its send
+ * time (ktime_get_ns(), once per datagram), unused without @rec.
  */
 static int quic_out_seal(struct sock *sk, u8 level, u8 *p, u32 room,
 			 const u8 *payload, u32 len, struct quic_out_pkt *rec,
@@ -923,10 +920,7 @@ static int quic_out_dgram(struct sock *sk, struct quic_out_plan *pl, gfp_t gfp)
 	}
 	pl->paced = false;
 	pl->early = quic_out_early(sk);
-	/* One clock read per datagram: the pacer's now is its packets'
-	 * send time.
-	 */
-	pl->now_ns = ktime_get_ns();
+	pl->now_ns = ktime_get_ns();	/* also its packets' send time */
 	data_ok = quic_out_data_ok(c, pl->now_ns, &pl->paced);
 	for (i = 0; i < QUIC_PNSPACE_NUM; i++) {
 		pl->used[i] = false;
