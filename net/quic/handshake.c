@@ -32,12 +32,6 @@
  */
 #define QUIC_HANDSHAKE_TIMEOUT_MS	30000
 
-static bool quic_handshake_sock_ok(const struct socket *sock)
-{
-	return sock && sock->sk && (sock->sk->sk_prot == &quic_prot ||
-				    sock->sk->sk_prot == &quic_v6_prot);
-}
-
 #if IS_ENABLED(CONFIG_NET_HANDSHAKE)
 
 struct quic_handshake_wait {
@@ -64,7 +58,7 @@ static int quic_handshake(struct socket *sock, struct quic_handshake_args *a,
 	long left;
 	int err;
 
-	if (!quic_handshake_sock_ok(sock) || !a || (a->psk && a->cert))
+	if (!sock || !quic_sk_is_quic(sock->sk) || !a || (a->psk && a->cert))
 		return -EINVAL;
 	if (!sock->file)
 		return -EBADF;	/* the agent is handed the socket's file */
@@ -119,7 +113,7 @@ static int quic_handshake(struct socket *sock, struct quic_handshake_args *a,
 static int quic_handshake(struct socket *sock, struct quic_handshake_args *a,
 			  bool server)
 {
-	if (!quic_handshake_sock_ok(sock) || !a)
+	if (!sock || !quic_sk_is_quic(sock->sk) || !a)
 		return -EINVAL;
 	return -EOPNOTSUPP;
 }

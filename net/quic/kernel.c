@@ -19,12 +19,6 @@
 #include "socket.h"
 #include "sockopt.h"
 
-static bool quic_kernel_sk_ok(const struct sock *sk)
-{
-	return sk && (sk->sk_prot == &quic_prot ||
-		      sk->sk_prot == &quic_v6_prot);
-}
-
 /**
  * quic_kernel_setsockopt() - set a SOL_QUIC option of a kernel socket
  * @sk: a QUIC socket (sock_create_kern(), IPPROTO_QUIC)
@@ -42,7 +36,7 @@ static bool quic_kernel_sk_ok(const struct sock *sk)
 int quic_kernel_setsockopt(struct sock *sk, int optname, void *optval,
 			   unsigned int optlen)
 {
-	if (!quic_kernel_sk_ok(sk))
+	if (!quic_sk_is_quic(sk))
 		return -EINVAL;
 	return quic_sockopt_set(sk, optname, KERNEL_SOCKPTR(optval), optlen);
 }
@@ -68,7 +62,7 @@ EXPORT_SYMBOL_GPL(quic_kernel_setsockopt);
 int quic_kernel_getsockopt(struct sock *sk, int optname, void *optval,
 			   unsigned int *optlen)
 {
-	if (!quic_kernel_sk_ok(sk) || *optlen > INT_MAX)
+	if (!quic_sk_is_quic(sk) || *optlen > INT_MAX)
 		return -EINVAL;
 	return quic_sockopt_get(sk, optname, KERNEL_SOCKPTR(optval),
 				KERNEL_SOCKPTR(optlen));

@@ -104,6 +104,15 @@ extern struct proto quic_v6_prot;
 extern const struct proto_ops quic_proto_ops;
 extern const struct proto_ops quic_v6_proto_ops;
 
+/* Whether @sk, from a caller outside the socket layer (a kernel user),
+ * is a QUIC socket at all.
+ */
+static inline bool quic_sk_is_quic(const struct sock *sk)
+{
+	return sk && (sk->sk_prot == &quic_prot ||
+		      sk->sk_prot == &quic_v6_prot);
+}
+
 int quic_sock_autobind(struct sock *sk, int family);
 void quic_sock_set_local(struct sock *sk, const union quic_addr *a);
 int quic_sock_migrate(struct sock *sk, sockptr_t optval, unsigned int optlen);
