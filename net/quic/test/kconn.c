@@ -69,26 +69,39 @@ static int quic_test_kconn_install(struct socket *sock, u8 level,
 	       quic_test_kconn_key(sock, level, client, false);
 }
 
+/* @msg with one SOL_QUIC control message of @type and @len bytes in
+ * @cbuf, of @size bytes: the message's data, zeroed.
+ */
+static void *quic_test_kconn_cmsg(struct msghdr *msg, u8 *cbuf, size_t size,
+				  int type, size_t len)
+{
+	struct cmsghdr *cmsg;
+
+	memset(msg, 0, sizeof(*msg));
+	memset(cbuf, 0, size);
+	msg->msg_control = cbuf;
+	msg->msg_controllen = size;
+	cmsg = CMSG_FIRSTHDR(msg);
+	cmsg->cmsg_level = SOL_QUIC;
+	cmsg->cmsg_type = type;
+	cmsg->cmsg_len = CMSG_LEN(len);
+	return CMSG_DATA(cmsg);
+}
+
 /* Send @len bytes of handshake data at @level. */
 static int quic_test_kconn_hs_send(struct socket *sock, u8 level,
 				   const void *data, u32 len)
 {
-	u8 cbuf[CMSG_SPACE(sizeof(struct quic_handshake_info))] = {};
+	u8 cbuf[CMSG_SPACE(sizeof(struct quic_handshake_info))];
 	struct kvec iov = { .iov_base = (void *)data, .iov_len = len };
 	struct quic_handshake_info *info;
-	struct msghdr msg = {};
-	struct cmsghdr *cmsg;
+	struct msghdr msg;
 	int n;
 
-	msg.msg_control = cbuf;
-	msg.msg_controllen = sizeof(cbuf);
-	msg.msg_flags = MSG_NOSIGNAL;
-	cmsg = CMSG_FIRSTHDR(&msg);
-	cmsg->cmsg_level = SOL_QUIC;
-	cmsg->cmsg_type = QUIC_HANDSHAKE_INFO;
-	cmsg->cmsg_len = CMSG_LEN(sizeof(*info));
-	info = (struct quic_handshake_info *)CMSG_DATA(cmsg);
+	info = quic_test_kconn_cmsg(&msg, cbuf, sizeof(cbuf),
+				    QUIC_HANDSHAKE_INFO, sizeof(*info));
 	info->crypto_level = level;
+	msg.msg_flags = MSG_NOSIGNAL;
 	n = kernel_sendmsg(sock, &msg, &iov, 1, len);
 	return n == len ? 0 : (n < 0 ? n : -EIO);
 }
@@ -217,7 +230,6 @@ static int quic_test_kconn_send(struct socket *sock, bool client, u8 *buf)
 	u8 cbuf[CMSG_SPACE(sizeof(struct quic_stream_info))];
 	struct quic_stream_info *info;
 	struct msghdr msg;
-	struct cmsghdr *cmsg;
 	struct kvec iov;
 	u32 off, i, n;
 	int ret;
@@ -227,15 +239,8 @@ static int quic_test_kconn_send(struct socket *sock, bool client, u8 *buf)
 			  QUIC_TEST_KCONN_BYTES - off);
 		for (i = 0; i < n; i++)
 			buf[i] = quic_test_kconn_byte(off + i, client);
-		memset(&msg, 0, sizeof(msg));
-		memset(cbuf, 0, sizeof(cbuf));
-		msg.msg_control = cbuf;
-		msg.msg_controllen = sizeof(cbuf);
-		cmsg = CMSG_FIRSTHDR(&msg);
-		cmsg->cmsg_level = SOL_QUIC;
-		cmsg->cmsg_type = QUIC_STREAM_INFO;
-		cmsg->cmsg_len = CMSG_LEN(sizeof(*info));
-		info = (struct quic_stream_info *)CMSG_DATA(cmsg);
+		info = quic_test_kconn_cmsg(&msg, cbuf, sizeof(cbuf),
+					    QUIC_STREAM_INFO, sizeof(*info));
 		info->stream_id = 0;
 		if (client && !off)
 			info->stream_flags |= MSG_QUIC_STREAM_NEW;
