@@ -102,8 +102,9 @@ static int quic_handshake(struct socket *sock, struct quic_handshake_args *a,
 		wait_for_completion(&w.done);
 	}
 	a->peerid = w.peerid;
+	/* The agent's status is any u32 it chose: pass on errnos only. */
 	if (w.status)
-		return w.status;
+		return IS_ERR_VALUE((long)w.status) ? w.status : -EPROTO;
 	/* An agent that says it is done must have done it. */
 	return sock->sk->sk_state == TCP_ESTABLISHED ? 0 : -EPROTO;
 }
@@ -137,7 +138,8 @@ static int quic_handshake(struct socket *sock, struct quic_handshake_args *a,
  * Return: 0 once the socket is established; -EOPNOTSUPP on a kernel
  * without net/handshake; -EBADF without a file; -ESRCH when no agent
  * listens; -ETIMEDOUT; -EPROTO if the agent reported success for a
- * socket that is not established; the agent's error otherwise.
+ * socket that is not established, or a status that is not an errno;
+ * the agent's error otherwise.
  */
 int quic_handshake_client(struct socket *sock, struct quic_handshake_args *args)
 {
