@@ -174,7 +174,7 @@ copy_sources() {
 	mkdir -p "$1"
 	(cd "$repo" && tar --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
 		--exclude='.*.d' --exclude='*.mod*' --exclude='modules.order' \
-		--exclude='Module.symvers' -cf - Kbuild Kconfig include lib net) |
+		--exclude='Module.symvers' -cf - Kbuild Kconfig include lib net samples) |
 		tar -xf - -C "$1"
 }
 

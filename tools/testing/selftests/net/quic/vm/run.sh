@@ -78,11 +78,11 @@ done < <(sed -e 's/\.o$/.ko/' -e "s|^\([^/]\)|$build/\1|" "$build/modules.order"
 [ ${#ours[@]} -gt 0 ] || log "warning: no modules built (run make first)"
 depmod -b "$modroot" "$kver"
 
-# Unload order: the reverse of what depends on what; test modules and
-# quic_diag (which uses quic) first.
+# Unload order: the reverse of what depends on what; test modules,
+# quic_diag and quic_sample (which use quic) first.
 unload=()
-for m in $(printf '%s\n' "${ours[@]}" | grep -E 'test|diag' || true) \
-	 $(printf '%s\n' "${ours[@]}" | grep -vE 'test|diag|prandom_siphash' || true) \
+for m in $(printf '%s\n' "${ours[@]}" | grep -E 'test|diag|sample' || true) \
+	 $(printf '%s\n' "${ours[@]}" | grep -vE 'test|diag|sample|prandom_siphash' || true) \
 	 $(printf '%s\n' "${ours[@]}" | grep -x prandom_siphash || true); do
 	unload+=("$m")
 done
