@@ -47,6 +47,7 @@ user: ksrc
 	$(MAKE) -C tools/lib/quic
 	$(MAKE) -C tools/quic/http3
 	$(MAKE) -C tools/quic/ss
+	$(MAKE) -C tools/quic/agent
 
 ksrc:
 	@$(VM)/ksrc.sh $(KSRC)
