@@ -102,7 +102,9 @@ static int quic_handshake(struct socket *sock, struct quic_handshake_args *a,
 		wait_for_completion(&w.done);
 	}
 	a->peerid = w.peerid;
-	/* The agent's status is any u32 it chose: pass on errnos only. */
+	/* Pass on errnos only, whatever status net/handshake lets through
+	 * (6.12 refuses one above MAX_ERRNO; the u32 is the agent's).
+	 */
 	if (w.status)
 		return IS_ERR_VALUE((long)w.status) ? w.status : -EPROTO;
 	/* An agent that says it is done must have done it. */
