@@ -178,15 +178,17 @@ copy_sources() {
 		tar -xf - -C "$1"
 }
 
-# run_debian SERIES [ONLY]: Debian's kernel of SERIES (6.12, 6.12-rt):
-# our modules built W=1 against its headers, then the tests in its VM
-# (with ONLY=ktap, only the in-kernel tests). Results as "SERIES/<suite>".
+# run_debian SERIES [ONLY [NAME]]: Debian's kernel of SERIES (6.12,
+# 6.12-rt): our modules built W=1 against its headers, then the tests in
+# its VM: the in-kernel tests and the suites ONLY names (run_tests.sh's
+# QUIC_RUN_ONLY; "ktap", none; empty, all). Results as "NAME/<suite>",
+# NAME being SERIES unless given.
 run_debian() {
-	local name=$1 only=${2:-} kver rout bout
+	local series=$1 only=${2:-} name=${3:-$1} kver rout bout
 	rout=$out/$name
 	bout=$rout/build
 	mkdir -p "$rout"
-	kver=$(QUIC_VM_KVER=$name "$dir/vm/kver.sh")
+	kver=$(QUIC_VM_KVER=$series "$dir/vm/kver.sh")
 	if [ -z "$kver" ] ||
 	   ! QUIC_VM_KVER=$kver "$dir/vm/provision.sh" 2>"$rout.provision.log"; then
 		record "not ok" "$name" "Debian's $name kernel and headers install"
@@ -236,13 +238,15 @@ run_uml() {
 # Which kernels: QUIC_CHECK_RUNS, words of "stock" (Debian's 6.1, the
 # kernel linux-image-amd64 points to), "debug" (the debug kernel, above,
 # with $debug_suites), "debug-full" (the same with every suite), "6.12"
-# (Debian's 6.12), "6.12-rt" (its PREEMPT_RT flavour: the in-kernel
-# tests only, for prandom_siphash's claims about PREEMPT_RT) and "uml"
-# (the KUnit suites under user-mode Linux, built in).
-# make check runs "stock debug"; make check-all "stock debug-full 6.12
-# 6.12-rt uml".
+# (Debian's 6.12), "6.12-kusers" (the same kernel with the in-kernel
+# tests and kusers.sh only: what needs net/handshake, which 6.1 lacks,
+# and our build against 6.12's headers), "6.12-rt" (its PREEMPT_RT
+# flavour: the in-kernel tests only, for prandom_siphash's claims about
+# PREEMPT_RT) and "uml" (the KUnit suites under user-mode Linux, built
+# in). make check runs "stock debug 6.12-kusers"; make check-all "stock
+# debug-full 6.12 6.12-rt uml".
 run_results=
-for run in ${QUIC_CHECK_RUNS:-stock debug}; do
+for run in ${QUIC_CHECK_RUNS:-stock debug 6.12-kusers}; do
 	run_start=$SECONDS
 	case "$run" in
 	stock)
@@ -251,6 +255,7 @@ for run in ${QUIC_CHECK_RUNS:-stock debug}; do
 	debug) run_debug ;;
 	debug-full) run_debug full ;;
 	6.12) run_debian 6.12 ;;
+	6.12-kusers) run_debian 6.12 kusers 6.12-kusers ;;
 	6.12-rt) run_debian 6.12-rt ktap ;;
 	uml) run_uml ;;
 	*) record "not ok" host "known kernel run ($run)" ;;

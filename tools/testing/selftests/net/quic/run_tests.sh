@@ -102,6 +102,8 @@ want migrate && timed "$dir/migrate.sh"
 want ecn && timed "$dir/ecn.sh"
 # The quic:* tracepoints of a transfer with loss against its quic_info.
 want trace && timed "$dir/trace.sh"
+# Kernel users: samples/quic with quic-agent through net/handshake (6.5+).
+want kusers && timed "$dir/kusers.sh"
 # The directory the kselftest way (README, "Running one test"): lib.mk's
 # run_tests and its runner over one harness program, with this run's
 # results kept apart; then the exit status quic_lib.sh gives a suite

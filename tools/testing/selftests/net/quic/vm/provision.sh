@@ -8,7 +8,8 @@
 # the HTTP/3 interop and demo, nghttp3, ngtcp2's gtlsserver and
 # gtlsclient, and openssl for the certificates made at test time; perf
 # (linux-perf) for the CPU profiles of bench_flood.sh and the quic:*
-# tracepoint recipes of Documentation/networking/quic.rst.
+# tracepoint recipes of Documentation/networking/quic.rst; keyutils
+# (keyctl) for the keys kusers.sh hands the sample kernel user.
 
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -20,6 +21,7 @@ PKGS=(
 	iproute2 procps iperf3 jq linux-perf
 	libgnutls28-dev pkg-config
 	libnghttp3-dev ngtcp2-server ngtcp2-client openssl
+	keyutils
 )
 
 installed() {

@@ -1,0 +1,328 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Kernel users of QUIC (Documentation/networking/quic.rst, "Kernel users"),
+# run inside the test VM by run_tests.sh on a kernel with net/handshake
+# (Debian's 6.12; skipped where the "handshake" genetlink family is
+# missing, as on 6.1). Everything runs in a network namespace of its own:
+#  - samples/quic's module as a client against kuser_peer's server over
+#    libquic, kuser_peer's client against the module as a server, and the
+#    module as both, each with a PSK (IPv4) and with certificates (IPv6):
+#    BYTES (QUIC_KUSERS_BYTES, 16 MiB) each way, checked by SHA-256 on
+#    both ends; tools/quic/agent's quic-agent runs every handshake;
+#  - the agent killed in the middle of a handshake: the module's load
+#    fails with the handshake's timeout, nothing hangs;
+#  - a hostile agent (kuser_badagent): a done message for a socket that
+#    is not QUIC, for a QUIC socket with no request, for no socket, a
+#    success with no handshake, a status that is not an errno (refused
+#    by net/handshake; the request then times out): errors, never a
+#    crash; and no agent at all: -ESRCH at once;
+#  - then quic_sample unloads (and quic, at the end of run_tests.sh).
+# One result line per case (quic_lib.sh). Nothing asserts a time.
+
+set -u
+# shellcheck source=quic_lib.sh
+. "$(dirname "$0")/quic_lib.sh"
+
+suite=kusers
+ns=quic-kusers
+bytes=${QUIC_KUSERS_BYTES:-16777216}
+agent_bin=$repo/tools/quic/agent/quic-agent
+peer=$dir/kuser_peer
+bad=$dir/kuser_badagent
+agent_pid=
+quic_init
+
+names=()
+for a in "psk IPv4" "x509 IPv6"; do
+	names+=("kernel client, user-space server, $a"
+		"user-space client, kernel server, $a"
+		"kernel client, kernel server, $a")
+done
+names+=("the agent killed mid-handshake fails the kernel client"
+	"done for a socket that is not QUIC is refused"
+	"done for a QUIC socket with no request is refused"
+	"done for no socket is refused"
+	"a success with no handshake is -EPROTO"
+	"a status that is not an errno is refused, then times out"
+	"an agent's errno reaches the kernel user"
+	"no agent is -ESRCH"
+	"quic_sample unloads")
+
+skip_all() {
+	local n
+	for n in "${names[@]}"; do
+		result skip $suite "$n ($1)"
+	done
+	quic_exit
+}
+
+in_ns() { ip netns exec "$ns" "$@"; }
+
+stop_agent() {
+	[ -n "$agent_pid" ] || return 0
+	kill "$agent_pid" 2>/dev/null
+	wait "$agent_pid" 2>/dev/null
+	agent_pid=
+}
+
+cleanup() {
+	stop_agent
+	pkill -f "$bad" 2>/dev/null
+	pkill -f "$peer" 2>/dev/null
+	rmmod quic_sample 2>/dev/null
+	ip netns del "$ns" 2>/dev/null
+	[ -n "${ring:-}" ] && keyctl unlink "$ring" @u >/dev/null 2>&1
+}
+quic_at_exit cleanup
+
+echo "== kernel users: samples/quic through net/handshake and quic-agent"
+genl ctrl get name handshake >/dev/null 2>&1 ||
+	modprobe handshake 2>/dev/null
+if ! genl ctrl get name handshake >/dev/null 2>&1; then
+	skip_all "this kernel has no net/handshake"
+fi
+for f in "$agent_bin" "$peer" "$bad"; do
+	[ -x "$f" ] || skip_all "$(basename "$f") not built"
+done
+command -v keyctl >/dev/null || skip_all "keyctl (keyutils) not installed"
+modinfo quic_sample >/dev/null 2>&1 || skip_all "quic_sample not built"
+
+if ! ip netns add "$ns" || ! ip -n "$ns" link set lo up; then
+	skip_all "no network namespace"
+fi
+
+# The keys: a PSK (identity, raw key) and a self-signed certificate for
+# "localhost", in a keyring of their own the agent may read.
+hex=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
+echo "kusers-id:$hex" >"$tmp/psk"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+	-keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 2 \
+	-subj /CN=localhost -addext subjectAltName=DNS:localhost \
+	>>"$log" 2>&1 || skip_all "openssl cannot make a certificate"
+ring=$(keyctl newring kusers @u)
+psk=$(printf "$(sed 's/../\\x&/g' <<<"$hex")" | keyctl padd user kusers-id "$ring")
+cert=$(keyctl padd user kusers-cert "$ring" <"$tmp/cert.pem")
+pkey=$(keyctl padd user kusers-key "$ring" <"$tmp/key.pem")
+for k in "$ring" "$psk" "$cert" "$pkey"; do
+	keyctl setperm "$k" 0x3f3f0000
+done
+echo "# keyring $ring: psk $psk cert $cert key $pkey" >>"$log"
+
+start_agent() {
+	in_ns "$agent_bin" -v --cafile "$tmp/cert.pem" >>"$tmp/agent.log" 2>&1 &
+	agent_pid=$!
+	wait_for "$tmp/agent.log" "serving handshake requests"
+}
+
+# A line of the kernel log to read the next case's lines from.
+mark=0
+kmark() {
+	mark=$((mark + 1))
+	echo "kusers: case $mark" >/dev/kmsg
+}
+klog() {
+	dmesg | sed -n "/kusers: case $mark\$/,\$p" | grep quic_sample
+}
+
+# sample ARG...: load quic_sample in the namespace, with a bound on it.
+sample() {
+	rmmod quic_sample 2>/dev/null
+	timeout 120 ip netns exec "$ns" modprobe quic_sample \
+		bytes="$bytes" keyring="$ring" timeout_ms=20000 "$@" \
+		2>>"$log"
+}
+
+# keys AUTH: the module's parameters for AUTH (psk, x509).
+keys() {
+	if [ "$1" = psk ]; then
+		echo "psk=$psk addr=127.0.0.1"
+	else
+		echo "cert=$cert privkey=$pkey peername=localhost addr=::1"
+	fi
+}
+peer_keys() {
+	if [ "$1" = psk ]; then
+		echo "-p $tmp/psk 127.0.0.1"
+	else
+		echo "-C $tmp/cert.pem -K $tmp/key.pem ::1"
+	fi
+}
+
+# wait_for FILE TEXT: up to 60 s for TEXT in FILE (or the kernel log).
+wait_for() {
+	local i
+	for i in $(seq 600); do
+		if [ "$1" = kernel ]; then
+			klog | grep -q "$2" && return 0
+		else
+			grep -q "$2" "$1" 2>/dev/null && return 0
+		fi
+		sleep 0.1
+	done
+	return 1
+}
+
+# verdict NAME RC...: ok when every RC is 0 and the log has two digests.
+verdict() {
+	local name=$1 rc
+	shift
+	for rc in "$@"; do
+		if [ "$rc" != 0 ]; then
+			result "not ok" $suite "$name (status $*)"
+			klog | tail -n 5 >>"$log"
+			return
+		fi
+	done
+	result ok $suite "$name"
+}
+
+start_agent
+port=4800
+for a in "psk IPv4" "x509 IPv6"; do
+	auth=${a% *}
+	# shellcheck disable=SC2046	# word lists
+	{
+	port=$((port + 1))
+	kmark
+	: >"$tmp/peer.out"
+	in_ns "$peer" -s -b "$bytes" $(peer_keys "$auth") $port \
+		>"$tmp/peer.out" 2>>"$log" &
+	ppid=$!
+	wait_for "$tmp/peer.out" listening
+	sample role=client port=$port $(keys "$auth")
+	src=$?
+	wait "$ppid"
+	prc=$?
+	cat "$tmp/peer.out" >>"$log"
+	klog >>"$log"
+	grep -q "server: received $bytes bytes" "$tmp/peer.out" ||
+		prc="$prc(no digest)"
+	verdict "kernel client, user-space server, $a" $src $prc
+
+	port=$((port + 1))
+	kmark
+	sample role=server port=$port $(keys "$auth") &
+	spid=$!
+	wait_for kernel "server: listening"
+	in_ns "$peer" -c -b "$bytes" $(peer_keys "$auth") $port \
+		>"$tmp/peer.out" 2>>"$log"
+	prc=$?
+	wait "$spid"
+	src=$?
+	cat "$tmp/peer.out" >>"$log"
+	klog >>"$log"
+	klog | grep -q "server: got $bytes bytes and sent $bytes back: ok" ||
+		src="$src(no ok line)"
+	verdict "user-space client, kernel server, $a" $src $prc
+
+	port=$((port + 1))
+	kmark
+	sample role=both port=$port $(keys "$auth")
+	src=$?
+	klog >>"$log"
+	[ "$(klog | grep -c "received $bytes bytes, sha256")" = 2 ] ||
+		src="$src(digests)"
+	verdict "kernel client, kernel server, $a" $src
+	}
+done
+
+# The agent dies while its handshake waits on a server that never
+# answers: nobody reports, the request times out, the load fails.
+port=$((port + 1))
+kmark
+in_ns "$peer" -u -t 60 127.0.0.1 $port >"$tmp/sink.out" 2>>"$log" &
+sink=$!
+wait_for "$tmp/sink.out" listening
+n0=$(grep -c accepted "$tmp/agent.log")
+sample role=client port=$port psk="$psk" addr=127.0.0.1 timeout_ms=5000 &
+spid=$!
+for _ in $(seq 600); do
+	[ "$(grep -c accepted "$tmp/agent.log")" -gt "$n0" ] && break
+	sleep 0.1
+done
+# The agent and the child running the handshake, at once.
+pkill -KILL -P "$agent_pid" 2>/dev/null
+kill -KILL "$agent_pid" 2>/dev/null
+wait "$agent_pid" 2>/dev/null
+agent_pid=
+wait "$spid"
+src=$?
+kill "$sink" 2>/dev/null
+wait "$sink" 2>/dev/null
+klog >>"$log"
+if [ "$src" != 0 ] && [ "$src" != 124 ] &&
+   klog | grep -q "client: handshake: -110"; then
+	result ok $suite "the agent killed mid-handshake fails the kernel client"
+else
+	result "not ok" $suite \
+		"the agent killed mid-handshake fails the kernel client (status $src)"
+fi
+
+# The hostile agent. Each mode prints "ok ..." when the kernel answered
+# as expected.
+bad_case() {
+	local name=$1 out rc
+	shift
+	out=$(in_ns timeout 60 "$bad" "$@" 2>&1)
+	rc=$?
+	echo "$out" >>"$log"
+	if [ $rc = 0 ] && grep -q '^ok' <<<"$out"; then
+		result ok $suite "$name"
+	else
+		result "not ok" $suite "$name"
+	fi
+}
+bad_case "done for a socket that is not QUIC is refused" done-notquic
+bad_case "done for a QUIC socket with no request is refused" done-unknown
+bad_case "done for no socket is refused" done-nofd
+
+# bad_status NAME STATUS ERRNO [ANSWER [TIMEOUT_MS]]: the hostile agent
+# accepts the module's request and answers STATUS: the kernel's answer
+# to it must match ANSWER (default: taken, "ok ..."), and the module's
+# load fail with -ERRNO.
+bad_status() {
+	local name=$1 bpid src
+	kmark
+	in_ns timeout 60 "$bad" accept-status "$2" >"$tmp/bad.out" 2>&1 &
+	bpid=$!
+	wait_for "$tmp/bad.out" joined
+	sample role=client port=4899 psk="$psk" addr=127.0.0.1 \
+		timeout_ms="${5:-10000}"
+	src=$?
+	wait "$bpid"
+	cat "$tmp/bad.out" >>"$log"
+	klog >>"$log"
+	if [ "$src" != 0 ] && grep -q "${4:-^ok}" "$tmp/bad.out" &&
+	   klog | grep -q "client: handshake: -$3\$"; then
+		result ok $suite "$name"
+	else
+		result "not ok" $suite "$name (status $src)"
+	fi
+}
+bad_status "a success with no handshake is -EPROTO" 0 71
+# net/handshake refuses a status above MAX_ERRNO (ERANGE): the request
+# stays with the agent until the module's timeout.
+bad_status "a status that is not an errno is refused, then times out" \
+	99999 110 "Numerical result out of range" 3000
+bad_status "an agent's errno reaches the kernel user" 13 13
+
+kmark
+sample role=client port=4899 psk="$psk" addr=127.0.0.1
+src=$?
+klog >>"$log"
+if [ "$src" != 0 ] && klog | grep -q "client: handshake: -3\$"; then
+	result ok $suite "no agent is -ESRCH"
+else
+	result "not ok" $suite "no agent is -ESRCH (status $src)"
+fi
+
+# quic itself unloads at the end of run_tests.sh, if no socket is left.
+ip netns del "$ns"
+if [ ! -d /sys/module/quic_sample ] || rmmod quic_sample; then
+	result ok $suite "quic_sample unloads"
+else
+	result "not ok" $suite "quic_sample unloads"
+fi
+cat "$tmp/agent.log" >>"$log"
+quic_exit
