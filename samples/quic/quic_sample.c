@@ -33,6 +33,7 @@
 #include <linux/net.h>
 #include <linux/nsproxy.h>
 #include <linux/quic.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/socket.h>
 #include <net/net_namespace.h>
@@ -74,7 +75,7 @@ static char *peername;
 module_param(peername, charp, 0444);
 MODULE_PARM_DESC(peername, "the name a client checks the server's certificate against");
 
-static uint bytes = 1 << 20;
+static uint bytes = SZ_1M;
 module_param(bytes, uint, 0444);
 MODULE_PARM_DESC(bytes, "bytes sent each way (at most 1 GiB)");
 
@@ -87,7 +88,7 @@ module_param(timeout_ms, uint, 0444);
 MODULE_PARM_DESC(timeout_ms, "bound of the handshake and of every wait (ms)");
 
 #define QUIC_SAMPLE_CHUNK	65536
-#define QUIC_SAMPLE_MAX		(1U << 30)
+#define QUIC_SAMPLE_MAX		SZ_1G
 
 /* Byte @off of the pattern of @s: any side can tell what the other sent. */
 static u8 quic_sample_byte(u32 s, u32 off)
