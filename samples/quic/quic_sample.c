@@ -90,6 +90,12 @@ MODULE_PARM_DESC(timeout_ms, "bound of the handshake and of every wait (ms)");
 #define QUIC_SAMPLE_CHUNK	65536
 #define QUIC_SAMPLE_MAX		SZ_1G
 
+/* A control message buffer of one QUIC_STREAM_INFO, aligned for it. */
+union quic_sample_cmsg {
+	struct cmsghdr	hdr;
+	u8		buf[CMSG_SPACE(sizeof(struct quic_stream_info))];
+};
+
 /* Byte @off of the pattern of @s: any side can tell what the other sent. */
 static u8 quic_sample_byte(u32 s, u32 off)
 {
@@ -150,12 +156,6 @@ static int quic_sample_socket(struct net *net, int family,
 	return 0;
 }
 
-/* Give @sock the file the agent is handed; on failure @sock is gone. */
-static struct file *quic_sample_file(struct socket *sock)
-{
-	return sock_alloc_file(sock, 0, NULL);
-}
-
 static void quic_sample_args(struct quic_handshake_args *a)
 {
 	memset(a, 0, sizeof(*a));
@@ -170,7 +170,7 @@ static void quic_sample_args(struct quic_handshake_args *a)
 /* Send @bytes of pattern @s on stream 0, FIN with the last. */
 static int quic_sample_send(struct socket *sock, u32 s, bool open, u8 *buf)
 {
-	u8 cbuf[CMSG_SPACE(sizeof(struct quic_stream_info))];
+	union quic_sample_cmsg cbuf;
 	struct quic_stream_info *info;
 	struct cmsghdr *cmsg;
 	struct msghdr msg;
@@ -182,8 +182,8 @@ static int quic_sample_send(struct socket *sock, u32 s, bool open, u8 *buf)
 		n = min_t(u32, QUIC_SAMPLE_CHUNK, bytes - off);
 		quic_sample_fill(buf, s, off, n);
 		memset(&msg, 0, sizeof(msg));
-		memset(cbuf, 0, sizeof(cbuf));
-		msg.msg_control = cbuf;
+		memset(&cbuf, 0, sizeof(cbuf));
+		msg.msg_control = &cbuf;
 		msg.msg_controllen = sizeof(cbuf);
 		cmsg = CMSG_FIRSTHDR(&msg);
 		cmsg->cmsg_level = SOL_QUIC;
@@ -209,8 +209,8 @@ static int quic_sample_send(struct socket *sock, u32 s, bool open, u8 *buf)
 static int quic_sample_recv(struct socket *sock, u32 s, u8 *buf,
 			    const char *who)
 {
-	u8 cbuf[CMSG_SPACE(sizeof(struct quic_stream_info))];
 	u8 got[SHA256_DIGEST_SIZE], want[SHA256_DIGEST_SIZE];
+	union quic_sample_cmsg cbuf;
 	struct sha256_state rx, ref;
 	struct quic_stream_info *info;
 	struct msghdr msg;
@@ -223,17 +223,20 @@ static int quic_sample_recv(struct socket *sock, u32 s, u8 *buf,
 	sha256_init(&ref);
 	while (!fin) {
 		memset(&msg, 0, sizeof(msg));
-		msg.msg_control = cbuf;
+		msg.msg_control = &cbuf;
 		msg.msg_controllen = sizeof(cbuf);
 		iov.iov_base = buf;
 		iov.iov_len = QUIC_SAMPLE_CHUNK;
 		n = kernel_recvmsg(sock, &msg, &iov, 1, iov.iov_len, 0);
 		if (n < 0)
 			return n;
-		if (msg.msg_controllen == sizeof(cbuf))
-			return -EBADMSG;	/* no QUIC_STREAM_INFO */
-		info = (struct quic_stream_info *)
-		       CMSG_DATA((struct cmsghdr *)cbuf);
+		/* put_cmsg() lowers msg_controllen by what it wrote. */
+		if (msg.msg_controllen == sizeof(cbuf) ||
+		    cbuf.hdr.cmsg_level != SOL_QUIC ||
+		    cbuf.hdr.cmsg_type != QUIC_STREAM_INFO ||
+		    cbuf.hdr.cmsg_len != CMSG_LEN(sizeof(*info)))
+			return -EBADMSG;
+		info = (struct quic_stream_info *)CMSG_DATA(&cbuf.hdr);
 		fin = info->stream_flags & MSG_QUIC_STREAM_FIN;
 		if (info->stream_id != 0 || n > bytes - off || (!n && !fin))
 			return -EBADMSG;
@@ -252,14 +255,17 @@ static int quic_sample_recv(struct socket *sock, u32 s, u8 *buf,
 }
 
 /* After its last bytes the server waits for the client to close, so that
- * nothing it sent is cut short: a read then fails or sees no data.
+ * nothing it sent is cut short: a read then fails or sees no data. A
+ * peer that keeps sending is given up on after @timeout_ms.
  */
 static void quic_sample_linger(struct socket *sock, u8 *buf)
 {
-	struct msghdr msg = {};
+	unsigned long end = jiffies + msecs_to_jiffies(timeout_ms);
 	struct kvec iov = { .iov_base = buf, .iov_len = QUIC_SAMPLE_CHUNK };
+	struct msghdr msg = {};
 
-	while (kernel_recvmsg(sock, &msg, &iov, 1, iov.iov_len, 0) > 0)
+	while (kernel_recvmsg(sock, &msg, &iov, 1, iov.iov_len, 0) > 0 &&
+	       time_before(jiffies, end))
 		;
 }
 
@@ -281,7 +287,7 @@ static int quic_sample_client(struct net *net)
 	err = quic_sample_socket(net, ss.ss_family, &sock);
 	if (err)
 		goto out;
-	file = quic_sample_file(sock);
+	file = sock_alloc_file(sock, 0, NULL);	/* on failure, frees sock */
 	if (IS_ERR(file)) {
 		err = PTR_ERR(file);
 		goto out;
@@ -307,6 +313,10 @@ static int quic_sample_client(struct net *net)
 		pr_info("client: sent %u bytes and got %u back: ok\n", bytes,
 			bytes);
 put:
+	/* Close now: fput() here, in the loader's context, is deferred
+	 * until the load returns, and the server waits for the close.
+	 */
+	kernel_sock_shutdown(sock, SHUT_RDWR);
 	fput(file);
 out:
 	kfree(buf);
@@ -317,6 +327,7 @@ struct quic_sample_server {
 	struct net		*net;
 	struct socket		*lsn;
 	struct completion	done;
+	bool			kthread;
 	int			err;
 };
 
@@ -358,7 +369,7 @@ static int quic_sample_serve(struct quic_sample_server *s)
 		pr_err("server: accept: %d\n", err);
 		goto out;
 	}
-	file = quic_sample_file(sock);
+	file = sock_alloc_file(sock, 0, NULL);	/* on failure, frees sock */
 	if (IS_ERR(file)) {
 		err = PTR_ERR(file);
 		goto out;
@@ -380,7 +391,14 @@ static int quic_sample_serve(struct quic_sample_server *s)
 	quic_sample_linger(sock, buf);
 	pr_info("server: got %u bytes and sent %u back: ok\n", bytes, bytes);
 put:
-	fput(file);
+	/* A kthread's fput() would go to a workqueue, past our hold on the
+	 * namespace: release it here (the agent may hold the last reference,
+	 * from inside the namespace).
+	 */
+	if (s->kthread)
+		__fput_sync(file);
+	else
+		fput(file);
 out:
 	kfree(buf);
 	return err;
@@ -391,8 +409,8 @@ static int quic_sample_server_thread(void *arg)
 	struct quic_sample_server *s = arg;
 
 	s->err = quic_sample_serve(s);
-	complete(&s->done);
-	return 0;
+	/* Init may return, and the module go, once done is complete. */
+	kthread_complete_and_exit(&s->done, 0);
 }
 
 static int __init quic_sample_init(void)
@@ -408,7 +426,10 @@ static int __init quic_sample_init(void)
 	    !timeout_ms || (server && !psk && (!cert || !privkey)))
 		return -EINVAL;
 
-	/* Kernel sockets hold no reference on their namespace: we do. */
+	/* Kernel sockets hold no reference on their namespace: we hold one
+	 * while we work. What outlives the load is released by the loader
+	 * (its deferred fput()) or by the agent, both in the namespace.
+	 */
 	s.net = get_net(current->nsproxy->net_ns);
 	init_completion(&s.done);
 	if (!server) {
@@ -422,6 +443,7 @@ static int __init quic_sample_init(void)
 		err = quic_sample_serve(&s);
 		goto release;
 	}
+	s.kthread = true;
 	t = kthread_run(quic_sample_server_thread, &s, "quic_sample");
 	if (IS_ERR(t)) {
 		err = PTR_ERR(t);
