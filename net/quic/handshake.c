@@ -102,11 +102,13 @@ static int quic_handshake(struct socket *sock, struct quic_handshake_args *a,
 		wait_for_completion(&w.done);
 	}
 	a->peerid = w.peerid;
-	/* Pass on errnos only, whatever status net/handshake lets through
-	 * (6.12 refuses one above MAX_ERRNO; the u32 is the agent's).
+	/* The status is the agent's u32, negated. Pass on the errnos user
+	 * space knows only: 6.12 refuses one above MAX_ERRNO, but lets the
+	 * kernel's own (ERESTARTSYS and up) through.
 	 */
 	if (w.status)
-		return IS_ERR_VALUE((long)w.status) ? w.status : -EPROTO;
+		return w.status < 0 && w.status > -ERESTARTSYS ? w.status :
+								 -EPROTO;
 	/* An agent that says it is done must have done it. */
 	return sock->sk->sk_state == TCP_ESTABLISHED ? 0 : -EPROTO;
 }
