@@ -415,41 +415,46 @@ static int hsnl_accept_reply(struct hsnl *nl, const struct nlmsghdr *nlh,
 	struct hsnl_attrs it;
 	const struct nlattr *a;
 	int32_t id, fd;
-	int err = 0;
+	int err = 0, e;
 
 	if (nlh->nlmsg_type != nl->family ||
 	    !hsnl_genl_attrs(nlh, &genl, &it) ||
 	    genl->cmd != HANDSHAKE_CMD_ACCEPT)
 		return -EBADMSG;
-	while (!err && (a = hsnl_attr_next(&it))) {
+	/* Every attribute is read, even past a bad one: the socket's fd is
+	 * ours once the kernel sent it, and must be answered and closed.
+	 */
+	while ((a = hsnl_attr_next(&it))) {
+		e = 0;
 		switch (hsnl_attr_type(a)) {
 		case HANDSHAKE_A_ACCEPT_SOCKFD:
-			err = hsnl_attr_s32(a, &fd);
-			if (!err && req->sockfd < 0)
+			e = hsnl_attr_s32(a, &fd);
+			if (!e && req->sockfd < 0)
 				req->sockfd = fd;
 			break;
 		case HANDSHAKE_A_ACCEPT_MESSAGE_TYPE:
-			err = hsnl_attr_u32(a, &req->type);
+			e = hsnl_attr_u32(a, &req->type);
 			break;
 		case HANDSHAKE_A_ACCEPT_TIMEOUT:
-			err = hsnl_attr_u32(a, &req->timeout_ms);
+			e = hsnl_attr_u32(a, &req->timeout_ms);
 			break;
 		case HANDSHAKE_A_ACCEPT_AUTH_MODE:
-			err = hsnl_attr_u32(a, &req->auth);
+			e = hsnl_attr_u32(a, &req->auth);
 			break;
 		case HANDSHAKE_A_ACCEPT_PEER_IDENTITY:
-			err = hsnl_attr_s32(a, &id);
-			if (!err && req->npeerids < HSNL_PEERIDS_MAX)
+			e = hsnl_attr_s32(a, &id);
+			if (!e && req->npeerids < HSNL_PEERIDS_MAX)
 				req->peerids[req->npeerids++] = id;
 			break;
 		case HANDSHAKE_A_ACCEPT_CERTIFICATE:
-			err = hsnl_accept_cert(a, req);
+			e = hsnl_accept_cert(a, req);
 			break;
 		case HANDSHAKE_A_ACCEPT_PEERNAME:
-			err = hsnl_attr_str(a, req->peername,
-					    sizeof(req->peername));
+			e = hsnl_attr_str(a, req->peername, sizeof(req->peername));
 			break;
 		}
+		if (!err)
+			err = e;
 	}
 	if (!err && it.rem)
 		err = -EBADMSG;		/* a truncated attribute */

@@ -496,6 +496,14 @@ static const char *agent_auth_name(uint32_t auth)
 	return "unknown";
 }
 
+/* Drop the link to the user's keyring the kernel made for ACCEPT, so
+ * that no later request (or child) sees it.
+ */
+static void agent_unlink_keyring(void)
+{
+	syscall(SYS_keyctl, KEYCTL_CLEAR, KEY_SPEC_PROCESS_KEYRING, 0, 0, 0);
+}
+
 /* Check a request, read its keys and hand it to a child. */
 static void agent_start(const struct hsnl_accept *req)
 {
@@ -528,14 +536,14 @@ static void agent_start(const struct hsnl_accept *req)
 			agent_log(LOG_ERR, "handshake failed fd=%d: keys: %s",
 				  req->sockfd, strerror(-err));
 	}
-	/* Drop the link to the user's keyring the kernel made for ACCEPT. */
-	syscall(SYS_keyctl, KEYCTL_CLEAR, KEY_SPEC_PROCESS_KEYRING, 0, 0, 0);
+	agent_unlink_keyring();
 	if (err)
 		goto answer;
 
 	pid = fork();
 	if (!pid)
 		agent_child(req, &k);
+	err = -errno;
 	agent_keys_free(&k);
 	if (pid > 0) {
 		children[nchildren].pid = pid;
@@ -543,9 +551,8 @@ static void agent_start(const struct hsnl_accept *req)
 		nchildren++;
 		return;
 	}
-	err = -errno;
 	agent_log(LOG_ERR, "handshake failed fd=%d: fork: %s", req->sockfd,
-		  strerror(errno));
+		  strerror(-err));
 answer:
 	agent_done(&nl, req->sockfd, -err, 0);
 	close(req->sockfd);
@@ -564,9 +571,12 @@ static int agent_serve(unsigned int max)
 		if (err) {
 			agent_log(LOG_ERR, "accept: %s", strerror(-err));
 			if (req.sockfd < 0)
-				return err;
+				return n ? n : err;
+			/* A request we cannot read is still answered. */
+			agent_unlink_keyring();
 			agent_done(&nl, req.sockfd, EINVAL, 0);
 			close(req.sockfd);
+			n++;
 			continue;
 		}
 		n++;
