@@ -51,12 +51,18 @@ vm_tree_sync() {
 		tar -xf "$tarball" -C "$tree" --strip-components=1
 		rm -rf "$top/pristine"
 		mkdir -p "$top/pristine"
-		(cd "$tree" && tar -cf - lib/Kconfig lib/Makefile net/Kconfig \
-			net/Makefile net/core/dev.c include/uapi/linux/in.h \
-			Documentation/networking/index.rst MAINTAINERS) |
-			tar -xf - -C "$top/pristine"
 		touch "$tree/.extracted"
 	fi
+	# The pristine copies of the kernel files the series edits (its
+	# HOOKS), taken from the tarball; a tree extracted before the
+	# series edited a file gets that file's copy now.
+	for f in $("$REPO/tools/quic/series" --hooks); do
+		[ -e "$top/pristine/$f" ] && continue
+		log "pristine copy of $f from $(basename "$tarball")"
+		tar -xf "$tarball" -C "$top/pristine" --strip-components=1 \
+			"$(basename "$tarball" .tar.xz)/$f" ||
+			die "$f is not in $(basename "$tarball")"
+	done
 	"$REPO/tools/quic/series" "$series" >/dev/null
 	rm -rf "$stage"
 	mkdir -p "$stage"
