@@ -10,8 +10,9 @@
 #    module as both, each with a PSK (IPv4) and with certificates (IPv6):
 #    BYTES (QUIC_KUSERS_BYTES, 16 MiB) each way, checked by SHA-256 on
 #    both ends; tools/quic/agent's quic-agent runs every handshake;
-#  - the agent killed in the middle of a handshake: the module's load
-#    fails with the handshake's timeout, nothing hangs;
+#  - the process running a handshake killed (the agent answers EIO for
+#    it), then the agent itself killed in the middle of a handshake (the
+#    load fails with the handshake's timeout): nothing hangs;
 #  - a hostile agent (kuser_badagent): a done message for a socket that
 #    is not QUIC, for a QUIC socket with no request, for no socket, a
 #    success with no handshake, a status that is not an errno (refused
@@ -40,7 +41,8 @@ for a in "psk IPv4" "x509 IPv6"; do
 		"user-space client, kernel server, $a"
 		"kernel client, kernel server, $a")
 done
-names+=("the agent killed mid-handshake fails the kernel client"
+names+=("the agent's handshake killed: the agent answers EIO"
+	"the agent killed mid-handshake fails the kernel client"
 	"done for a socket that is not QUIC is refused"
 	"done for a QUIC socket with no request is refused"
 	"done for no socket is refused"
@@ -165,8 +167,8 @@ peer_keys() {
 
 # wait_for FILE TEXT: up to 60 s for TEXT in FILE (or the kernel log).
 wait_for() {
-	local i
-	for i in $(seq 600); do
+	local _
+	for _ in $(seq 600); do
 		if [ "$1" = kernel ]; then
 			klog | grep -q "$2" && return 0
 		else
@@ -241,43 +243,51 @@ for a in "psk IPv4" "x509 IPv6"; do
 	}
 done
 
-# The agent dies while its handshake waits on a server that never
-# answers: nobody reports, the request times out, the load fails.
-port=$((port + 1))
-kmark
-ip netns exec "$ns" "$peer" -u -t 60 127.0.0.1 $port >"$tmp/sink.out" \
-	2>>"$log" &
-sink=$!
-wait_for "$tmp/sink.out" listening
-n0=$(grep -c accepted "$tmp/agent.log")
-sample role=client port=$port psk="$psk" addr=127.0.0.1 timeout_ms=5000 &
-spid=$!
-accepted=
-for _ in $(seq 600); do
-	if [ "$(grep -c accepted "$tmp/agent.log")" -gt "$n0" ]; then
-		accepted=1
-		break
+# killed NAME WHO ERRNO: the agent's handshake waits on a server that
+# never answers; then WHO is killed: "child", the process running the
+# handshake (the agent answers for it: EIO), or "agent", the agent and
+# then its child (nobody answers: the request times out). The load must
+# fail with -ERRNO, and the agent must have had the request (an idle
+# agent times out alike).
+killed() {
+	local name=$1 who=$2 n0 spid src kids= sink _
+	port=$((port + 1))
+	kmark
+	ip netns exec "$ns" "$peer" -u -t 60 127.0.0.1 $port \
+		>"$tmp/sink.out" 2>>"$log" &
+	sink=$!
+	wait_for "$tmp/sink.out" listening
+	n0=$(grep -c accepted "$tmp/agent.log")
+	sample role=client port=$port psk="$psk" addr=127.0.0.1 \
+		timeout_ms=5000 &
+	spid=$!
+	for _ in $(seq 600); do
+		if [ "$(grep -c accepted "$tmp/agent.log")" -gt "$n0" ]; then
+			kids=$(pgrep -P "$agent_pid")
+			[ -n "$kids" ] && break
+		fi
+		sleep 0.1
+	done
+	if [ "$who" = agent ]; then
+		kill -KILL "$agent_pid" 2>/dev/null
+		wait "$agent_pid" 2>/dev/null
+		agent_pid=
 	fi
-	sleep 0.1
-done
-# The agent and the child running the handshake, at once.
-pkill -KILL -P "$agent_pid" 2>/dev/null
-kill -KILL "$agent_pid" 2>/dev/null
-wait "$agent_pid" 2>/dev/null
-agent_pid=
-wait "$spid"
-src=$?
-kill "$sink" 2>/dev/null
-wait "$sink" 2>/dev/null
-klog >>"$log"
-# The agent must have had the request: an idle agent times out alike.
-if [ -n "$accepted" ] && [ "$src" != 0 ] && [ "$src" != 124 ] &&
-   klog | grep -q "client: handshake: -110"; then
-	result ok $suite "the agent killed mid-handshake fails the kernel client"
-else
-	result "not ok" $suite \
-		"the agent killed mid-handshake fails the kernel client (status $src)"
-fi
+	[ -n "$kids" ] && kill -KILL $kids 2>/dev/null
+	wait "$spid"
+	src=$?
+	kill "$sink" 2>/dev/null
+	wait "$sink" 2>/dev/null
+	klog >>"$log"
+	if [ -n "$kids" ] && [ "$src" != 0 ] && [ "$src" != 124 ] &&
+	   klog | grep -q "client: handshake: -$3\$"; then
+		result ok $suite "$name"
+	else
+		result "not ok" $suite "$name (status $src)"
+	fi
+}
+killed "the agent's handshake killed: the agent answers EIO" child 5
+killed "the agent killed mid-handshake fails the kernel client" agent 110
 
 # The hostile agent. Each mode prints "ok ..." when the kernel answered
 # as expected.
