@@ -32,7 +32,6 @@ bytes=${QUIC_KUSERS_BYTES:-16777216}
 agent_bin=$repo/tools/quic/agent/quic-agent
 peer=$dir/kuser_peer
 bad=$dir/kuser_badagent
-agent_pid=
 quic_init
 
 names=()
@@ -62,15 +61,8 @@ skip_all() {
 
 in_ns() { ip netns exec "$ns" "$@"; }
 
-stop_agent() {
-	[ -n "$agent_pid" ] || return 0
-	kill "$agent_pid" 2>/dev/null
-	wait "$agent_pid" 2>/dev/null
-	agent_pid=
-}
-
+# The agent is quic_lib.sh's server ($srv_pid): quic_cleanup stops it.
 cleanup() {
-	stop_agent
 	pkill -f "$bad" 2>/dev/null
 	pkill -f "$peer" 2>/dev/null
 	rmmod quic_sample 2>/dev/null
@@ -116,7 +108,7 @@ start_agent() {
 	# Not through in_ns: $! must be the agent itself.
 	ip netns exec "$ns" "$agent_bin" -v --cafile "$tmp/cert.pem" \
 		>>"$tmp/agent.log" 2>&1 &
-	agent_pid=$!
+	srv_pid=$!
 	wait_for "$tmp/agent.log" "serving handshake requests"
 }
 
@@ -263,15 +255,14 @@ killed() {
 	spid=$!
 	for _ in $(seq 600); do
 		if [ "$(grep -c accepted "$tmp/agent.log")" -gt "$n0" ]; then
-			kids=$(pgrep -P "$agent_pid")
+			kids=$(pgrep -P "$srv_pid")
 			[ -n "$kids" ] && break
 		fi
 		sleep 0.1
 	done
 	if [ "$who" = agent ]; then
-		kill -KILL "$agent_pid" 2>/dev/null
-		wait "$agent_pid" 2>/dev/null
-		agent_pid=
+		kill -KILL "$srv_pid" 2>/dev/null
+		quic_stop_server
 	fi
 	[ -n "$kids" ] && kill -KILL $kids 2>/dev/null
 	wait "$spid"
