@@ -19,7 +19,6 @@
  * and exits 0 when the digest is that of the pattern.
  */
 #define _GNU_SOURCE
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -31,6 +30,8 @@
 #include <unistd.h>
 #include <gnutls/crypto.h>
 #include <netinet/quic.h>
+
+#include "quic_common.h"
 
 #define PEER_CHUNK	65536
 #define PEER_DIGEST	32
@@ -56,29 +57,6 @@ static void peer_fill(uint8_t *buf, uint32_t s, uint32_t off, uint32_t len)
 
 	for (i = 0; i < len; i++)
 		buf[i] = peer_byte(s, off + i);
-}
-
-static int peer_addr(const char *addr, int port, struct sockaddr_storage *ss,
-		     socklen_t *len)
-{
-	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
-	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-
-	memset(ss, 0, sizeof(*ss));
-	if (inet_pton(AF_INET, addr, &sin->sin_addr) == 1) {
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons(port);
-		*len = sizeof(*sin);
-		return 0;
-	}
-	if (inet_pton(AF_INET6, addr, &sin6->sin6_addr) == 1) {
-		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons(port);
-		*len = sizeof(*sin6);
-		return 0;
-	}
-	fprintf(stderr, "kuser_peer: bad address %s\n", addr);
-	return -1;
 }
 
 static int peer_send(int fd, uint32_t s, bool open, uint8_t *buf)
@@ -237,6 +215,7 @@ static void print_usage(const char *prog)
 int main(int argc, char **argv)
 {
 	struct sockaddr_storage ss;
+	const char *addr;
 	char role = 0;
 	socklen_t len;
 	uint8_t *buf;
@@ -275,9 +254,11 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!role || optind + 2 != argc || !bytes ||
-	    (role == 's' && !psk_file && (!cert_file || !key_file)) ||
-	    peer_addr(argv[optind], atoi(argv[optind + 1]), &ss, &len))
+	    (role == 's' && !psk_file && (!cert_file || !key_file)))
 		print_usage(argv[0]);
+	addr = argv[optind];
+	len = make_addr(&ss, strchr(addr, ':') ? AF_INET6 : AF_INET, addr,
+			atoi(argv[optind + 1]));
 	buf = malloc(PEER_CHUNK);
 	if (!buf)
 		return 1;
