@@ -129,8 +129,17 @@ else
 fi
 
 # A soft lockup panics, so that the guest dies with its trace at once
-# rather than spinning until the timeout.
+# rather than spinning until the timeout; every CPU's backtrace comes
+# first (by NMI), since the CPU that spins is often waiting for another.
 append="console=ttyS0 loglevel=3 panic=-1 softlockup_panic=1"
+append+=" softlockup_all_cpu_backtrace=1"
+# Under TCG a guest runs some hundred times slower than on hardware, and a
+# host that stops qemu's threads for a while stops the guest's CPUs one
+# at a time: the detector's 20 s (watchdog_thresh=10) are then a few
+# hundred milliseconds of native work, and a stalled vCPU reads as a
+# lockup of the one waiting for it. Two minutes still catch a CPU that
+# never comes back.
+[ "${accel[0]}" = -enable-kvm ] || append+=" watchdog_thresh=60"
 append+=" quicvm.repo=$REPO quicvm.out=$OUT"
 append+=" quicvm.kroot=$modroot quicvm.shell=$shell ${QUIC_VM_APPEND:-}"
 
@@ -160,8 +169,11 @@ if [ "$qrc" = 124 ] || [ ! -f "$OUT/rc" ] || [ ! -f "$OUT/done" ] ||
 	grep -E "$KREPORT_OPEN|panic" "$OUT/console.log" >&2
 	# The report itself (the trace names the functions), for check.sh
 	# to print at the end, where a truncated log still shows it.
+	# After it, the other CPUs' backtraces, if the kernel gave them.
 	awk -v re="$KREPORT_OPEN" '$0 ~ re && !n { n = 1 }
-	     n && n++ <= 80' "$OUT/console.log" >"$OUT/oops.log"
+	     n && /NMI backtrace for cpu/ { m = 1 }
+	     (n && n++ <= 80) + (m && m++ <= 40)' "$OUT/console.log" \
+		>"$OUT/oops.log"
 	# No report: the console's last lines say what the guest was doing.
 	[ -s "$OUT/oops.log" ] || tail -n 30 "$OUT/console.log" >"$OUT/oops.log"
 	exit 1
