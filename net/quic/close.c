@@ -415,14 +415,22 @@ int quic_close_shutdown(struct sock *sk, int how)
  * Established: what is queued is flushed once (as far as flow control
  * and one flush go; nothing is retransmitted after), then an application
  * CONNECTION_CLOSE with the code and phrase of QUIC_SOCKOPT_CONNECTION_CLOSE.
- * Establishing: a transport close with APPLICATION_ERROR.
+ * Establishing: a transport close with APPLICATION_ERROR (RFC 9000
+ * 10.2.3), or with the stored code if it was set as a TLS alert (frame
+ * CRYPTO, a CRYPTO_ERROR code): the alert with which the user-space half
+ * failed the handshake (RFC 9001 4.8).
  */
 void quic_close_local(struct sock *sk, bool send)
 {
+	const struct quic_sock_opts *o = &quic_sk(sk)->opts;
+
 	if (send) {
 		if (sk->sk_state == TCP_ESTABLISHED)
 			quic_output_flush(sk, GFP_KERNEL);
-		quic_output_close_app(sk, GFP_KERNEL);
+		if (sk->sk_state != TCP_ESTABLISHED && o->close_alert)
+			quic_output_close(sk, o->close.errcode, GFP_KERNEL);
+		else
+			quic_output_close_app(sk, GFP_KERNEL);
 	}
 	__quic_close_conn(sk, 0, 0, NULL);
 }

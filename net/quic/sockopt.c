@@ -435,6 +435,12 @@ static int quic_set_close(struct quic_sock_opts *o, sockptr_t optval,
 	memset(&o->close, 0, sizeof(o->close));
 	o->close.errcode = c.errcode;
 	memcpy(o->close.phrase, c.phrase, n);
+	/* quic-api.rst 5.8: frame is not kept; CRYPTO with a CRYPTO_ERROR
+	 * code marks a TLS alert (HTTP/3's codes share the range).
+	 */
+	o->close_alert = c.frame == QUIC_FRAME_CRYPTO &&
+			 c.errcode >= QUIC_TRANSPORT_ERROR_CRYPTO &&
+			 c.errcode <= QUIC_TRANSPORT_ERROR_CRYPTO + 0xff;
 	return 0;
 }
 

@@ -42,6 +42,9 @@ struct sock;
  * @remembered_set: @remembered was set
  * @server: the socket was created by accept(); listeners are servers too
  *	(see quic_sock_opts_is_server())
+ * @close_alert: @close was set with frame CRYPTO and a CRYPTO_ERROR code:
+ *	the TLS alert of a handshake the user-space half failed, sent as a
+ *	transport close before the handshake completes (quic_close_local())
  * @alpn_len: bytes at @alpn; 0 when no ALPN is set
  * @token_len: bytes at @token
  * @alpn: ALPN list in TLS wire form (length-prefixed elements)
@@ -61,7 +64,8 @@ struct quic_sock_opts {
 	u16				ticket_len;
 	u16				events;
 	u8				remembered_set:1,
-					server:1;
+					server:1,
+					close_alert:1;
 	u8				alpn_len;
 	u8				token_len;
 	u8				alpn[QUIC_ALPN_MAX_WIRE_LEN];

@@ -82,7 +82,13 @@ static bool quic_sock_is_client(int fd)
 	return !getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_TOKEN, token, &len);
 }
 
-/* Make close() report the TLS alert we raised (RFC 9001, section 4.8). */
+/* CRYPTO (RFC 9000 19.6), the frame type of a TLS alert's close. */
+#define QUIC_FRAME_TYPE_CRYPTO	0x06
+
+/* Make close() report the TLS alert we raised (RFC 9001, section 4.8):
+ * frame CRYPTO marks the code as an alert's, which the kernel then sends
+ * in a transport CONNECTION_CLOSE before the handshake completes.
+ */
 static void quic_sock_set_close(int fd, const struct quic_hs *hs)
 {
 	struct quic_connection_close close;
@@ -91,6 +97,7 @@ static void quic_sock_set_close(int fd, const struct quic_hs *hs)
 		return;
 	memset(&close, 0, sizeof(close));
 	close.errcode = QUIC_TRANSPORT_ERROR_CRYPTO + hs->alert;
+	close.frame = QUIC_FRAME_TYPE_CRYPTO;
 	setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONNECTION_CLOSE, &close,
 		   sizeof(close));
 }

@@ -58,6 +58,7 @@ struct fake {
 	char alpn[QUIC_ALPN_MAX + 1];
 	uint32_t cipher;
 	uint32_t close_code;
+	uint8_t close_frame;
 	unsigned int sends, more, nosignal, bad_cmsg, app_sends;
 	uint8_t ticket[4096];		/* 1-RTT CRYPTO data from the peer */
 	size_t ticket_len;
@@ -254,6 +255,7 @@ int __wrap_setsockopt(int fd, int level, int name, const void *val,
 		return 0;
 	case QUIC_SOCKOPT_CONNECTION_CLOSE:
 		f->close_code = c->errcode;
+		f->close_frame = c->frame;
 		return 0;
 	}
 	errno = EINVAL;
@@ -491,9 +493,9 @@ static void test_bad(void)
 	report(fakes[1].result == -EPROTO &&
 	       fakes[1].close_code == QUIC_TRANSPORT_ERROR_CRYPTO +
 				      GNUTLS_A_NO_APPLICATION_PROTOCOL &&
-	       fakes[0].result < 0,
-	       "no common ALPN: server -EPROTO, close code 0x%x stored, client %d",
-	       fakes[1].close_code, fakes[0].result);
+	       fakes[1].close_frame == 0x06 && fakes[0].result < 0,
+	       "no common ALPN: server -EPROTO, close code 0x%x frame 0x%x stored, client %d",
+	       fakes[1].close_code, fakes[1].close_frame, fakes[0].result);
 	unpair();
 
 	/* peer transport parameters refused by the kernel */

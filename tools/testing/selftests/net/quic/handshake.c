@@ -31,6 +31,7 @@
 #include "test_cert.h"
 
 #define PSK_FILE	"/tmp/quic_handshake_test.psk"
+#define PSK2_FILE	"/tmp/quic_handshake_test2.psk"	/* another key */
 
 #define KEY_FILE	"/tmp/quic_handshake_test.key"
 #define CERT_FILE	"/tmp/quic_handshake_test.crt"
@@ -150,6 +151,7 @@ FIXTURE_TEARDOWN(hs)
 	close(self->cfd);
 	close(self->lfd);
 	unlink(PSK_FILE);
+	unlink(PSK2_FILE);
 }
 
 /* One handshake: both sides return 0 (ESTABLISHED) and close cleanly;
@@ -1290,6 +1292,51 @@ TEST_F(cipher, transfer)
 		     KEY_FILE, CERT_FILE);
 	unlink(KEY_FILE);
 	unlink(CERT_FILE);
+}
+
+/* A handshake the server's TLS refuses, the client's PSK not being the
+ * server's: the server closes with the alert its GnuTLS raised, as a
+ * transport CONNECTION_CLOSE with CRYPTO_ERROR 0x100 + alert (RFC 9001
+ * 4.8; libquic stores it with frame CRYPTO), not APPLICATION_ERROR; the
+ * client reads it with getsockopt(QUIC_SOCKOPT_CONNECTION_CLOSE). Which
+ * alert is the TLS library's choice: RFC 8446 6.2 names decrypt_error
+ * (51) for a binder that does not verify, Debian 12's GnuTLS sends
+ * illegal_parameter (47).
+ */
+TEST_F(hs, alert_closes_with_crypto_error)
+{
+	struct server_arg a = { .fd = -1, .key = PSK2_FILE };
+	struct quic_connection_close cc = {};
+	socklen_t clen = sizeof(cc), len;
+	struct sockaddr_storage ss;
+	pthread_t th;
+	char c = 0;
+	FILE *f;
+
+	f = fopen(PSK2_FILE, "w");
+	ASSERT_NE(NULL, f);
+	fprintf(f, "test:%s\n",
+		"1f1e1d1c1b1a191817161514131211100f0e0d0c0b0a09080706050403020100");
+	ASSERT_EQ(0, fclose(f));
+	len = make_addr(&ss, variant->family, loopback(variant->family), 0);
+	ASSERT_EQ(0, bind(self->lfd, (struct sockaddr *)&ss, len));
+	ASSERT_EQ(0, getsockname(self->lfd, (struct sockaddr *)&ss, &len));
+	ASSERT_EQ(0, listen(self->lfd, 4));
+	ASSERT_EQ(0, pipe(a.done));
+	a.lfd = self->lfd;
+	ASSERT_EQ(0, pthread_create(&th, NULL, server_main, &a));
+	ASSERT_EQ(0, connect(self->cfd, (struct sockaddr *)&ss, len));
+	EXPECT_NE(0, quic_client_handshake(self->cfd, PSK_FILE, NULL, NULL));
+	EXPECT_EQ(1, read(a.done[0], &c, 1));
+	pthread_join(th, NULL);
+	EXPECT_EQ(1, c);
+	EXPECT_EQ(0, getsockopt(self->cfd, SOL_QUIC,
+				QUIC_SOCKOPT_CONNECTION_CLOSE, &cc, &clen));
+	EXPECT_LT((unsigned int)QUIC_TRANSPORT_ERROR_CRYPTO, cc.errcode);
+	EXPECT_GE(QUIC_TRANSPORT_ERROR_CRYPTO + 0xffU, cc.errcode);
+	TH_LOG("the server closed with 0x%x", cc.errcode);
+	close(a.done[0]);
+	close(a.done[1]);
 }
 
 /* Stream data and datagrams before the handshake completes fail

@@ -357,6 +357,68 @@ TEST_F(hostile, dead_initials_wake_no_listener)
 	close(cfd);
 }
 
+/* close() of a connection still in its handshake (quic-api.rst 5.8): a
+ * transport CONNECTION_CLOSE at the Initial level with APPLICATION_ERROR
+ * (0x0c) whatever code the application stored, HTTP/3's H3_NO_ERROR
+ * (0x100) among them; only a code set as a TLS alert (frame CRYPTO, a
+ * CRYPTO_ERROR code: RFC 9001 4.8) goes as itself.
+ */
+TEST_F(hostile, close_in_handshake_code)
+{
+	static const struct {
+		const char *what;
+		uint32_t code;
+		uint8_t frame;
+		int64_t want;
+	} cases[] = {
+		{ "H3_NO_ERROR", 0x100, 0, 0x0c },
+		{ "an alert's code without frame CRYPTO", 0x128, 0, 0x0c },
+		{ "frame CRYPTO without an alert's code", 0x1234, 0x06, 0x0c },
+		{ "handshake_failure as an alert", 0x128, 0x06, 0x128 },
+	};
+	uint8_t dcid[CID_LEN], scid[CID_LEN], pkt[1500];
+	struct pollfd pfd = { .fd = self->u, .events = POLLIN };
+	struct quic_connection_close cc;
+	const uint8_t *payload;
+	int64_t code;
+	size_t i, plen;
+	int afd, k;
+	ssize_t n;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		fill_random(dcid, sizeof(dcid));
+		fill_random(scid, sizeof(scid));
+		ASSERT_EQ(1200, qi_build(pkt, 1200, dcid, sizeof(dcid), scid,
+					 sizeof(scid), hello_start,
+					 sizeof(hello_start)));
+		ASSERT_EQ(1200, sendto(self->u, pkt, 1200, 0,
+				       (struct sockaddr *)&self->laddr,
+				       self->llen));
+		afd = accept(self->lfd, NULL, NULL);
+		ASSERT_LE(0, afd);
+		memset(&cc, 0, sizeof(cc));
+		cc.errcode = cases[i].code;
+		cc.frame = cases[i].frame;
+		ASSERT_EQ(0, setsockopt(afd, SOL_QUIC,
+					QUIC_SOCKOPT_CONNECTION_CLOSE, &cc,
+					sizeof(cc)));
+		ASSERT_EQ(0, close(afd));
+		/* The close, past any ACK the server sent before it. */
+		code = -1;
+		for (k = 0; k < 8 && code < 0; k++) {
+			if (poll(&pfd, 1, 5000) != 1)
+				break;
+			n = recv(self->u, pkt, sizeof(pkt), 0);
+			if (n > 0 && !qi_open(pkt, n, dcid, sizeof(dcid),
+					      &payload, &plen))
+				code = qi_close_code(payload, plen);
+		}
+		EXPECT_EQ(cases[i].want, code) {
+			TH_LOG("%s", cases[i].what);
+		}
+	}
+}
+
 struct peer {
 	int lfd;
 	int fd;
