@@ -83,6 +83,10 @@ static uint seed = 1;
 module_param(seed, uint, 0444);
 MODULE_PARM_DESC(seed, "seed of the client's data pattern; the server's is seed + 1");
 
+static uint cert_request;
+module_param(cert_request, uint, 0444);
+MODULE_PARM_DESC(cert_request, "a server's ask for a client certificate: 0 none, 1 request, 2 require");
+
 static uint timeout_ms = 10000;
 module_param(timeout_ms, uint, 0444);
 MODULE_PARM_DESC(timeout_ms, "bound of the handshake and of every wait (ms)");
@@ -269,6 +273,24 @@ static void quic_sample_linger(struct socket *sock, u8 *buf)
 		;
 }
 
+/* After a failed handshake or transfer, if the connection is closed: the
+ * code it was closed with (the peer's, if it sent CONNECTION_CLOSE; a TLS
+ * alert is 0x100 + alert). A TLS 1.3 client learns so that the server
+ * refused its certificate, its own handshake being over by then.
+ */
+static void quic_sample_closed(struct socket *sock, const char *who)
+{
+	struct quic_connection_close c;
+	unsigned int len = sizeof(c);
+
+	if (READ_ONCE(sock->sk->sk_state) != TCP_CLOSE ||
+	    quic_kernel_getsockopt(sock->sk, QUIC_SOCKOPT_CONNECTION_CLOSE,
+				   &c, &len))
+		return;
+	pr_info("%s: connection closed with error 0x%x, frame 0x%x, \"%.*s\"\n",
+		who, c.errcode, c.frame, (int)sizeof(c.phrase), c.phrase);
+}
+
 static int quic_sample_client(struct net *net)
 {
 	struct quic_handshake_args args;
@@ -301,17 +323,20 @@ static int quic_sample_client(struct net *net)
 	err = quic_handshake_client(sock, &args);
 	if (err) {
 		pr_err("client: handshake: %d\n", err);
+		quic_sample_closed(sock, "client");
 		goto put;
 	}
 	pr_info("client: handshake done (%s, peer key %d)\n",
 		psk ? "psk" : "x509", args.peerid);
 	err = quic_sample_send(sock, seed, true, buf) ?:
 	      quic_sample_recv(sock, seed + 1, buf, "client");
-	if (err)
+	if (err) {
 		pr_err("client: transfer: %d\n", err);
-	else
+		quic_sample_closed(sock, "client");
+	} else {
 		pr_info("client: sent %u bytes and got %u back: ok\n", bytes,
 			bytes);
+	}
 put:
 	/* Close now: fput() here, in the loader's context, is deferred
 	 * until the load returns, and the server waits for the close.
@@ -374,10 +399,26 @@ static int quic_sample_serve(struct quic_sample_server *s)
 		err = PTR_ERR(file);
 		goto out;
 	}
+	/* The agent asks the client for a certificate as this says (a zero
+	 * field of a config leaves its value as it is).
+	 */
+	if (cert_request) {
+		struct quic_config cfg = {
+			.certificate_request = cert_request,
+		};
+
+		err = quic_kernel_setsockopt(sock->sk, QUIC_SOCKOPT_CONFIG,
+					     &cfg, sizeof(cfg));
+		if (err) {
+			pr_err("server: certificate request: %d\n", err);
+			goto put;
+		}
+	}
 	quic_sample_args(&args);
 	err = quic_handshake_server(sock, &args);
 	if (err) {
 		pr_err("server: handshake: %d\n", err);
+		quic_sample_closed(sock, "server");
 		goto put;
 	}
 	pr_info("server: handshake done (%s, peer key %d)\n",
@@ -386,6 +427,7 @@ static int quic_sample_serve(struct quic_sample_server *s)
 	      quic_sample_send(sock, seed + 1, false, buf);
 	if (err) {
 		pr_err("server: transfer: %d\n", err);
+		quic_sample_closed(sock, "server");
 		goto put;
 	}
 	quic_sample_linger(sock, buf);
@@ -423,7 +465,8 @@ static int __init quic_sample_init(void)
 	client = !strcmp(role, "client") || !strcmp(role, "both");
 	server = !strcmp(role, "server") || !strcmp(role, "both");
 	if ((!client && !server) || !bytes || bytes > QUIC_SAMPLE_MAX ||
-	    !timeout_ms || (server && !psk && (!cert || !privkey)))
+	    !timeout_ms || cert_request > 2 ||
+	    (server && !psk && (!cert || !privkey)))
 		return -EINVAL;
 
 	/* Kernel sockets hold no reference on their namespace: we hold one

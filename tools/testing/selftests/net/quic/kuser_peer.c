@@ -6,13 +6,16 @@
  * with FIN, the server reads them to the FIN and sends as many of its own
  * pattern back; each checks what it received by SHA-256.
  *
- *   kuser_peer -c|-s [-p PSKFILE | -C CERT -K KEY] [-a ALPN] [-b BYTES]
- *		[-S SEED] [-t SECONDS] ADDR PORT
+ *   kuser_peer -c|-s [-p PSKFILE | -C CERT -K KEY [-r]] [-a ALPN]
+ *		[-b BYTES] [-S SEED] [-t SECONDS] ADDR PORT
  *   kuser_peer -u [-t SECONDS] ADDR PORT
  *
  * -c connects to ADDR PORT, -s accepts one connection there; -p a PSK
  * file ("identity:hexkey", libquic's), -C and -K the server's certificate
- * and key (a client does not check the server's). SEED (default 1) is
+ * and key (a client does not check the server's); -r, a server that
+ * requires a client certificate (it does not check it either: libquic's
+ * server has no trust anchors; that a client sent one is what counts
+ * here). SEED (default 1) is
  * the client's pattern, SEED + 1 the server's, as the sample's. -u binds
  * a UDP socket that swallows whatever comes for SECONDS (a server that
  * never answers). Prints "kuser_peer ROLE: received N bytes, sha256 HEX"
@@ -20,6 +23,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -38,6 +42,7 @@
 
 static const char *psk_file, *cert_file, *key_file, *alpn = "sample";
 static uint32_t bytes = 1 << 20, seed = 1;
+static bool cert_require;
 static int timeout = 60;
 
 /* Byte @off of the pattern of @s, as quic_sample_byte(). */
@@ -119,6 +124,19 @@ static int peer_recv(int fd, uint32_t s, uint8_t *buf, const char *role)
 	return off == bytes && !memcmp(got, want, sizeof(got)) ? 0 : -1;
 }
 
+/* After a failure: the connection's close code (the peer's once it
+ * closed; a TLS alert is 0x100 + alert).
+ */
+static void peer_closed(int fd, const char *role)
+{
+	struct quic_connection_close c;
+	socklen_t len = sizeof(c);
+
+	if (!getsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONNECTION_CLOSE, &c, &len))
+		printf("kuser_peer %s: close code 0x%x\n", role, c.errcode);
+	fflush(stdout);
+}
+
 static void peer_timeouts(int fd)
 {
 	struct timeval tv = { .tv_sec = timeout };
@@ -140,11 +158,14 @@ static int peer_client(const struct sockaddr_storage *ss, socklen_t len,
 	peer_timeouts(fd);
 	if (quic_client_handshake(fd, psk_file, NULL, alpn)) {
 		perror("kuser_peer: handshake");
+		peer_closed(fd, "client");
 		close(fd);
 		return -1;
 	}
 	err = peer_send(fd, seed, true, buf) ?:
 	      peer_recv(fd, seed + 1, buf, "client");
+	if (err)
+		peer_closed(fd, "client");
 	close(fd);
 	return err;
 }
@@ -169,6 +190,16 @@ static int peer_server(const struct sockaddr_storage *ss, socklen_t len,
 	if (fd < 0) {
 		perror("kuser_peer: accept");
 		return -1;
+	}
+	if (cert_require) {
+		struct quic_config cfg = { .certificate_request = 2 };
+
+		if (setsockopt(fd, SOL_QUIC, QUIC_SOCKOPT_CONFIG, &cfg,
+			       sizeof(cfg))) {
+			perror("kuser_peer: certificate request");
+			close(fd);
+			return -1;
+		}
 	}
 	if (quic_server_handshake(fd, psk_file ?: key_file, cert_file, alpn)) {
 		perror("kuser_peer: handshake");
@@ -207,7 +238,7 @@ static int peer_sink(const struct sockaddr_storage *ss, socklen_t len,
 static void print_usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s -c|-s [-p PSKFILE | -C CERT -K KEY] [-a ALPN] [-b BYTES] [-S SEED] [-t SECONDS] ADDR PORT\n"
+		"usage: %s -c|-s [-p PSKFILE | -C CERT -K KEY [-r]] [-a ALPN] [-b BYTES] [-S SEED] [-t SECONDS] ADDR PORT\n"
 		"       %s -u [-t SECONDS] ADDR PORT\n", prog, prog);
 	exit(2);
 }
@@ -221,7 +252,7 @@ int main(int argc, char **argv)
 	uint8_t *buf;
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "csup:C:K:a:b:S:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "csup:C:K:ra:b:S:t:")) != -1) {
 		switch (opt) {
 		case 'c':
 		case 's':
@@ -236,6 +267,9 @@ int main(int argc, char **argv)
 			break;
 		case 'K':
 			key_file = optarg;
+			break;
+		case 'r':
+			cert_require = true;
 			break;
 		case 'a':
 			alpn = optarg;
@@ -259,6 +293,8 @@ int main(int argc, char **argv)
 	addr = argv[optind];
 	len = make_addr(&ss, strchr(addr, ':') ? AF_INET6 : AF_INET, addr,
 			atoi(argv[optind + 1]));
+	/* A send on a connection the peer closed fails with EPIPE. */
+	signal(SIGPIPE, SIG_IGN);
 	buf = malloc(PEER_CHUNK);
 	if (!buf)
 		return 1;

@@ -10,6 +10,15 @@
 #    module as both, each with a PSK (IPv4) and with certificates (IPv6):
 #    BYTES (QUIC_KUSERS_BYTES, 16 MiB) each way, checked by SHA-256 on
 #    both ends; tools/quic/agent's quic-agent runs every handshake;
+#  - client certificates (x509, IPv6, 1 MiB each way): a server that
+#    requires one (kuser_peer -r; the module's cert_request=2, whose
+#    agent checks it against its trust anchors) gets the kernel client's,
+#    and refuses a client without one, kernel or user space, which
+#    learns why from the server's CONNECTION_CLOSE: the TLS alert
+#    (RFC 9001 4.8: 0x100 + certificate_required, 116: 0x174), read
+#    with getsockopt(QUIC_SOCKOPT_CONNECTION_CLOSE). A TLS 1.3 client
+#    has finished its handshake by the time the server checks its
+#    Certificate: that close is how it learns of the refusal;
 #  - the process running a handshake killed (the agent answers EIO for
 #    it), then the agent itself killed in the middle of a handshake (the
 #    load fails with the handshake's timeout): nothing hangs;
@@ -40,7 +49,11 @@ for a in "psk IPv4" "x509 IPv6"; do
 		"user-space client, kernel server, $a"
 		"kernel client, kernel server, $a")
 done
-names+=("the agent's handshake killed: the agent answers EIO"
+names+=("a user-space server requiring a client certificate gets the kernel client's"
+	"a user-space server requiring a client certificate refuses a kernel client without one"
+	"a kernel server requiring a client certificate gets the kernel client's"
+	"a kernel server requiring a client certificate refuses a user-space client without one"
+	"the agent's handshake killed: the agent answers EIO"
 	"the agent killed mid-handshake fails the kernel client"
 	"done for a socket that is not QUIC is refused"
 	"done for a QUIC socket with no request is refused"
@@ -234,6 +247,76 @@ for a in "psk IPv4" "x509 IPv6"; do
 	verdict "kernel client, kernel server, $a" $src
 	}
 done
+
+# Client certificates, x509 over IPv6.
+cb=1048576
+# peer_server_case NAME KEYS WANT: the module as a client with KEYS
+# against kuser_peer's server requiring a client certificate; WANT "ok"
+# (both ends got their bytes), or the error code the server must have
+# closed the connection with (both ends failing).
+peer_server_case() {
+	local name=$1 want=$3 src prc
+	port=$((port + 1))
+	kmark
+	: >"$tmp/peer.out"
+	in_ns "$peer" -s -r -b $cb -C "$tmp/cert.pem" -K "$tmp/key.pem" \
+		::1 $port >"$tmp/peer.out" 2>>"$log" &
+	peer_pid=$!
+	wait_for "$tmp/peer.out" listening
+	# shellcheck disable=SC2086	# a word list
+	sample role=client port=$port bytes=$cb $2
+	src=$?
+	wait "$peer_pid"
+	prc=$?
+	cat "$tmp/peer.out" >>"$log"
+	klog >>"$log"
+	if [ "$want" = ok ]; then
+		grep -q "server: received $cb bytes" "$tmp/peer.out" ||
+			prc="$prc(no digest)"
+		verdict "$name" $src $prc
+	elif [ "$src" != 0 ] && [ "$prc" != 0 ] &&
+	     klog | grep -q "client: connection closed with error $want,"; then
+		result ok $suite "$name"
+	else
+		result "not ok" $suite "$name (status $src $prc)"
+	fi
+}
+peer_server_case "a user-space server requiring a client certificate gets the kernel client's" \
+	"$(keys x509)" ok
+name="a user-space server requiring a client certificate refuses"
+peer_server_case "$name a kernel client without one" \
+	"peername=localhost addr=::1" 0x174
+
+port=$((port + 1))
+kmark
+# shellcheck disable=SC2046	# a word list
+sample role=both port=$port bytes=$cb cert_request=2 $(keys x509)
+src=$?
+klog >>"$log"
+[ "$(klog | grep -c "received $cb bytes, sha256")" = 2 ] || src="$src(digests)"
+verdict "a kernel server requiring a client certificate gets the kernel client's" $src
+
+port=$((port + 1))
+kmark
+# shellcheck disable=SC2046	# a word list
+sample role=server port=$port bytes=$cb cert_request=2 $(keys x509) &
+spid=$!
+wait_for kernel "server: listening"
+# shellcheck disable=SC2046	# a word list
+in_ns "$peer" -c -b $cb $(peer_keys x509) $port >"$tmp/peer.out" 2>>"$log"
+prc=$?
+wait "$spid"
+src=$?
+cat "$tmp/peer.out" >>"$log"
+klog >>"$log"
+name="a kernel server requiring a client certificate refuses a user-space client without one"
+if [ "$src" != 0 ] && [ "$prc" != 0 ] &&
+   klog | grep -q "server: handshake: -13\$" &&
+   grep -q "client: close code 0x174\$" "$tmp/peer.out"; then
+	result ok $suite "$name"
+else
+	result "not ok" $suite "$name (status $src $prc)"
+fi
 
 # killed NAME WHO ERRNO: the agent's handshake waits on a server that
 # never answers; then WHO is killed: "child", the process running the
