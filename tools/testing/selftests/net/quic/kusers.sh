@@ -198,80 +198,32 @@ verdict() {
 	result ok $suite "$name"
 }
 
-start_agent
-port=4800
-for a in "psk IPv4" "x509 IPv6"; do
-	auth=${a% *}
-	# shellcheck disable=SC2046	# word lists
-	{
+# The three pairings. Word lists (ARGS) are split on purpose; a peer's
+# ends with the address. Each case takes the next port and its own mark
+# in the kernel log.
+#
+# user_server_case NAME BYTES PEER_ARGS SAMPLE_ARGS [CODE]: kuser_peer's
+# server, the module as its client. Without CODE both ends must have
+# their BYTES (the server's digest); with it both must fail, the client
+# having read CODE from the server's CONNECTION_CLOSE.
+user_server_case() {
+	local name=$1 b=$2 want=${5:-} src prc
 	port=$((port + 1))
 	kmark
 	: >"$tmp/peer.out"
-	in_ns "$peer" -s -b "$bytes" $(peer_keys "$auth") $port \
-		>"$tmp/peer.out" 2>>"$log" &
+	# shellcheck disable=SC2086	# word lists
+	in_ns "$peer" -s -b "$b" $3 $port >"$tmp/peer.out" 2>>"$log" &
 	peer_pid=$!
 	wait_for "$tmp/peer.out" listening
-	sample role=client port=$port $(keys "$auth")
+	# shellcheck disable=SC2086
+	sample role=client port=$port bytes="$b" $4
 	src=$?
 	wait "$peer_pid"
 	prc=$?
 	cat "$tmp/peer.out" >>"$log"
 	klog >>"$log"
-	grep -q "server: received $bytes bytes" "$tmp/peer.out" ||
-		prc="$prc(no digest)"
-	verdict "kernel client, user-space server, $a" $src $prc
-
-	port=$((port + 1))
-	kmark
-	sample role=server port=$port $(keys "$auth") &
-	spid=$!
-	wait_for kernel "server: listening"
-	in_ns "$peer" -c -b "$bytes" $(peer_keys "$auth") $port \
-		>"$tmp/peer.out" 2>>"$log"
-	prc=$?
-	wait "$spid"
-	src=$?
-	cat "$tmp/peer.out" >>"$log"
-	klog >>"$log"
-	klog | grep -q "server: got $bytes bytes and sent $bytes back: ok" ||
-		src="$src(no ok line)"
-	verdict "user-space client, kernel server, $a" $src $prc
-
-	port=$((port + 1))
-	kmark
-	sample role=both port=$port $(keys "$auth")
-	src=$?
-	klog >>"$log"
-	[ "$(klog | grep -c "received $bytes bytes, sha256")" = 2 ] ||
-		src="$src(digests)"
-	verdict "kernel client, kernel server, $a" $src
-	}
-done
-
-# Client certificates, x509 over IPv6.
-cb=1048576
-# peer_server_case NAME KEYS WANT: the module as a client with KEYS
-# against kuser_peer's server requiring a client certificate; WANT "ok"
-# (both ends got their bytes), or the error code the server must have
-# closed the connection with (both ends failing).
-peer_server_case() {
-	local name=$1 want=$3 src prc
-	port=$((port + 1))
-	kmark
-	: >"$tmp/peer.out"
-	in_ns "$peer" -s -r -b $cb -C "$tmp/cert.pem" -K "$tmp/key.pem" \
-		::1 $port >"$tmp/peer.out" 2>>"$log" &
-	peer_pid=$!
-	wait_for "$tmp/peer.out" listening
-	# shellcheck disable=SC2086	# a word list
-	sample role=client port=$port bytes=$cb $2
-	src=$?
-	wait "$peer_pid"
-	prc=$?
-	cat "$tmp/peer.out" >>"$log"
-	klog >>"$log"
-	if [ "$want" = ok ]; then
-		grep -q "server: received $cb bytes" "$tmp/peer.out" ||
+	if [ -z "$want" ]; then
+		grep -q "server: received $b bytes" "$tmp/peer.out" ||
 			prc="$prc(no digest)"
 		verdict "$name" $src $prc
 	elif [ "$src" != 0 ] && [ "$prc" != 0 ] &&
@@ -281,42 +233,76 @@ peer_server_case() {
 		result "not ok" $suite "$name (status $src $prc)"
 	fi
 }
-peer_server_case "a user-space server requiring a client certificate gets the kernel client's" \
-	"$(keys x509)" ok
-name="a user-space server requiring a client certificate refuses"
-peer_server_case "$name a kernel client without one" \
-	"peername=localhost addr=::1" 0x174
 
-port=$((port + 1))
-kmark
-# shellcheck disable=SC2046	# a word list
-sample role=both port=$port bytes=$cb cert_request=2 $(keys x509)
-src=$?
-klog >>"$log"
-[ "$(klog | grep -c "received $cb bytes, sha256")" = 2 ] || src="$src(digests)"
-verdict "a kernel server requiring a client certificate gets the kernel client's" $src
+# kernel_server_case NAME BYTES SAMPLE_ARGS PEER_ARGS [ERRNO CODE]: the
+# module as a server, kuser_peer as its client. Without ERRNO both ends
+# must have their BYTES (the module's ok line); with it the module's
+# handshake must fail with -ERRNO and the client read CODE from its
+# CONNECTION_CLOSE.
+kernel_server_case() {
+	local name=$1 b=$2 errno=${5:-} src prc spid
+	port=$((port + 1))
+	kmark
+	# shellcheck disable=SC2086	# word lists
+	sample role=server port=$port bytes="$b" $3 &
+	spid=$!
+	wait_for kernel "server: listening"
+	# shellcheck disable=SC2086
+	in_ns "$peer" -c -b "$b" $4 $port >"$tmp/peer.out" 2>>"$log"
+	prc=$?
+	wait "$spid"
+	src=$?
+	cat "$tmp/peer.out" >>"$log"
+	klog >>"$log"
+	if [ -z "$errno" ]; then
+		klog | grep -q "server: got $b bytes and sent $b back: ok" ||
+			src="$src(no ok line)"
+		verdict "$name" $src $prc
+	elif [ "$src" != 0 ] && [ "$prc" != 0 ] &&
+	     klog | grep -q "server: handshake: -$errno\$" &&
+	     grep -q "client: close code $6\$" "$tmp/peer.out"; then
+		result ok $suite "$name"
+	else
+		result "not ok" $suite "$name (status $src $prc)"
+	fi
+}
 
-port=$((port + 1))
-kmark
-# shellcheck disable=SC2046	# a word list
-sample role=server port=$port bytes=$cb cert_request=2 $(keys x509) &
-spid=$!
-wait_for kernel "server: listening"
-# shellcheck disable=SC2046	# a word list
-in_ns "$peer" -c -b $cb $(peer_keys x509) $port >"$tmp/peer.out" 2>>"$log"
-prc=$?
-wait "$spid"
-src=$?
-cat "$tmp/peer.out" >>"$log"
-klog >>"$log"
-name="a kernel server requiring a client certificate refuses a user-space client without one"
-if [ "$src" != 0 ] && [ "$prc" != 0 ] &&
-   klog | grep -q "server: handshake: -13\$" &&
-   grep -q "client: close code 0x174\$" "$tmp/peer.out"; then
-	result ok $suite "$name"
-else
-	result "not ok" $suite "$name (status $src $prc)"
-fi
+# both_case NAME BYTES SAMPLE_ARGS: the module as both; two digests.
+both_case() {
+	local src
+	port=$((port + 1))
+	kmark
+	# shellcheck disable=SC2086	# a word list
+	sample role=both port=$port bytes="$2" $3
+	src=$?
+	klog >>"$log"
+	[ "$(klog | grep -c "received $2 bytes, sha256")" = 2 ] ||
+		src="$src(digests)"
+	verdict "$1" $src
+}
+
+start_agent
+port=4800
+for a in "psk IPv4" "x509 IPv6"; do
+	auth=${a% *}
+	user_server_case "kernel client, user-space server, $a" "$bytes" \
+		"$(peer_keys "$auth")" "$(keys "$auth")"
+	kernel_server_case "user-space client, kernel server, $a" "$bytes" \
+		"$(keys "$auth")" "$(peer_keys "$auth")"
+	both_case "kernel client, kernel server, $a" "$bytes" "$(keys "$auth")"
+done
+
+# Client certificates, x509 over IPv6, 1 MiB each way.
+cb=1048576
+req="-r -C $tmp/cert.pem -K $tmp/key.pem ::1"
+user_server_case "a user-space server requiring a client certificate gets the kernel client's" \
+	$cb "$req" "$(keys x509)"
+user_server_case "a user-space server requiring a client certificate refuses a kernel client without one" \
+	$cb "$req" "peername=localhost addr=::1" 0x174
+both_case "a kernel server requiring a client certificate gets the kernel client's" \
+	$cb "cert_request=2 $(keys x509)"
+kernel_server_case "a kernel server requiring a client certificate refuses a user-space client without one" \
+	$cb "cert_request=2 $(keys x509)" "$(peer_keys x509)" 13 0x174
 
 # killed NAME WHO ERRNO: the agent's handshake waits on a server that
 # never answers; then WHO is killed: "child", the process running the
